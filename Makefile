@@ -1,0 +1,66 @@
+# Two commands do everything on a fresh machine:
+#   make demo   set up, simulate three source databases, run the pipeline, print and check gold
+#   make test   set up, lint, and run every test
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | md5sum | cut -c1-12)
+
+export DBT_PROFILES_DIR := $(CURDIR)/profiles
+export SPARK_LOCAL_IP := 127.0.0.1
+export PYTHONPATH := $(CURDIR)
+
+.PHONY: setup check-java demo test lint unit bench docs docs-serve quality clean lock
+
+setup: check-java $(STAMP)
+
+check-java:
+	@v=$$(java -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/'); \
+	if [ -z "$$v" ] || [ "$$v" -lt 17 ] 2>/dev/null; then \
+	  echo "Java 17 or newer is required by Spark 4 (found: '$$v')."; \
+	  echo "Install it with: sudo apt-get install -y openjdk-17-jre-headless (Debian/Ubuntu),"; \
+	  echo "brew install openjdk@17 (macOS), or any JDK 17+ on PATH / JAVA_HOME."; \
+	  exit 1; \
+	fi
+
+$(STAMP): requirements.lock pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) not found: Python 3.10-3.12 is required"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+demo: setup
+	$(PY) -m cdc_tools.demo
+
+lint: setup
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m sqlfluff lint models tests/dbt
+
+test: setup lint
+	$(PY) -m pytest
+
+unit: setup
+	$(PY) -m pytest tests/unit
+
+bench: setup
+	$(PY) -m cdc_tools.bench $(BENCH_ARGS)
+
+quality: setup
+	$(PY) -m cdc_tools.quality
+
+docs: setup
+	$(VENV)/bin/dbt docs generate
+
+docs-serve: docs
+	$(VENV)/bin/dbt docs serve --host 127.0.0.1 --port 8080
+
+clean:
+	rm -rf target logs .spark landing results
+
+lock:
+	$(PY) -m pip freeze --exclude-editable | sed '/^-e /d' > requirements.lock.new
+	{ head -2 requirements.lock; cat requirements.lock.new; } > requirements.lock.tmp
+	mv requirements.lock.tmp requirements.lock; rm -f requirements.lock.new

@@ -1,0 +1,1 @@
+"""Tools for the dbt-on-Spark CDC project."""

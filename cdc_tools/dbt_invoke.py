@@ -1,0 +1,55 @@
+"""Run dbt in this process (sharing its Spark session) and fail loudly when it fails."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
+
+
+class DbtFailure(RuntimeError):
+    """A dbt invocation that did not succeed, with the failing nodes in the message."""
+
+
+def run_dbt(
+    args: Iterable[str],
+    *,
+    vars: Mapping[str, object] | None = None,
+    target_path: Path | None = None,
+    expect_success: bool = True,
+):  # type: ignore[no-untyped-def]
+    """Invoke `dbt <args>` with the repo's project and profiles; returns the dbtRunnerResult."""
+    import json
+
+    from dbt.cli.main import dbtRunner
+
+    argv = [
+        *args,
+        "--project-dir",
+        str(REPO_ROOT),
+        "--profiles-dir",
+        str(PROFILES_DIR),
+        "--no-partial-parse",
+    ]
+    if target_path is not None:
+        argv += ["--target-path", str(target_path)]
+        os.environ.setdefault("DBT_LOG_PATH", str(target_path / "logs"))
+    if vars:
+        argv += ["--vars", json.dumps(dict(vars))]
+    result = dbtRunner().invoke(argv)
+    if expect_success and not result.success:
+        raise DbtFailure(_describe_failure(argv, result))
+    return result
+
+
+def _describe_failure(argv: list[str], result) -> str:  # type: ignore[no-untyped-def]
+    lines = [f"dbt {' '.join(argv)} failed"]
+    if result.exception is not None:
+        lines.append(f"exception: {result.exception}")
+    for node_result in getattr(result.result, "results", None) or []:
+        status = str(getattr(node_result, "status", ""))
+        if status.lower() in {"error", "fail", "runtime error", "skipped"}:
+            lines.append(f"{node_result.node.unique_id}: {status}: {node_result.message}")
+    return "\n".join(lines)

@@ -1,0 +1,57 @@
+"""The local Spark session of the `local` dbt profile, for Python code that shares it with dbt.
+
+dbt-spark's `method: session` calls `SparkSession.builder.getOrCreate()`, so a process that
+creates the session first (tests, the demo, the benchmark) and then runs dbt in-process
+through `dbtRunner` gives both the same session and the same embedded Derby metastore, which
+admits one process at a time. The settings are read from profiles/profiles.yml, so there is
+one place to change them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+PROFILES_DIR = REPO_ROOT / "profiles"
+
+_ENV_VAR = re.compile(r"\{\{\s*env_var\('([^']+)'(?:,\s*'([^']*)')?\)\s*(?:\|\s*int\s*)?\}\}")
+
+
+def _render(text: str) -> str:
+    """Render the `{{ env_var('NAME', 'default') }}` calls of a profile value."""
+
+    def replace(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        value = os.environ.get(name, default)
+        if value is None:
+            raise KeyError(f"environment variable {name} is required by the profile")
+        return value
+
+    return _ENV_VAR.sub(replace, text)
+
+
+def local_spark_conf() -> dict[str, str]:
+    """The `server_side_parameters` of the `local` target, rendered with the environment."""
+    profiles = yaml.safe_load((PROFILES_DIR / "profiles.yml").read_text())
+    params = profiles["cdc_spark"]["outputs"]["local"]["server_side_parameters"]
+    conf = {str(key): _render(str(value)) for key, value in params.items()}
+    # dbt-spark forces this for every statement; set it up front so both agree.
+    conf["spark.sql.ansi.enabled"] = "false"
+    return conf
+
+
+def get_local_spark():  # type: ignore[no-untyped-def]
+    """Create (or return) the process's Spark session with the local profile's settings."""
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.enableHiveSupport()
+    for key, value in local_spark_conf().items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark

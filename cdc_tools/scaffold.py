@@ -1,0 +1,279 @@
+"""Write the typed silver model, the gold current-state model and their YAML for one table.
+
+An analyst adds a captured table in one step::
+
+    python -m cdc_tools.scaffold --spec my_table.json          # from a contract file
+    python -m cdc_tools.scaffold --from-bronze CUSTOMERS         # from what bronze has seen
+
+The silver model types the table's change log by its column contract; the gold model keeps
+one current row per key. Both SQL files are one-liners around project macros, and the YAML
+holds the contract (names, types, encodings, key) and every description.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+# Metadata columns of a typed change-log model, with the doc block that describes each.
+TYPED_METADATA_COLUMNS: tuple[str, ...] = (
+    "_cdc_op",
+    "_cdc_connector",
+    "_cdc_source_id",
+    "_cdc_source_db",
+    "_cdc_source_schema",
+    "_cdc_source_table",
+    "_cdc_key",
+    "_cdc_position",
+    "_cdc_sort_key",
+    "_cdc_is_snapshot",
+    "_cdc_source_ts",
+    "_cdc_transaction_id",
+    "_cdc_undeclared_columns",
+    "_cdc_error_reason",
+    "_message_id",
+    "_kafka_topic",
+    "_kafka_partition",
+    "_kafka_offset",
+    "_source_file",
+    "_source_line",
+    "_loaded_at",
+)
+
+# Metadata columns a gold current-state model selects from its typed change log.
+GOLD_METADATA_COLUMNS: tuple[str, ...] = (
+    "_cdc_op",
+    "_cdc_connector",
+    "_cdc_source_id",
+    "_cdc_source_db",
+    "_cdc_key",
+    "_cdc_position",
+    "_cdc_sort_key",
+    "_cdc_source_ts",
+    "_cdc_undeclared_columns",
+    "_cdc_error_reason",
+    "_loaded_at",
+)
+
+# Columns the materialization uses but does not publish.
+GOLD_UNPUBLISHED_COLUMNS: frozenset[str] = frozenset({"_cdc_error_reason"})
+
+
+def doc_block_name(column: str) -> str:
+    """`_cdc_op` -> `cdc_op`, `_loaded_at` -> `cdc_loaded_at`: a column's doc block name.
+
+    Metadata columns are described once, in models/_cdc__docs.md.
+    """
+    name = column.lstrip("_")
+    return name if name.startswith("cdc_") else f"cdc_{name}"
+
+
+@dataclass(frozen=True)
+class ColumnContract:
+    name: str
+    data_type: str
+    encoding: str | None = None
+    source_name: str | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class TableContract:
+    system: str
+    table: str
+    key: list[str]
+    columns: list[ColumnContract]
+    description: str = ""
+    source_schema: str | None = None
+    source_database: str | None = None
+    delete_mode: str = "hard"
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def silver_model(self) -> str:
+        return f"stg_{self.system}__{self.table.lower()}"
+
+    @property
+    def gold_model(self) -> str:
+        return self.table.lower()
+
+
+def silver_sql() -> str:
+    return (
+        "{{ config(materialized='incremental', incremental_strategy='append', "
+        "on_schema_change='fail') }}\n\n{{ cdc_typed_change_log() }}\n"
+    )
+
+
+def gold_sql(contract: TableContract) -> str:
+    key = ", ".join(f"'{column}'" for column in ["_cdc_source_id", *contract.key])
+    options = f"materialized='cdc_current_state', unique_key=[{key}]"
+    if contract.delete_mode != "hard":
+        options += f", cdc_delete_mode='{contract.delete_mode}'"
+    columns = [column.name for column in contract.columns] + list(GOLD_METADATA_COLUMNS)
+    select_list = ",\n".join(f"        {column}" for column in columns)
+    return (
+        f"{{{{ config({options}) }}}}\n\n"
+        "with\n\n"
+        "changes as (\n\n"
+        f"    select * from {{{{ ref('{contract.silver_model}') }}}}\n\n"
+        "),\n\n"
+        "final as (\n\n"
+        "    select\n"
+        f"{select_list}\n"
+        "    from changes\n\n"
+        ")\n\n"
+        "select * from final\n"
+    )
+
+
+def _metadata_entry(column: str) -> dict[str, object]:
+    return {"name": column, "description": f'{{{{ doc("{doc_block_name(column)}") }}}}'}
+
+
+def _contract_entry(column: ColumnContract, contract: TableContract) -> dict[str, object]:
+    entry: dict[str, object] = {
+        "name": column.name,
+        "description": column.description or f"Source column {column.source_name or column.name}.",
+        "data_type": column.data_type,
+    }
+    meta: dict[str, object] = {}
+    if column.encoding:
+        meta["cdc_encoding"] = column.encoding
+    if column.source_name and column.source_name.lower() != column.name:
+        meta["cdc_source_column"] = column.source_name
+    if meta:
+        entry["meta"] = meta
+    return entry
+
+
+def silver_yaml_entry(contract: TableContract) -> dict[str, object]:
+    meta: dict[str, object] = {"cdc_source_table": contract.table, "cdc_key": contract.key}
+    if contract.source_schema:
+        meta["cdc_source_schema"] = contract.source_schema
+    if contract.source_database:
+        meta["cdc_source_database"] = contract.source_database
+    return {
+        "name": contract.silver_model,
+        "description": (
+            f"Typed change log of source table {contract.table}: one row per change, "
+            "columns decoded by the contract below."
+        ),
+        "config": {"meta": meta},
+        "columns": [_contract_entry(c, contract) for c in contract.columns]
+        + [_metadata_entry(c) for c in TYPED_METADATA_COLUMNS],
+    }
+
+
+def gold_yaml_entry(contract: TableContract) -> dict[str, object]:
+    published = [c for c in GOLD_METADATA_COLUMNS if c not in GOLD_UNPUBLISHED_COLUMNS]
+    if contract.delete_mode == "soft":
+        published += ["_cdc_is_deleted", "_cdc_deleted_at"]
+    columns: list[dict[str, object]] = [
+        {
+            "name": c.name,
+            "description": c.description or f"Source column {c.source_name or c.name}.",
+            "data_type": c.data_type,
+            **({"data_tests": ["not_null"]} if c.name in contract.key else {}),
+        }
+        for c in contract.columns
+    ]
+    columns += [_metadata_entry(c) for c in published]
+    return {
+        "name": contract.gold_model,
+        "description": contract.description
+        or f"Current state of source table {contract.table}: one row per key.",
+        "data_tests": [
+            {"cdc_unique_key": {"arguments": {"columns": ["_cdc_source_id", *contract.key]}}}
+        ],
+        "columns": columns,
+    }
+
+
+def _merge_yaml(path: Path, entry: dict[str, object]) -> str:
+    document: dict[str, object] = {"version": 2, "models": []}
+    if path.exists():
+        document = yaml.safe_load(path.read_text()) or document
+    models = [m for m in document.get("models", []) if m.get("name") != entry["name"]]
+    models.append(entry)
+    document["models"] = sorted(models, key=lambda m: str(m["name"]))
+    return yaml.safe_dump(document, sort_keys=False, width=100, allow_unicode=True)
+
+
+def register_in_quarantine(model_name: str, root: Path = REPO_ROOT) -> Path:
+    """Add `-- depends_on: {{ ref(model) }}` to cdc_quarantine.sql (idempotent)."""
+    path = root / "models" / "silver" / "cdc_quarantine.sql"
+    line = f"-- depends_on: {{{{ ref('{model_name}') }}}}"
+    lines = path.read_text().splitlines()
+    if line not in lines:
+        last = max(i for i, text in enumerate(lines) if text.startswith("-- depends_on:"))
+        lines.insert(last + 1, line)
+        path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def write_table(contract: TableContract, root: Path = REPO_ROOT) -> list[Path]:
+    """Write (or rewrite) the four files of one table; returns their paths."""
+    silver_dir = root / "models" / "silver" / contract.system
+    gold_dir = root / "models" / "gold" / contract.system
+    silver_dir.mkdir(parents=True, exist_ok=True)
+    gold_dir.mkdir(parents=True, exist_ok=True)
+    silver_yaml = silver_dir / f"_{contract.system}__models.yml"
+    gold_yaml = gold_dir / f"_{contract.system}__models.yml"
+    files = {
+        silver_dir / f"{contract.silver_model}.sql": silver_sql(),
+        gold_dir / f"{contract.gold_model}.sql": gold_sql(contract),
+        silver_yaml: _merge_yaml(silver_yaml, silver_yaml_entry(contract)),
+        gold_yaml: _merge_yaml(gold_yaml, gold_yaml_entry(contract)),
+    }
+    for path, text in files.items():
+        path.write_text(text)
+    return [*files, register_in_quarantine(contract.silver_model, root)]
+
+
+def contract_from_spec(spec: dict[str, object]) -> TableContract:
+    """A TableContract from a JSON spec (see docs/architecture.md, "Adding a table")."""
+    columns = [
+        ColumnContract(
+            name=str(c["name"]).lower(),
+            data_type=str(c["data_type"]),
+            encoding=c.get("encoding"),  # type: ignore[arg-type]
+            source_name=c.get("source_name"),  # type: ignore[arg-type]
+            description=str(c.get("description", "")),
+        )
+        for c in spec["columns"]  # type: ignore[union-attr]
+    ]
+    return TableContract(
+        system=str(spec["system"]),
+        table=str(spec["table"]),
+        key=[str(k).lower() for k in spec["key"]],  # type: ignore[union-attr]
+        columns=columns,
+        description=str(spec.get("description", "")),
+        source_schema=spec.get("source_schema"),  # type: ignore[arg-type]
+        source_database=spec.get("source_database"),  # type: ignore[arg-type]
+        delete_mode=str(spec.get("delete_mode", "hard")),
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spec", type=Path, help="JSON contract file of one table")
+    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="dbt project root")
+    args = parser.parse_args(argv)
+    if args.spec is None:
+        parser.error("--spec is required")
+    contract = contract_from_spec(json.loads(args.spec.read_text()))
+    for path in write_table(contract, args.root):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

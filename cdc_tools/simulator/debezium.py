@@ -1,0 +1,569 @@
+"""Debezium relational connector emitter: Oracle, SQL Server and Db2 flavours.
+
+Turns logical :class:`~.source_db.Transaction` objects into the Kafka messages the
+connector would publish with the JSON converter, ``decimal.handling.mode=precise`` and
+``time.precision.mode=adaptive`` (Debezium 2.x naming: the record schema names use the
+topic name as prefix).
+"""
+
+from __future__ import annotations
+
+import binascii
+import datetime as dt
+import decimal
+import json
+import random
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+
+from .config import SimConfig
+from .schema import (
+    BOOLEAN,
+    DATE,
+    DECIMAL,
+    INT16,
+    INT32,
+    INT64,
+    TABLES,
+    TIMESTAMP,
+    ColumnSpec,
+    TableSpec,
+)
+from .source_db import Change, Row, Transaction
+
+VERSION = "2.3.4.Final"
+ORACLE_SCN_START = 9_999_000
+
+_EPOCH_DT = dt.datetime(1970, 1, 1)
+_EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_dumps = _JSON.encode
+
+
+@dataclass(slots=True)
+class Message:
+    """One Kafka record; ``key``/``value`` are the serialized JSON text (None = null)."""
+
+    topic: str
+    key: str | None
+    value: str | None
+    partition: int
+    offset: int
+    timestamp_ms: int
+
+
+# ------------------------------------------------------------------ value codecs
+def unscaled_to_bytes(unscaled: int) -> bytes:
+    """Minimal big-endian two's-complement bytes (Java ``BigInteger.toByteArray``)."""
+    length = ((unscaled if unscaled >= 0 else ~unscaled).bit_length() + 8) // 8
+    return unscaled.to_bytes(length, "big", signed=True)
+
+
+# Exact arithmetic for scaling (no rounding below 1000 digits).
+_EXACT = decimal.Context(prec=1000, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+_b2a = binascii.b2a_base64
+
+
+def decimal_unscaled(value: Decimal, scale: int) -> int:
+    """The unscaled integer of ``value`` at ``scale`` (exact; raises if it would round)."""
+    if not value.is_finite():
+        raise TypeError(f"cannot encode non-finite decimal {value!r}")
+    scaled = value.scaleb(scale, _EXACT)
+    unscaled = int(scaled)
+    if scaled.as_tuple().exponent < 0 and scaled != unscaled:  # type: ignore[operator]
+        raise ValueError(f"{value} has more than {scale} fractional digits")
+    return unscaled
+
+
+def encode_decimal(value: Decimal, scale: int) -> str:
+    """Kafka Connect ``Decimal`` as the JSON converter writes it: base64 text."""
+    return _b2a(unscaled_to_bytes(decimal_unscaled(value, scale)), newline=False).decode("ascii")
+
+
+def epoch_days(value: dt.date) -> int:
+    return value.toordinal() - _EPOCH_ORDINAL
+
+
+def epoch_micros(value: dt.datetime) -> int:
+    d = value - _EPOCH_DT
+    return (d.days * 86_400 + d.seconds) * 1_000_000 + d.microseconds
+
+
+def epoch_millis(value: dt.datetime) -> int:
+    return epoch_micros(value) // 1000
+
+
+Encoder = Callable[[object], object]
+
+
+def _column_encoder(col: ColumnSpec, flavour: str) -> Encoder | None:
+    t = col.type
+    if t == DECIMAL:
+        scale = col.scale
+        assert scale is not None
+        return lambda v: encode_decimal(v, scale)  # type: ignore[arg-type]
+    if t == DATE:
+        if flavour == "oracle":  # Oracle DATE carries a time part -> Timestamp (ms)
+            return lambda v: epoch_days(v) * 86_400_000  # type: ignore[arg-type]
+        return epoch_days  # type: ignore[return-value]
+    if t == TIMESTAMP:
+        return epoch_micros if col.precision == 6 else epoch_millis  # type: ignore[return-value]
+    if t == BOOLEAN and flavour == "oracle":  # NUMBER(1) -> int16 0/1
+        return int
+    return None
+
+
+def _column_schema(col: ColumnSpec, flavour: str, field: str) -> dict[str, object]:
+    t = col.type
+    s: dict[str, object] = {"type": t, "optional": col.nullable}
+    if t == DECIMAL:
+        s["type"] = "bytes"
+        s["name"] = "org.apache.kafka.connect.data.Decimal"
+        s["version"] = 1
+        s["parameters"] = {"scale": str(col.scale), "connect.decimal.precision": str(col.precision)}
+    elif t == DATE:
+        if flavour == "oracle":
+            s["type"], s["name"] = "int64", "io.debezium.time.Timestamp"
+        else:
+            s["type"], s["name"] = "int32", "io.debezium.time.Date"
+        s["version"] = 1
+    elif t == TIMESTAMP:
+        s["type"] = "int64"
+        s["name"] = (
+            "io.debezium.time.MicroTimestamp"
+            if col.precision == 6
+            else "io.debezium.time.Timestamp"
+        )
+        s["version"] = 1
+    elif t == BOOLEAN and flavour == "oracle":
+        s["type"] = "int16"
+    s["field"] = field
+    return s
+
+
+# ----------------------------------------------------------------- schema parts
+def _f(type_: str, optional: bool, field: str) -> dict[str, object]:
+    return {"type": type_, "optional": optional, "field": field}
+
+
+def _snapshot_field(kind: str) -> dict[str, object]:
+    if kind == "boolean":
+        return {"type": "boolean", "optional": True, "default": False, "field": "snapshot"}
+    return {
+        "type": "string",
+        "optional": True,
+        "name": "io.debezium.data.Enum",
+        "version": 1,
+        "parameters": {"allowed": "true,last,false,incremental"},
+        "default": "false",
+        "field": "snapshot",
+    }
+
+
+def source_schema(flavour: str, snapshot_kind: str, with_connector: bool) -> dict[str, object]:
+    """Kafka Connect schema of ``source`` for a flavour (and the snapshot field's type)."""
+    fields: list[dict[str, object]] = [_f("string", False, "version")]
+    if with_connector:
+        fields.append(_f("string", False, "connector"))
+    fields += [
+        _f("string", False, "name"),
+        _f("int64", False, "ts_ms"),
+        _snapshot_field(snapshot_kind),
+        _f("string", False, "db"),
+        _f("string", True, "sequence"),
+        _f("string", False, "schema"),
+        _f("string", False, "table"),
+    ]
+    if flavour == "oracle":
+        fields += [
+            _f("string", True, "txId"),
+            _f("string", True, "scn"),
+            _f("string", True, "commit_scn"),
+            _f("string", True, "lcr_position"),
+            _f("string", True, "rs_id"),
+            _f("int64", True, "ssn"),
+            _f("int32", True, "redo_thread"),
+            _f("string", True, "user_name"),
+        ]
+    else:
+        fields += [_f("string", True, "change_lsn"), _f("string", True, "commit_lsn")]
+        if flavour == "sqlserver":
+            fields.append(_f("int64", True, "event_serial_no"))
+    return {
+        "type": "struct",
+        "fields": fields,
+        "optional": False,
+        "name": f"io.debezium.connector.{flavour}.Source",
+        "field": "source",
+    }
+
+
+TRANSACTION_SCHEMA: dict[str, object] = {
+    "type": "struct",
+    "fields": [
+        _f("string", False, "id"),
+        _f("int64", False, "total_order"),
+        _f("int64", False, "data_collection_order"),
+    ],
+    "optional": True,
+    "name": "event.block",
+    "version": 1,
+    "field": "transaction",
+}
+
+
+class TableCodec:
+    """Per-table, per-flavour naming, row encoding and pre-serialized schemas."""
+
+    def __init__(self, spec: TableSpec, flavour: str, server: str, database: str, schema: str):
+        upper = flavour != "sqlserver"
+        self.spec = spec
+        self.flavour = flavour
+        self.table = spec.name.upper() if upper else spec.name
+        self.topic = (
+            f"{server}.{database}.{schema}.{self.table}"
+            if flavour == "sqlserver"
+            else f"{server}.{schema}.{self.table}"
+        )
+
+        def out(name: str) -> str:
+            return name.upper() if upper else name
+
+        self.columns: list[tuple[str, str, Encoder | None]] = [
+            (c.name, out(c.name), _column_encoder(c, flavour)) for c in spec.columns
+        ]
+        self.key_columns = [c for c in self.columns if c[0] in spec.key]
+        self.key_schema: dict[str, object] = {
+            "type": "struct",
+            "fields": [_column_schema(spec.column(n), flavour, out(n)) for n in spec.key],
+            "optional": False,
+            "name": f"{self.topic}.Key",
+        }
+        self._key_prefix = '{"schema":' + _dumps(self.key_schema) + ',"payload":'
+        self._key_lnames = tuple(lname for lname, _, _ in self.key_columns)
+        # Fast path for all-integer keys: a %-template equal to the JSON encoder's output.
+        self._key_template: str | None = None
+        if all(spec.column(n).type in (INT16, INT32, INT64) for n in spec.key):
+            parts = [f"{_dumps(oname)}:%d" for _, oname, _ in self.key_columns]
+            self._key_template = "{" + ",".join(parts) + "}"
+        self._value_prefixes: dict[tuple[str, bool], str] = {}
+        # Constant parts of the serialized ``source`` struct: head (with/without the
+        # ``connector`` field) up to ``"ts_ms":`` and the middle from ``db`` to ``table``.
+        self.source_head = {
+            conn: _dumps(
+                {"version": VERSION, "connector": flavour, "name": server}
+                if conn
+                else {"version": VERSION, "name": server}
+            )[:-1]
+            + ',"ts_ms":'
+            for conn in (True, False)
+        }
+        db, sch, tbl = _dumps(database), _dumps(schema), _dumps(self.table)
+        self.source_mid = f',"db":{db},"sequence":null,"schema":{sch},"table":{tbl},'
+
+    def value_struct_schema(self, field: str) -> dict[str, object]:
+        return {
+            "type": "struct",
+            "fields": [
+                _column_schema(self.spec.column(lname), self.flavour, oname)
+                for lname, oname, _ in self.columns
+            ],
+            "optional": True,
+            "name": f"{self.topic}.Value",
+            "field": field,
+        }
+
+    def envelope_schema(self, snapshot_kind: str, with_connector: bool) -> dict[str, object]:
+        return {
+            "type": "struct",
+            "fields": [
+                self.value_struct_schema("before"),
+                self.value_struct_schema("after"),
+                source_schema(self.flavour, snapshot_kind, with_connector),
+                _f("string", False, "op"),
+                _f("int64", True, "ts_ms"),
+                TRANSACTION_SCHEMA,
+            ],
+            "optional": False,
+            "name": f"{self.topic}.Envelope",
+            "version": 1,
+        }
+
+    def value_prefix(self, snapshot_kind: str, with_connector: bool) -> str:
+        k = (snapshot_kind, with_connector)
+        prefix = self._value_prefixes.get(k)
+        if prefix is None:
+            schema = self.envelope_schema(snapshot_kind, with_connector)
+            prefix = '{"schema":' + _dumps(schema) + ',"payload":'
+            self._value_prefixes[k] = prefix
+        return prefix
+
+    def encode_row(self, row: Row | None) -> dict[str, object] | None:
+        if row is None:
+            return None
+        out: dict[str, object] = {}
+        for lname, oname, enc in self.columns:
+            v = row[lname]
+            out[oname] = v if enc is None or v is None else enc(v)
+        return out
+
+    def key_payload(self, row: Row) -> dict[str, object]:
+        return {oname: row[lname] for lname, oname, _ in self.key_columns}
+
+    def key_text(self, row: Row, schemas: bool) -> str:
+        if self._key_template is not None:
+            payload = self._key_template % tuple([row[n] for n in self._key_lnames])
+        else:
+            payload = _dumps(self.key_payload(row))
+        return self._key_prefix + payload + "}" if schemas else payload
+
+
+# -------------------------------------------------------------------- positions
+class _OracleLog:
+    """SCN, txId and redo-position counters (strictly increasing in commit order)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.scn = ORACLE_SCN_START
+        self.sqn = 700 + rng.randrange(200)
+        self.log_seq = 0x1000 + rng.randrange(0x1000)
+        self.block = rng.randrange(0x100, 0x10000)
+
+    def snapshot_scn(self) -> int:
+        self.scn += 1 + int(self.rng.random() * 50)
+        return self.scn
+
+    def begin(self) -> str:
+        rng = self.rng
+        self.scn += 1 + int(rng.random() * 200)
+        self.sqn += 1 + int(rng.random() * 3)
+        if rng.random() < 0.01:
+            self.log_seq += 1
+            self.block = rng.randrange(0x10, 0x1000)
+        return f"{1 + int(rng.random() * 10)}.{int(rng.random() * 34)}.{self.sqn}"
+
+    def change(self) -> tuple[int, str]:
+        self.scn += 1 + int(self.rng.random() * 40)
+        self.block += 1 + int(self.rng.random() * 16)
+        return (
+            self.scn,
+            f"{self.log_seq:06x}.{self.block:08x}.{0x10 + int(self.rng.random() * 400):04x}",
+        )
+
+    def commit(self) -> int:
+        self.scn += int(self.rng.random() * 10)
+        return self.scn
+
+
+class _LsnLog:
+    """SQL Server / Db2 style LSNs ``vlf:block:slot`` (fixed-width lowercase hex)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.vlf = 0x20 + rng.randrange(0x10)
+        self.block = rng.randrange(0x100, 0x2000)
+        self.slot = 1
+
+    def fmt(self) -> str:
+        return f"{self.vlf:08x}:{self.block:08x}:{self.slot:04x}"
+
+    def begin(self) -> None:
+        rng = self.rng
+        if rng.random() < 0.01 or self.block > 0xF000_0000:
+            self.vlf += 1
+            self.block = rng.randrange(0x20, 0x200)
+        else:
+            self.block += 8 + int(rng.random() * 2000)
+        self.slot = 1 + int(rng.random() * 3)
+
+    def change(self) -> str:
+        self.slot += 1 + (self.rng.random() < 0.3)
+        return self.fmt()
+
+    def commit(self) -> str:
+        self.slot += 1 + int(self.rng.random() * 2)
+        return self.fmt()
+
+
+# ---------------------------------------------------------------------- emitter
+class DebeziumEmitter:
+    """Emits the Kafka messages of one Debezium relational connector.
+
+    Stateful across batches: log positions and per-topic offsets keep increasing.
+    Deliberate real-world quirks: Oracle ``source.ts_ms`` has second resolution and
+    ``source.connector`` is missing from ~30% of Oracle records; streaming
+    ``source.snapshot`` is JSON ``false`` (Oracle, Db2) or ``"false"`` (SQL Server);
+    SQL Server ``event_serial_no`` is a number or a digit string; snapshot records have
+    ``commit_scn`` / ``change_lsn`` null and no ``transaction`` block.
+    """
+
+    ORACLE_NO_CONNECTOR_FRACTION = 0.3
+    SQLSERVER_STRING_SERIAL_FRACTION = 0.3
+
+    def __init__(self, config: SimConfig) -> None:
+        self.config = config
+        self.flavour = flavour = config.flavour
+        self.rng = random.Random(f"debezium:{config.seed}:{flavour}")
+        upper = flavour != "sqlserver"
+        self.database = config.database.upper() if upper else config.database
+        self.schema = config.logical_schema.upper() if upper else config.logical_schema.lower()
+        self.server = config.server
+        self.schemas_enable = config.schemas_enable
+        self.tombstones = config.tombstones
+        self.codecs: dict[str, TableCodec] = {
+            name: TableCodec(spec, flavour, self.server, self.database, self.schema)
+            for name, spec in TABLES.items()
+        }
+        self._offsets: dict[str, int] = {c.topic: 0 for c in self.codecs.values()}
+        self._oracle = _OracleLog(self.rng)
+        self._lsn = _LsnLog(self.rng)
+
+    @property
+    def topics(self) -> dict[str, str]:
+        """Logical table name -> topic."""
+        return {name: c.topic for name, c in self.codecs.items()}
+
+    def emit(self, transactions: Iterable[Transaction]) -> list[Message]:
+        out: list[Message] = []
+        for tx in transactions:
+            if tx.snapshot:
+                self._emit_snapshot(tx, out)
+            else:
+                self._emit_transaction(tx, out)
+        return out
+
+    # ------------------------------------------------------------------ helpers
+    # Payloads are assembled from pre-serialized constant fragments plus json-encoded
+    # rows; the text is exactly what json.dumps(payload, separators=(",", ":")) gives.
+    def _append(
+        self, out: list[Message], topic: str, key: str | None, value: str | None, ts: int
+    ) -> None:
+        offset = self._offsets[topic]
+        self._offsets[topic] = offset + 1
+        out.append(Message(topic, key, value, 0, offset, ts))
+
+    def _record(
+        self,
+        out: list[Message],
+        codec: TableCodec,
+        change: Change,
+        source: str,
+        schema_variant: tuple[str, bool],
+        transaction: str,
+        ts_ms: int,
+    ) -> None:
+        before, after, op = change.before, change.after, change.op
+        b = "null" if before is None else _dumps(codec.encode_row(before))
+        a = "null" if after is None else _dumps(codec.encode_row(after))
+        payload = (
+            f'{{"before":{b},"after":{a},"source":{source},"op":"{op}",'
+            f'"ts_ms":{ts_ms},"transaction":{transaction}}}'
+        )
+        schemas = self.schemas_enable
+        if schemas:
+            value = codec.value_prefix(*schema_variant) + payload + "}"
+        else:
+            value = payload
+        row = before if op == "d" else after
+        key = None if row is None else codec.key_text(row, schemas)
+        self._append(out, codec.topic, key, value, ts_ms)
+        if op == "d" and self.tombstones:
+            self._append(out, codec.topic, key, None, ts_ms)
+
+    def _with_connector(self) -> bool:
+        if self.flavour != "oracle":
+            return True
+        return not self.rng.random() < self.ORACLE_NO_CONNECTOR_FRACTION
+
+    def _source_ts(self, ts_ms: int) -> int:
+        # LogMiner reports change times with second resolution.
+        return ts_ms - ts_ms % 1000 if self.flavour == "oracle" else ts_ms
+
+    # ----------------------------------------------------------------- snapshot
+    def _emit_snapshot(self, tx: Transaction, out: list[Message]) -> None:
+        rng = self.rng
+        flavour = self.flavour
+        src_ts = self._source_ts(tx.ts_ms)
+        if flavour == "oracle":
+            position: dict[str, object] = {
+                "txId": None,
+                "scn": str(self._oracle.snapshot_scn()),
+                "commit_scn": None,
+                "lcr_position": None,
+                "rs_id": None,
+                "ssn": 0,
+                "redo_thread": None,
+                "user_name": None,
+            }
+        else:
+            self._lsn.begin()
+            position = {"change_lsn": None, "commit_lsn": self._lsn.commit()}
+            if flavour == "sqlserver":
+                position["event_serial_no"] = None
+        position_text = _dumps(position)[1:]
+        ts = tx.ts_ms + 50 + int(rng.random() * 500)
+        last = len(tx.changes) - 1
+        for i, change in enumerate(tx.changes):
+            codec = self.codecs[change.table]
+            conn = self._with_connector()
+            snap = '"last"' if i == last else '"true"'
+            head = codec.source_head[conn]
+            source = f'{head}{src_ts},"snapshot":{snap}{codec.source_mid}{position_text}'
+            ts += int(rng.random() * 3)
+            self._record(out, codec, change, source, ("string", conn), "null", ts)
+
+    # ---------------------------------------------------------------- streaming
+    def _positions(self, changes: list[Change]) -> tuple[str, list[str]]:
+        """Transaction id and the serialized position fields of each change."""
+        rng = self.rng
+        flavour = self.flavour
+        if flavour == "oracle":
+            log = self._oracle
+            tx_id = log.begin()
+            scns: list[tuple[int, str]] = []
+            for change in changes:
+                scns.append(log.change() if not (change.same_position and scns) else scns[-1])
+            head = f'"txId":{_dumps(tx_id)},"scn":"'
+            tail = f'","commit_scn":"{log.commit()}","lcr_position":null,"rs_id":"'
+            end = '","ssn":1,"redo_thread":1,"user_name":"SIMUSER"}'
+            return tx_id, [f"{head}{scn}{tail}{rs_id}{end}" for scn, rs_id in scns]
+        lsn = self._lsn
+        lsn.begin()
+        lsns: list[tuple[str, int]] = []
+        for change in changes:
+            if change.same_position and lsns:
+                lsns.append((lsns[-1][0], lsns[-1][1] + 1))
+            else:
+                lsns.append((lsn.change(), 1))
+        commit_lsn = lsn.commit()
+        if flavour == "sqlserver":
+            text = self.SQLSERVER_STRING_SERIAL_FRACTION
+            serials = [f'"{n}"' if rng.random() < text else str(n) for _, n in lsns]
+            return commit_lsn, [
+                f'"change_lsn":"{c}","commit_lsn":"{commit_lsn}","event_serial_no":{serial}}}'
+                for (c, _), serial in zip(lsns, serials, strict=True)
+            ]
+        return commit_lsn, [f'"change_lsn":"{c}","commit_lsn":"{commit_lsn}"}}' for c, _ in lsns]
+
+    def _emit_transaction(self, tx: Transaction, out: list[Message]) -> None:
+        rng = self.rng
+        changes = tx.changes
+        tx_id, positions = self._positions(changes)
+        tx_head = f'{{"id":{_dumps(tx_id)},"total_order":'
+        src_ts = self._source_ts(tx.ts_ms)
+        snapshot, kind = (
+            ('"false"', "string") if self.flavour == "sqlserver" else ("false", "boolean")
+        )
+        ts = tx.ts_ms + 5 + int(rng.random() * 2500)
+        per_table: dict[str, int] = {}
+        for i, change in enumerate(changes):
+            codec = self.codecs[change.table]
+            conn = self._with_connector()
+            head = codec.source_head[conn]
+            source = f'{head}{src_ts},"snapshot":{snapshot}{codec.source_mid}{positions[i]}'
+            n = per_table.get(change.table, 0) + 1
+            per_table[change.table] = n
+            block = f'{tx_head}{i + 1},"data_collection_order":{n}}}'
+            ts += int(rng.random() * 3)
+            self._record(out, codec, change, source, (kind, conn), block, ts)

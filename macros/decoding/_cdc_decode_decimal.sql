@@ -1,0 +1,44 @@
+{% macro _cdc_decode_decimal(raw, dtype, encoding, column_type) %}
+    {#-
+        decimal(p,s) from Debezium's three `decimal.handling.mode`s:
+          precise  base64 of the big-endian two's-complement unscaled integer, with the
+                   scale from the message schema (`parameters.scale`) or the contract
+          double   a JSON number;  string  a JSON string
+        The mode is the column's encoding, else what the message schema says (bytes
+        means precise), else the project var cdc_decimal_handling.
+    -#}
+    {%- set accepted = ['precise', 'double', 'string', 'org.apache.kafka.connect.data.Decimal'] -%}
+    {%- if encoding and encoding not in accepted -%}
+        {{ exceptions.raise_compiler_error(
+            "decimal column encoding '" ~ encoding ~ "' is not one of " ~ accepted | join(', ')
+        ) }}
+    {%- endif -%}
+    {%- set target_scale = (dtype.split(',')[1] | replace(')', '') | int) if ',' in dtype else 0 -%}
+    {%- set default_mode = var('cdc_decimal_handling', 'precise') -%}
+    {%- if default_mode not in ['precise', 'double', 'string'] -%}
+        {{ exceptions.raise_compiler_error(
+            "var cdc_decimal_handling is '" ~ default_mode ~ "'; accepted: precise, double, string"
+        ) }}
+    {%- endif -%}
+    {%- set mode -%}
+        {%- if encoding -%}
+            '{{ 'precise' if encoding == 'org.apache.kafka.connect.data.Decimal' else encoding }}'
+        {%- else -%}
+            case
+                when {{ column_type }}.type = 'bytes' then 'precise'
+                when {{ column_type }}.type in ('float32', 'float64') then 'double'
+                when {{ column_type }}.type = 'string' then 'string'
+                else '{{ default_mode }}'
+            end
+        {%- endif -%}
+    {%- endset -%}
+    case
+        when {{ mode }} = 'precise' then try_cast(concat(
+            cast({{ cdc_decode_twos_complement('try_to_binary(' ~ raw ~ ", 'base64')") }} as string),
+            'E-',
+            coalesce({{ column_type }}.scale, '{{ target_scale }}')
+        ) as {{ dtype }})
+        when {{ raw }} rlike '^-?[0-9]+([.][0-9]*)?([eE][-+]?[0-9]+)?$'
+            then try_cast({{ raw }} as {{ dtype }})
+    end
+{% endmacro %}

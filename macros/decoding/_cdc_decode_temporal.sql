@@ -1,0 +1,45 @@
+{% macro _cdc_decode_date(raw, semantic, connector) %}
+    {#-
+        date from: io.debezium.time.Date / org.apache.kafka.connect.data.Date (days since
+        1970-01-01), io.debezium.time.Timestamp (ms; Oracle DATE columns), an ISO date
+        string. Without a semantic type: Oracle sends ms, every other connector days.
+    -#}
+    case
+        when {{ raw }} rlike '^-?[0-9]+$' then
+            case
+                when coalesce(
+                    {{ semantic }},
+                    case when {{ connector }} = 'oracle' then 'io.debezium.time.Timestamp' end,
+                    'io.debezium.time.Date'
+                ) in ('io.debezium.time.Timestamp', 'org.apache.kafka.connect.data.Timestamp')
+                    then date_from_unix_date(cast(floor(cast({{ raw }} as decimal(38, 0)) / 86400000) as int))
+                when coalesce({{ semantic }}, 'io.debezium.time.Date') in (
+                    'io.debezium.time.Date', 'org.apache.kafka.connect.data.Date'
+                )
+                    then date_from_unix_date(try_cast({{ raw }} as int))
+            end
+        else try_cast(substr({{ raw }}, 1, 10) as date)
+    end
+{% endmacro %}
+
+{% macro _cdc_decode_timestamp(raw, semantic) %}
+    {#-
+        timestamp (an instant; zone-less source values are read as UTC) from:
+        io.debezium.time.Timestamp and org.apache.kafka.connect.data.Timestamp (ms),
+        io.debezium.time.MicroTimestamp (µs), io.debezium.time.NanoTimestamp (ns),
+        io.debezium.time.ZonedTimestamp (ISO-8601 text). A number with no semantic type
+        is read as µs (set the column's `meta.cdc_encoding` otherwise).
+    -#}
+    case
+        when {{ raw }} rlike '^-?[0-9]+$' then
+            case coalesce({{ semantic }}, 'io.debezium.time.MicroTimestamp')
+                when 'io.debezium.time.Timestamp' then timestamp_millis(try_cast({{ raw }} as bigint))
+                when 'org.apache.kafka.connect.data.Timestamp' then timestamp_millis(try_cast({{ raw }} as bigint))
+                when 'io.debezium.time.MicroTimestamp' then timestamp_micros(try_cast({{ raw }} as bigint))
+                when 'io.debezium.time.NanoTimestamp' then timestamp_micros(
+                    cast(floor(cast({{ raw }} as decimal(38, 0)) / 1000) as bigint)
+                )
+            end
+        else try_cast({{ raw }} as timestamp)
+    end
+{% endmacro %}

@@ -1,0 +1,58 @@
+{% macro cdc_decode_value(raw, data_type, encoding, column_type, connector) %}
+    {{- return(adapter.dispatch('cdc_decode_value', 'cdc_lakehouse')(
+        raw, data_type, encoding, column_type, connector
+    )) -}}
+{% endmacro %}
+
+{% macro default__cdc_decode_value(raw, data_type, encoding, column_type, connector) %}
+    {#-
+        SQL that turns the JSON text `raw` of one column value into `data_type`, or null
+        when the text cannot be read as that type (the caller reports it).
+          raw          expression: the value as text (map<string, string> lookup)
+          data_type    the contract's Spark type: bigint, int, smallint, tinyint,
+                       boolean, string, double, float, decimal(p,s), date, timestamp
+          encoding     the column's `meta.cdc_encoding`, or none: a Debezium semantic
+                       type name (io.debezium.time.Date, ...MicroTimestamp, ...) or a
+                       decimal handling mode (precise, double, string)
+          column_type  expression: struct<type, name, scale> from the message's own
+                       schema, null when the message carried none
+          connector    expression: the connector name (its defaults differ)
+    -#}
+    {%- set dtype = data_type | lower | replace(' ', '') -%}
+    {%- set semantic -%}
+        coalesce(
+            {% if encoding %}'{{ encoding }}'{% else %}cast(null as string){% endif %},
+            {{ column_type }}.name
+        )
+    {%- endset -%}
+    {%- if dtype in ['bigint', 'int', 'integer', 'smallint', 'tinyint', 'long', 'short'] -%}
+        case when {{ raw }} rlike '^-?[0-9]+$' then try_cast({{ raw }} as {{ dtype }}) end
+    {%- elif dtype in ['boolean', 'bool'] -%}
+        case lower({{ raw }})
+            when 'true' then true
+            when '1' then true
+            when 'false' then false
+            when '0' then false
+        end
+    {%- elif dtype == 'string' -%}
+        {{ raw }}
+    {%- elif dtype in ['double', 'float', 'real'] -%}
+        case
+            when {{ raw }} rlike '^-?[0-9]+([.][0-9]*)?([eE][-+]?[0-9]+)?$'
+                or {{ raw }} in ('NaN', 'Infinity', '-Infinity')
+                then try_cast({{ raw }} as {{ dtype }})
+        end
+    {%- elif dtype.startswith('decimal') or dtype.startswith('numeric') -%}
+        {{ _cdc_decode_decimal(raw, dtype, encoding, column_type) }}
+    {%- elif dtype == 'date' -%}
+        {{ _cdc_decode_date(raw, semantic, connector) }}
+    {%- elif dtype == 'timestamp' -%}
+        {{ _cdc_decode_timestamp(raw, semantic) }}
+    {%- else -%}
+        {{ exceptions.raise_compiler_error(
+            "cdc_decode_value: unsupported data_type '" ~ data_type ~ "'. Accepted: "
+            ~ "bigint, int, smallint, tinyint, boolean, string, double, float, "
+            ~ "decimal(p,s), date, timestamp."
+        ) }}
+    {%- endif -%}
+{% endmacro %}

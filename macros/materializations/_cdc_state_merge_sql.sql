@@ -1,0 +1,140 @@
+{% macro _cdc_state_merge_sql(changes_sql, columns, unique_key, state_relation, watermark, buckets, retention_days) %}
+  {#-
+      The new content of every state bucket that `changes_sql` touches (all buckets when
+      state_relation is none, i.e. a full build): for each key the change with the
+      greatest _cdc_sort_key among the stored row (tombstones included) and the new
+      changes; rows older than their table's latest truncate become tombstones;
+      tombstones older than the retention are dropped. Truncate markers live in bucket -1.
+  -#}
+  {%- set key_list = unique_key | join(', ') -%}
+with
+
+new_changes as (
+
+    select
+        {%- for column in columns %}
+        {{ column }},
+        {%- endfor %}
+        pmod(xxhash64({{ key_list }}), {{ buckets }}) as cdc_bucket
+    from ({{ changes_sql }}) as changes
+    {%- if '_cdc_error_reason' in (get_columns_in_query(changes_sql) | map('lower') | list) %}
+    where _cdc_error_reason is null
+    {%- endif %}
+
+),
+
+new_truncates as (
+
+    select _cdc_source_id, max(_cdc_sort_key) as truncated_before
+    from new_changes
+    where _cdc_op = 't'
+    group by _cdc_source_id
+
+),
+
+truncates as (
+
+    select _cdc_source_id, max(truncated_before) as truncated_before
+    from (
+        select _cdc_source_id, truncated_before from new_truncates
+        {%- if state_relation is not none %}
+        union all
+        select _cdc_source_id, _cdc_sort_key as truncated_before
+        from {{ state_relation }}
+        where cdc_bucket = -1
+        {%- endif %}
+    ) as all_truncates
+    group by _cdc_source_id
+
+),
+
+candidates as (
+
+    select
+        {%- for column in columns %}
+        {{ column }},
+        {%- endfor %}
+        _cdc_op = 'd' as _cdc_is_deleted,
+        cdc_bucket
+    from new_changes
+    where _cdc_op != 't'
+    {%- if state_relation is not none %}
+
+    union all
+
+    select
+        {%- for column in columns %}
+        {{ column }},
+        {%- endfor %}
+        _cdc_is_deleted,
+        cdc_bucket
+    from {{ state_relation }}
+    where cdc_bucket >= 0
+        and (
+            cdc_bucket in (select cdc_bucket from new_changes where _cdc_op != 't')
+            or exists (select 1 from new_truncates)
+        )
+    {%- endif %}
+
+),
+
+ranked as (
+
+    select
+        *,
+        row_number() over (
+            partition by {{ key_list }}
+            order by _cdc_sort_key desc, _cdc_is_deleted desc
+        ) as change_rank
+    from candidates
+
+),
+
+applied as (
+
+    select
+        {%- for column in columns %}
+        ranked.{{ column }},
+        {%- endfor %}
+        ranked._cdc_is_deleted
+        or coalesce(ranked._cdc_sort_key < truncates.truncated_before, false) as _cdc_is_deleted,
+        ranked.cdc_bucket
+    from ranked
+    left outer join truncates
+        on ranked._cdc_source_id = truncates._cdc_source_id
+    where ranked.change_rank = 1
+
+),
+
+final as (
+
+    select * from applied
+    where not _cdc_is_deleted
+        or _loaded_at >= current_timestamp() - make_dt_interval({{ retention_days }})
+
+    union all
+
+    select
+        {%- for column in columns %}
+        {%- if column == '_cdc_source_id' %}
+        _cdc_source_id,
+        {%- elif column == '_cdc_sort_key' %}
+        truncated_before as _cdc_sort_key,
+        {%- elif column == '_cdc_op' %}
+        't' as _cdc_op,
+        {%- elif column == '_loaded_at' %}
+        current_timestamp() as _loaded_at,
+        {%- else %}
+        null as {{ column }},
+        {%- endif %}
+        {%- endfor %}
+        true as _cdc_is_deleted,
+        -1 as cdc_bucket
+    from truncates
+    where exists (select 1 from new_truncates)
+
+)
+
+select * from final
+distribute by cdc_bucket
+{% endmacro %}

@@ -1,0 +1,147 @@
+{% materialization cdc_current_state, adapter='spark' %}
+  {#-
+      One current row per key from a change log (the model's SQL), applying inserts,
+      updates, deletes and truncates in source order, idempotent under replays.
+
+      Config:
+        unique_key         list of key columns (required); include _cdc_source_id when
+                           several source databases feed the table
+        cdc_delete_mode    hard (default): deleted keys leave the relation;
+                           soft: they stay with _cdc_is_deleted / _cdc_deleted_at
+        cdc_buckets        key-hash buckets of the state table (var cdc_gold_buckets)
+        cdc_tombstone_retention_days  (var cdc_tombstone_retention_days)
+
+      The model's SQL must return the change rows with _cdc_op, _cdc_sort_key,
+      _cdc_source_id, _cdc_source_ts and _loaded_at (and may return _cdc_error_reason:
+      rows with one are skipped). Physical layout: see docs/architecture.md.
+  -#}
+  {%- set unique_key = config.get('unique_key') -%}
+  {%- if unique_key is string -%}{%- set unique_key = [unique_key] -%}{%- endif -%}
+  {%- if not unique_key -%}
+    {{ exceptions.raise_compiler_error(
+        "cdc_current_state model " ~ this ~ " needs config unique_key (a list of columns)."
+    ) }}
+  {%- endif -%}
+  {%- set delete_mode = config.get('cdc_delete_mode', 'hard') -%}
+  {%- if delete_mode not in ['hard', 'soft'] -%}
+    {{ exceptions.raise_compiler_error(
+        "cdc_delete_mode '" ~ delete_mode ~ "' of " ~ this ~ " is not one of: hard, soft"
+    ) }}
+  {%- endif -%}
+  {%- set buckets = config.get('cdc_buckets', var('cdc_gold_buckets', 8)) | int -%}
+  {%- set retention_days = config.get(
+        'cdc_tombstone_retention_days', var('cdc_tombstone_retention_days', 7)) | int -%}
+
+  {%- set target_relation = this.incorporate(type='view') -%}
+  {%- set state_relation = _cdc_companion_relation('__cdc_state') -%}
+  {%- set runs_relation = _cdc_companion_relation('__cdc_runs') -%}
+  {%- set staging_relation = _cdc_companion_relation('__cdc_staging') -%}
+
+  {{ run_hooks(pre_hooks) }}
+
+  {%- set model_columns = get_columns_in_query(sql) | map('lower') | list -%}
+  {%- for required in ['_cdc_op', '_cdc_sort_key', '_cdc_source_id', '_cdc_source_ts', '_loaded_at'] + unique_key | map('lower') | list -%}
+    {%- if required not in model_columns -%}
+      {{ exceptions.raise_compiler_error(
+          "cdc_current_state model " ~ this ~ " must select column '" ~ required
+          ~ "'; it selects: " ~ model_columns | join(', ')
+      ) }}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set state_columns = model_columns | reject('in', ['_cdc_error_reason']) | list -%}
+
+  {%- set existing_state = adapter.get_relation(
+        database=state_relation.database, schema=state_relation.schema,
+        identifier=state_relation.identifier) -%}
+  {%- set existing_target = adapter.get_relation(
+        database=this.database, schema=this.schema, identifier=this.identifier) -%}
+  {%- set existing_columns = [] -%}
+  {%- if existing_state is not none -%}
+    {%- set existing_columns = adapter.get_columns_in_relation(existing_state)
+          | map(attribute='name') | map('lower')
+          | reject('in', ['_cdc_is_deleted', 'cdc_bucket']) | list -%}
+  {%- endif -%}
+  {%- set full_refresh = should_full_refresh() or existing_state is none -%}
+  {%- if not full_refresh and existing_columns | sort != state_columns | sort -%}
+    {{ exceptions.raise_compiler_error(
+        "The columns of " ~ this ~ " changed (state has: " ~ existing_columns | sort | join(', ')
+        ~ "; the model now selects: " ~ state_columns | sort | join(', ') ~ "). Rebuild it "
+        ~ "from the change log with: dbt build --full-refresh --select " ~ model.name
+    ) }}
+  {%- endif -%}
+
+  {% call statement('cdc_set_overwrite_mode') %}
+    set spark.sql.sources.partitionOverwriteMode = dynamic
+  {% endcall %}
+
+  {%- if full_refresh -%}
+    {{ adapter.drop_relation(state_relation) }}
+    {{ adapter.drop_relation(runs_relation) }}
+    {{ adapter.drop_relation(staging_relation) }}
+    {%- set watermark_sql = "select cast(max(_loaded_at) as string) from (" ~ sql ~ ")" -%}
+    {%- set loaded_through = run_query(watermark_sql).columns[0].values()[0] -%}
+    {% call statement('main') %}
+      create table {{ state_relation }}
+      using parquet
+      partitioned by (cdc_bucket)
+      as
+      {{ _cdc_state_merge_sql(sql, state_columns, unique_key, none, none, buckets, retention_days) }}
+    {% endcall %}
+    {{ _cdc_create_runs_table(runs_relation) }}
+    {{ _cdc_record_run(runs_relation, loaded_through, 'applied') }}
+  {%- else -%}
+    {{ _cdc_resume_interrupted_run(state_relation, runs_relation, staging_relation) }}
+    {%- set watermark = _cdc_watermark(runs_relation) -%}
+    {%- set batch_sql -%}
+      select * from ({{ sql }}) as model_changes
+      {%- if watermark is not none %}
+      where _loaded_at > timestamp'{{ watermark }}'
+      {%- endif %}
+    {%- endset -%}
+    {%- set loaded_through = run_query(
+          "select cast(max(_loaded_at) as string) from (" ~ batch_sql ~ ")"
+        ).columns[0].values()[0] -%}
+    {%- if loaded_through is none -%}
+      {% call statement('main') %}
+        select 'no new changes' as cdc_status
+      {% endcall %}
+    {%- else -%}
+      {{ adapter.drop_relation(staging_relation) }}
+      {% call statement('cdc_stage') %}
+        create table {{ staging_relation }}
+        using parquet
+        as
+        {{ _cdc_state_merge_sql(batch_sql, state_columns, unique_key, state_relation, watermark, buckets, retention_days) }}
+      {% endcall %}
+      {{ _cdc_record_run(runs_relation, loaded_through, 'staged') }}
+      {% call statement('main') %}
+        insert overwrite table {{ state_relation }} partition (cdc_bucket)
+        select * from {{ staging_relation }}
+      {% endcall %}
+      {{ _cdc_record_run(runs_relation, loaded_through, 'applied') }}
+      {{ adapter.drop_relation(staging_relation) }}
+    {%- endif -%}
+  {%- endif -%}
+
+  {%- if existing_target is not none and existing_target.type != 'view' -%}
+    {{ adapter.drop_relation(existing_target) }}
+  {%- endif -%}
+  {% call statement('cdc_publish_view') %}
+    create or replace view {{ target_relation }} as
+    select
+      {{ state_columns | join(',\n      ') }}
+      {%- if delete_mode == 'soft' %},
+      _cdc_is_deleted,
+      case when _cdc_is_deleted then _cdc_source_ts end as _cdc_deleted_at
+      {%- endif %}
+    from {{ state_relation }}
+    where cdc_bucket >= 0
+    {%- if delete_mode == 'hard' %}
+      and not _cdc_is_deleted
+    {%- endif %}
+  {% endcall %}
+
+  {{ run_hooks(post_hooks) }}
+
+  {{ return({'relations': [target_relation]}) }}
+{% endmaterialization %}

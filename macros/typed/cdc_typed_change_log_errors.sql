@@ -1,0 +1,53 @@
+{% macro cdc_typed_change_log_errors() %}
+    {#-
+        Union of the rows with a _cdc_error_reason of every typed change-log model
+        (models whose config.meta has cdc_source_table), in the quarantine's shape.
+        Always returns a valid query: an empty one when there is no typed model.
+    -#}
+    {%- set typed = [] -%}
+    {%- if execute -%}
+        {%- for node in graph.nodes.values() | sort(attribute='name')
+                if node.resource_type == 'model'
+                and (node.config.meta or {}).get('cdc_source_table') -%}
+            {%- if node.unique_id not in model.depends_on.nodes -%}
+                {{ exceptions.raise_compiler_error(
+                    "Typed change-log model '" ~ node.name ~ "' is not listed in " ~ model.name
+                    ~ ".sql, so its rejected rows would be missed: add the line "
+                    ~ "`-- depends_on: {{ ref('" ~ node.name ~ "') }}` there "
+                    ~ "(python -m cdc_tools.scaffold does it for you)."
+                ) }}
+            {%- endif -%}
+            {%- do typed.append(node) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {%- for node in typed %}
+    select
+        _message_id,
+        '{{ node.name }}' as quarantine_stage,
+        _cdc_connector,
+        _cdc_source_id,
+        _cdc_error_reason,
+        _kafka_topic,
+        _kafka_partition,
+        _kafka_offset,
+        _source_file,
+        _source_line,
+        _loaded_at
+    from {{ node.relation_name }}
+    where _cdc_error_reason is not null
+    union all
+    {%- endfor %}
+    select
+        cast(null as string) as _message_id,
+        cast(null as string) as quarantine_stage,
+        cast(null as string) as _cdc_connector,
+        cast(null as string) as _cdc_source_id,
+        cast(null as string) as _cdc_error_reason,
+        cast(null as string) as _kafka_topic,
+        cast(null as int) as _kafka_partition,
+        cast(null as bigint) as _kafka_offset,
+        cast(null as string) as _source_file,
+        cast(null as int) as _source_line,
+        cast(null as timestamp) as _loaded_at
+    where false
+{% endmacro %}

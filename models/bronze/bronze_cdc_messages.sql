@@ -1,0 +1,124 @@
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='append',
+    )
+}}
+
+{%- set new_files = cdc_new_landing_files(this if is_incremental() else none) -%}
+
+with
+
+landing_files as (
+
+    select
+        path as source_file,
+        modificationtime as source_file_modified_at,
+        content
+    from {{ cdc_landing_files_relation() }}
+    where {{ cdc_in_list('path', new_files) }}
+
+),
+
+file_lines as (
+
+    select
+        landing_files.source_file,
+        landing_files.source_file_modified_at,
+        exploded.line_position + 1 as source_line,
+        regexp_replace(exploded.line_bytes, '\r$', '') as line_text
+    from landing_files
+    lateral view posexplode(
+        split(cast(landing_files.content as string), '\n')
+    ) exploded as line_position, line_bytes
+
+),
+
+messages as (
+
+    -- blank lines separate nothing and carry nothing: they are not messages
+    select
+        source_file,
+        source_file_modified_at,
+        source_line,
+        is_valid_utf8(line_text) as is_valid_utf8,
+        make_valid_utf8(line_text) as raw_line,
+        case
+            when not is_valid_utf8(line_text) then base64(cast(line_text as binary))
+        end as raw_line_base64
+    from file_lines
+    where trim(line_text) != ''
+
+),
+
+kcat_records as (
+
+    select
+        *,
+        case
+            when left(raw_line, 1) = '{' then from_json(
+                raw_line,
+                'struct<topic: string, partition: int, offset: bigint, tstype: string,
+                    ts: bigint, key: string, payload: string>'
+            )
+        end as kcat
+    from messages
+
+),
+
+file_name_lineage as (
+
+    -- Kafka Connect sink layout: .../<topic>+<partition>+<start offset>.<ext>
+    select
+        *,
+        kcat.topic is not null
+        and kcat.partition is not null
+        and kcat.offset is not null as is_kcat_record,
+        nullif(
+            regexp_extract(source_file, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 1), ''
+        ) as file_topic,
+        try_cast(nullif(
+            regexp_extract(source_file, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 2), ''
+        ) as int) as file_partition,
+        try_cast(nullif(
+            regexp_extract(source_file, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 3), ''
+        ) as bigint) as file_start_offset
+    from kcat_records
+
+),
+
+final as (
+
+    select
+        md5(concat(source_file, ':', cast(source_line as string))) as _message_id,
+        raw_line,
+        raw_line_base64,
+        case when is_kcat_record then kcat.key end as message_key,
+        case
+            when is_kcat_record then kcat.payload
+            when trim(raw_line) = 'null' then null
+            else raw_line
+        end as message_value,
+        case
+            when is_kcat_record then kcat.payload is null
+            else trim(raw_line) = 'null'
+        end as _is_tombstone,
+        case when is_kcat_record then 'kcat' else 'value_line' end as _record_format,
+        is_valid_utf8 as _is_valid_utf8,
+        case when is_kcat_record then kcat.topic else file_topic end as _kafka_topic,
+        case when is_kcat_record then kcat.partition else file_partition end as _kafka_partition,
+        case
+            when is_kcat_record then kcat.offset
+            else file_start_offset + source_line - 1
+        end as _kafka_offset,
+        case when is_kcat_record then timestamp_millis(kcat.ts) end as _kafka_timestamp,
+        source_file as _source_file,
+        source_line as _source_line,
+        source_file_modified_at as _source_file_modified_at,
+        current_timestamp() as _loaded_at,
+        '{{ invocation_id }}' as _load_id
+    from file_name_lineage
+
+)
+
+select * from final

@@ -1,0 +1,224 @@
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='append',
+    )
+}}
+
+-- One row per bronze message: its envelope unpacked into the common change-log shape,
+-- or the reason it cannot be read. Each message is parsed once (cdc_envelope_schema).
+
+with
+
+bronze as (
+
+    select
+        _message_id,
+        message_key,
+        message_value,
+        _is_tombstone,
+        _is_valid_utf8,
+        _kafka_topic,
+        _kafka_partition,
+        _kafka_offset,
+        _source_file,
+        _source_line,
+        _loaded_at,
+        _load_id
+    from {{ ref('bronze_cdc_messages') }}
+    {% if is_incremental() %}
+        where _loaded_at > (select max(_loaded_at) from {{ this }})
+    {% endif %}
+
+),
+
+parsed as (
+
+    select
+        bronze.*,
+        case
+            when message_value is not null
+                then from_json(
+                    message_value,
+                    '{{ cdc_envelope_schema() }}',
+                    map('columnNameOfCorruptRecord', '_corrupt_record')
+                )
+        end as envelope,
+        case
+            when message_key is not null
+                then from_json(message_key, 'struct<schema: string, payload: string>')
+        end as key_envelope
+    from bronze
+
+),
+
+unwrapped as (
+
+    select
+        _message_id,
+        message_value,
+        _is_tombstone,
+        _is_valid_utf8,
+        _kafka_topic,
+        _kafka_partition,
+        _kafka_offset,
+        _source_file,
+        _source_line,
+        _loaded_at,
+        _load_id,
+        envelope is null or envelope._corrupt_record is not null as is_malformed,
+        coalesce(envelope.payload.op, envelope.op) as op,
+        coalesce(envelope.payload.before, envelope.before) as before_json,
+        coalesce(envelope.payload.after, envelope.after) as after_json,
+        coalesce(envelope.payload.source, envelope.source) as source,
+        coalesce(envelope.payload.ts_ms, envelope.ts_ms) as emitted_ts_ms,
+        coalesce(envelope.payload.transaction, envelope.transaction) as transaction_block,
+        coalesce(envelope.payload.status, envelope.status) as transaction_status,
+        coalesce(envelope.payload.tablechanges, envelope.tablechanges) as table_changes,
+        coalesce(envelope.payload.ddl, envelope.ddl) as ddl,
+        try_element_at(
+            filter(envelope.schema.fields, f -> f.field = 'after'), 1
+        ).fields as after_schema_fields,
+        {{ cdc_json_map(
+            "case when key_envelope.schema is not null then key_envelope.payload"
+            ~ " else message_key end"
+        ) }} as key_map
+    from parsed
+
+),
+
+classified as (
+
+    select
+        *,
+        {{ debezium_connector('source') }} as connector,
+        {{ debezium_is_snapshot('source') }} as is_snapshot,
+        {{ cdc_json_map('after_json') }} as after_map,
+        {{ cdc_json_map('before_json') }} as before_map
+    from unwrapped
+
+),
+
+keyed as (
+
+    select
+        *,
+        {{ debezium_position('connector', 'source') }} as position,
+        coalesce(
+            {{ cdc_canonical_json_map('key_map') }},
+            case
+                when op = 'd' then {{ cdc_key_from_image('source.table', 'before_map') }}
+                when op in ('c', 'r', 'u') then {{ cdc_key_from_image('source.table', 'after_map') }}
+            end
+        ) as row_key
+    from classified
+
+),
+
+checked as (
+
+    select
+        *,
+        case
+            when not _is_valid_utf8
+                then 'invalid_utf8: the line is not valid UTF-8; its bytes are kept in '
+                    || 'bronze_cdc_messages.raw_line_base64'
+            when _is_tombstone then null
+            when is_malformed
+                then 'malformed_json: the message is not a JSON object'
+            when op is null and transaction_status in ('BEGIN', 'END') then null
+            when op is null and (table_changes is not null or ddl is not null) then null
+            when op is null
+                then 'unknown_envelope: no op field and not a transaction or schema-change '
+                    || 'event of a known connector'
+            when op not in ('c', 'u', 'd', 'r', 't')
+                then 'unknown_op: op ''' || op || ''' is not one of c, u, d, r, t'
+            when source is null
+                then 'missing_source: the message has no source block'
+            when connector is null
+                then 'unknown_connector: the source block matches no known connector'
+            when connector not in ('oracle', 'sqlserver', 'db2', 'postgresql', 'mysql')
+                then 'unsupported_connector: ''' || connector || ''' is not a relational '
+                    || 'Debezium connector this project reads'
+            when source.table is null
+                then 'missing_table: source.table is absent'
+            when position is null
+                then 'bad_position: the ' || connector || ' source position is missing '
+                    || 'or not a number'
+            when op in ('c', 'r', 'u') and after_map is null
+                then 'missing_after: op ' || op || ' without an after row image'
+            when op = 'd' and row_key is null
+                then 'delete_without_key: before is null and the message has no key'
+        end as error_reason
+    from keyed
+
+),
+
+final as (
+
+    select
+        _message_id,
+        case
+            when error_reason is not null then 'error'
+            when _is_tombstone then 'tombstone'
+            when op is null and transaction_status in ('BEGIN', 'END') then 'transaction'
+            when op is null then 'schema_change'
+            else 'change'
+        end as _cdc_message_kind,
+        error_reason as _cdc_error_reason,
+        case
+            when error_reason is null and not _is_tombstone then 'debezium_relational'
+        end as _cdc_envelope,
+        connector as _cdc_connector,
+        op as _cdc_op,
+        source.db as _cdc_source_db,
+        source.schema as _cdc_source_schema,
+        source.table as _cdc_source_table,
+        lower(concat_ws('.', source.db, source.schema, source.table)) as _cdc_source_id,
+        row_key as _cdc_key,
+        before_json as _cdc_before,
+        after_json as _cdc_after,
+        map_from_entries(transform(
+            after_schema_fields,
+            f -> struct(
+                lower(f.field) as column_name,
+                named_struct(
+                    'type', f.type, 'name', f.name, 'scale', f.parameters['scale']
+                ) as column_type
+            )
+        )) as _cdc_column_types,
+        position as _cdc_position,
+        concat_ws(
+            '|',
+            position,
+            case when is_snapshot then '0' else '1' end,
+            case
+                when _kafka_offset is not null
+                    then concat(
+                        lpad(cast(coalesce(_kafka_partition, 0) as string), 6, '0'),
+                        lpad(cast(_kafka_offset as string), 20, '0')
+                    )
+                else concat(
+                    date_format(_loaded_at, 'yyyyMMddHHmmssSSSSSS'),
+                    _source_file,
+                    lpad(cast(_source_line as string), 12, '0')
+                )
+            end
+        ) as _cdc_sort_key,
+        is_snapshot as _cdc_is_snapshot,
+        source.snapshot as _cdc_snapshot,
+        timestamp_millis(source.ts_ms) as _cdc_source_ts,
+        timestamp_millis(emitted_ts_ms) as _cdc_emitted_ts,
+        coalesce(transaction_block.id, source.txid) as _cdc_transaction_id,
+        _kafka_topic,
+        _kafka_partition,
+        _kafka_offset,
+        _source_file,
+        _source_line,
+        _loaded_at,
+        _load_id
+    from checked
+
+)
+
+select * from final
