@@ -77,7 +77,7 @@ def run_simulated(landing: Path) -> int:
     failures = 0
     for batch in range(2):
         for result, (_, _, fmt) in zip(results, DEMO_SOURCES, strict=True):
-            write_batch(result.batches[batch], landing, batch, fmt)
+            write_batch(result.batches[batch], landing / result.config.database, batch, fmt)
         started = time.monotonic()
         run_dbt(["build", *(["--full-refresh"] if batch == 0 else [])])
         print(f"\n== batch {batch}: dbt build took {time.monotonic() - started:.1f}s ==")

@@ -28,9 +28,9 @@ file_lines as (
         exploded.line_position + 1 as source_line,
         regexp_replace(exploded.line_bytes, '\r$', '') as line_text
     from landing_files
-    lateral view posexplode(
-        split(cast(landing_files.content as string), '\n')
-    ) exploded as line_position, line_bytes
+        lateral view posexplode(
+            split(cast(landing_files.content as string), '\n')
+        ) exploded as line_position, line_bytes
 
 ),
 
@@ -57,10 +57,10 @@ kcat_records as (
         *,
         case
             when left(raw_line, 1) = '{' then from_json(
-                raw_line,
-                'struct<topic: string, partition: int, offset: bigint, tstype: string,
+                    raw_line,
+                    'struct<topic: string, partition: int, offset: bigint, tstype: string,
                     ts: bigint, key: string, payload: string>'
-            )
+                )
         end as kcat
     from messages
 

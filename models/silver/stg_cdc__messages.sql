@@ -25,9 +25,9 @@ bronze as (
         _source_line,
         _loaded_at,
         _load_id
-    from {{ ref('bronze_cdc_messages') }}
+    from {{ ref('bronze_cdc_messages') }} as bronze_messages
     {% if is_incremental() %}
-        where _loaded_at > (select max(_loaded_at) from {{ this }})
+        where bronze_messages._loaded_at > (select max(previous._loaded_at) from {{ this }} as previous)
     {% endif %}
 
 ),
@@ -39,10 +39,10 @@ parsed as (
         case
             when message_value is not null
                 then from_json(
-                    message_value,
-                    '{{ cdc_envelope_schema() }}',
-                    map('columnNameOfCorruptRecord', '_corrupt_record')
-                )
+                        message_value,
+                        '{{ cdc_envelope_schema() }}',
+                        map('columnNameOfCorruptRecord', '_corrupt_record')
+                    )
         end as envelope,
         case
             when message_key is not null
@@ -70,7 +70,7 @@ unwrapped as (
         coalesce(envelope.payload.op, envelope.op) as op,
         coalesce(envelope.payload.before, envelope.before) as before_json,
         coalesce(envelope.payload.after, envelope.after) as after_json,
-        coalesce(envelope.payload.source, envelope.source) as source,
+        coalesce(envelope.payload.source, envelope.source) as source_block,
         coalesce(envelope.payload.ts_ms, envelope.ts_ms) as emitted_ts_ms,
         coalesce(envelope.payload.transaction, envelope.transaction) as transaction_block,
         coalesce(envelope.payload.status, envelope.status) as transaction_status,
@@ -91,8 +91,8 @@ classified as (
 
     select
         *,
-        {{ debezium_connector('source') }} as connector,
-        {{ debezium_is_snapshot('source') }} as is_snapshot,
+        {{ debezium_connector('source_block') }} as connector,
+        {{ debezium_is_snapshot('source_block') }} as is_snapshot,
         {{ cdc_json_map('after_json') }} as after_map,
         {{ cdc_json_map('before_json') }} as before_map
     from unwrapped
@@ -103,12 +103,12 @@ keyed as (
 
     select
         *,
-        {{ debezium_position('connector', 'source') }} as position,
+        {{ debezium_position('connector', 'source_block') }} as source_position,
         coalesce(
             {{ cdc_canonical_json_map('key_map') }},
             case
-                when op = 'd' then {{ cdc_key_from_image('source.table', 'before_map') }}
-                when op in ('c', 'r', 'u') then {{ cdc_key_from_image('source.table', 'after_map') }}
+                when op = 'd' then {{ cdc_key_from_image('source_block.table', 'before_map') }}
+                when op in ('c', 'r', 'u') then {{ cdc_key_from_image('source_block.table', 'after_map') }}
             end
         ) as row_key
     from classified
@@ -133,16 +133,16 @@ checked as (
                     || 'event of a known connector'
             when op not in ('c', 'u', 'd', 'r', 't')
                 then 'unknown_op: op ''' || op || ''' is not one of c, u, d, r, t'
-            when source is null
+            when source_block is null
                 then 'missing_source: the message has no source block'
             when connector is null
                 then 'unknown_connector: the source block matches no known connector'
             when connector not in ('oracle', 'sqlserver', 'db2', 'postgresql', 'mysql')
                 then 'unsupported_connector: ''' || connector || ''' is not a relational '
                     || 'Debezium connector this project reads'
-            when source.table is null
+            when source_block.table is null
                 then 'missing_table: source.table is absent'
-            when position is null
+            when source_position is null
                 then 'bad_position: the ' || connector || ' source position is missing '
                     || 'or not a number'
             when op in ('c', 'r', 'u') and after_map is null
@@ -171,45 +171,45 @@ final as (
         end as _cdc_envelope,
         connector as _cdc_connector,
         op as _cdc_op,
-        source.db as _cdc_source_db,
-        source.schema as _cdc_source_schema,
-        source.table as _cdc_source_table,
-        lower(concat_ws('.', source.db, source.schema, source.table)) as _cdc_source_id,
+        source_block.db as _cdc_source_db,
+        source_block.schema as _cdc_source_schema,
+        source_block.table as _cdc_source_table,
+        lower(concat_ws('.', source_block.db, source_block.schema, source_block.table)) as _cdc_source_id,
         row_key as _cdc_key,
         before_json as _cdc_before,
         after_json as _cdc_after,
         map_from_entries(transform(
             after_schema_fields,
             f -> struct(
-                lower(f.field) as column_name,
+                lower(f.field) as field_name,
                 named_struct(
                     'type', f.type, 'name', f.name, 'scale', f.parameters['scale']
-                ) as column_type
+                ) as field_type
             )
         )) as _cdc_column_types,
-        position as _cdc_position,
+        source_position as _cdc_position,
         concat_ws(
             '|',
-            position,
+            source_position,
             case when is_snapshot then '0' else '1' end,
             case
                 when _kafka_offset is not null
                     then concat(
-                        lpad(cast(coalesce(_kafka_partition, 0) as string), 6, '0'),
-                        lpad(cast(_kafka_offset as string), 20, '0')
-                    )
+                            lpad(cast(coalesce(_kafka_partition, 0) as string), 6, '0'),
+                            lpad(cast(_kafka_offset as string), 20, '0')
+                        )
                 else concat(
-                    date_format(_loaded_at, 'yyyyMMddHHmmssSSSSSS'),
-                    _source_file,
-                    lpad(cast(_source_line as string), 12, '0')
-                )
+                        date_format(_loaded_at, 'yyyyMMddHHmmssSSSSSS'),
+                        _source_file,
+                        lpad(cast(_source_line as string), 12, '0')
+                    )
             end
         ) as _cdc_sort_key,
         is_snapshot as _cdc_is_snapshot,
-        source.snapshot as _cdc_snapshot,
-        timestamp_millis(source.ts_ms) as _cdc_source_ts,
+        source_block.snapshot as _cdc_snapshot,
+        timestamp_millis(source_block.ts_ms) as _cdc_source_ts,
         timestamp_millis(emitted_ts_ms) as _cdc_emitted_ts,
-        coalesce(transaction_block.id, source.txid) as _cdc_transaction_id,
+        coalesce(transaction_block.id, source_block.txid) as _cdc_transaction_id,
         _kafka_topic,
         _kafka_partition,
         _kafka_offset,

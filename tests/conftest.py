@@ -1,0 +1,109 @@
+"""Shared fixtures: one local Spark session per pytest session, dbt run in-process on it.
+
+The embedded Derby metastore admits one process, so dbt never runs as a subprocess here:
+`cdc_tools.dbt_invoke.run_dbt` calls dbtRunner, whose `method: session` connection picks up
+the session this file starts. Everything the session writes (warehouse, metastore, logs)
+lives in a temporary folder, and each test module uses its own schema prefix.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("TZ", "UTC")
+if hasattr(time, "tzset"):
+    time.tzset()
+
+
+@pytest.fixture(scope="session")
+def spark_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("spark-home")
+    os.environ["CDC_SPARK_HOME"] = str(home)
+    os.environ["CDC_SPARK_MASTER"] = os.environ.get("CDC_TEST_SPARK_MASTER", "local[2]")
+    os.environ["CDC_SPARK_DRIVER_MEMORY"] = os.environ.get("CDC_TEST_DRIVER_MEMORY", "3g")
+    os.environ["CDC_LOG4J_CONFIG"] = str(
+        Path(__file__).resolve().parents[1] / "profiles" / "log4j2.properties"
+    )
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    return home
+
+
+@pytest.fixture(scope="session")
+def spark(spark_home: Path) -> Iterator[object]:
+    from cdc_tools.local_spark import get_local_spark
+
+    session = get_local_spark()
+    yield session
+    session.stop()
+
+
+@dataclass
+class DbtProject:
+    """dbt bound to one schema prefix and one landing folder, sharing the Spark session."""
+
+    spark: object
+    schema: str
+    landing: Path
+    target_path: Path
+
+    def run(
+        self,
+        *args: str,
+        vars: Mapping[str, object] | None = None,
+        expect_success: bool = True,
+    ):  # type: ignore[no-untyped-def]
+        from cdc_tools.dbt_invoke import run_dbt
+
+        os.environ["CDC_SCHEMA"] = self.schema
+        os.environ["CDC_LANDING_DIR"] = str(self.landing)
+        return run_dbt(
+            args, vars=vars, target_path=self.target_path, expect_success=expect_success
+        )
+
+    def sql(self, query: str) -> list[dict[str, object]]:
+        return [row.asDict() for row in self.spark.sql(query).collect()]  # type: ignore[attr-defined]
+
+    def layer(self, name: str) -> str:
+        return f"{self.schema}_{name}"
+
+    def drop_schemas(self) -> None:
+        for layer in ("bronze", "silver", "gold"):
+            self.spark.sql(f"drop database if exists {self.layer(layer)} cascade")  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def dbt_project(
+    request: pytest.FixtureRequest, spark: object, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[DbtProject]:
+    """A clean schema prefix and landing folder for one test module."""
+    name = request.module.__name__.rsplit(".", 1)[-1].removeprefix("test_")
+    base = tmp_path_factory.mktemp(name)
+    project = DbtProject(
+        spark=spark,
+        schema=f"t_{name}"[:40],
+        landing=base / "landing",
+        target_path=base / "target",
+    )
+    project.landing.mkdir()
+    project.drop_schemas()
+    yield project
+    project.drop_schemas()
+
+
+CORPUS_ENV = "CDC_CORPUS_DIR"
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    """../shared/corpus (override with CDC_CORPUS_DIR); tests skip where it is absent."""
+    default = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+    path = Path(os.environ.get(CORPUS_ENV, default))
+    if not path.is_dir():
+        pytest.skip(f"CDC corpus not found at {path}: set {CORPUS_ENV} to run corpus tests")
+    return path
