@@ -2,16 +2,19 @@
     {#-
         The canonical key (see cdc_canonical_json_map) of a row image, for messages whose
         Kafka key is unknown: the declared key columns of the table
-        (cdc_declared_table_keys), or, for a table without a declared key, the whole
-        row image (a keyless table: identical rows are one row).
+        (cdc_declared_table_keys), null when the image lacks one of them; or, for a table
+        without a declared key, the whole row image (a keyless table: identical rows are
+        one row).
     -#}
     {%- set keys = cdc_declared_table_keys() -%}
     case
     {%- for table, columns in keys.items() %}
-        when lower({{ table_expression }}) = '{{ cdc_escape_string(table) }}' then to_json(map_from_arrays(
+        when lower({{ table_expression }}) = '{{ cdc_escape_string(table) }}' then case
+            when {% for column in columns | sort %}{{ image_map }}['{{ cdc_escape_string(column) }}'] is not null{{ ' and ' if not loop.last }}{% endfor %}
+            then to_json(map_from_arrays(
             array({% for column in columns | sort %}'{{ cdc_escape_string(column) }}'{{ ', ' if not loop.last }}{% endfor %}),
             array({% for column in columns | sort %}{{ image_map }}['{{ cdc_escape_string(column) }}']{{ ', ' if not loop.last }}{% endfor %})
-        ))
+        )) end
     {%- endfor %}
         else {{ cdc_canonical_json_map(image_map) }}
     end
