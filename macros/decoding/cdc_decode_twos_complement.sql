@@ -2,7 +2,9 @@
     {#-
         decimal(38,0) from a big-endian two's-complement integer of up to 16 bytes
         (Kafka Connect Decimal). A negative number n is read as -(~n + 1), so no
-        intermediate leaves the range of decimal(38,0). Null for null or empty input.
+        intermediate leaves the range of decimal(38,0); the sign is applied as `0 - x`
+        because Spark 4.0's unary minus overflows on a 38-digit decimal. Null for null or
+        empty input.
     -#}
     {%- set hex_digits = 'hex(' ~ binary_expression ~ ')' -%}
     case
@@ -25,7 +27,7 @@
                     )
                 ),
                 acc -> case
-                    when acc.negative then cast(-(acc.magnitude + 1) as decimal(38, 0))
+                    when acc.negative then cast(0 - (acc.magnitude + 1) as decimal(38, 0))
                     else acc.magnitude
                 end
             )

@@ -108,3 +108,27 @@ def test_full_refresh_gives_what_the_incremental_runs_gave(dbt_project, simulati
     after = {t: dbt_project.sql(f"select {columns} from {gold}.{t} order by all") for t in tables}
     assert after == before
     _assert_gold_matches(dbt_project, simulations, 1)
+
+
+def test_every_model_and_column_is_documented(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
+    """The YAML describes every model and exactly the columns each relation has."""
+    import json
+
+    manifest = json.loads((dbt_project.target_path / "manifest.json").read_text())
+    problems = []
+    for node in manifest["nodes"].values():
+        if node["resource_type"] != "model" or node["package_name"] != "cdc_lakehouse":
+            continue
+        name = node["name"]
+        if not node["description"].strip():
+            problems.append(f"{name}: no description")
+        documented = {c: v["description"] for c, v in node["columns"].items()}
+        problems += [f"{name}.{c}: no description" for c, d in documented.items() if not d.strip()]
+        relation = f"{node['schema']}.{node['alias']}"
+        actual = {f.name.lower() for f in dbt_project.spark.table(relation).schema.fields}
+        if set(documented) != actual:
+            problems.append(
+                f"{name}: undocumented {sorted(actual - set(documented))}, "
+                f"documented but absent {sorted(set(documented) - actual)}"
+            )
+    assert not problems, "\n".join(problems)

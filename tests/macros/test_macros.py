@@ -1,0 +1,176 @@
+"""Macro-level tests: render project macros with `dbt compile --inline`, run them on Spark.
+
+Each test builds one query over a VALUES table of small fixtures, so a whole family of
+cases costs one dbt compile and one Spark query. Expected values are computed here, in
+Python, independently of the SQL under test.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+from decimal import Decimal
+
+import pytest
+
+from cdc_tools.dbt_invoke import run_dbt
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="module")
+def render(dbt_project, spark):  # type: ignore[no-untyped-def]
+    """render(sql_with_jinja) -> rows of the compiled query, run on the shared session."""
+
+    def _render(sql: str) -> list[dict]:
+        result = run_dbt(["compile", "--inline", sql], target_path=dbt_project.target_path)
+        compiled = result.result.results[0].node.compiled_code
+        return [row.asDict() for row in spark.sql(compiled).collect()]
+
+    return _render
+
+
+def _twos_complement_base64(value: int) -> str:
+    length = max(1, (value + (value < 0)).bit_length() // 8 + 1)
+    return base64.b64encode(value.to_bytes(length, "big", signed=True)).decode()
+
+
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+INTEGERS = [0, 1, -1, 127, 128, -128, -129, 255, 256, 65535, -65536, 2**63, -(2**63),
+            10**37, -(10**37), 10**38 - 1, -(10**38 - 1)]
+
+
+def test_twos_complement_decoding(render) -> None:  # type: ignore[no-untyped-def]
+    values = ", ".join(f"({i}, {_sql_string(_twos_complement_base64(v))})" for i, v in enumerate(INTEGERS))
+    rows = render(
+        "select id, cast({{ cdc_decode_twos_complement(\"try_to_binary(encoded, 'base64')\") }} "
+        f"as string) as decoded from values {values} as cases(id, encoded) order by id"
+    )
+    assert [int(row["decoded"]) for row in rows] == INTEGERS
+
+
+DECIMALS = [
+    # (raw JSON text, contract type, column encoding or None, schema scale or None, expected)
+    ("ME8=", "decimal(12,2)", None, None, Decimal("123.67")),
+    ("ME8=", "decimal(12,2)", "precise", "2", Decimal("123.67")),
+    (_twos_complement_base64(-12367), "decimal(12,2)", None, None, Decimal("-123.67")),
+    ("AA==", "decimal(12,2)", None, None, Decimal("0.00")),
+    (_twos_complement_base64(10**37 + 5), "decimal(38,0)", None, None, Decimal(10**37 + 5)),
+    ("12.30", "decimal(12,2)", "string", None, Decimal("12.30")),
+    ("1.5", "decimal(12,2)", "double", None, Decimal("1.50")),
+    ("not base64!", "decimal(12,2)", "precise", None, None),
+]
+
+
+def test_decimal_decoding(render) -> None:  # type: ignore[no-untyped-def]
+    parts = []
+    for i, (raw, dtype, encoding, scale, _) in enumerate(DECIMALS):
+        encoding_arg = f"'{encoding}'" if encoding else "none"
+        column_type = (
+            f"named_struct('type', 'bytes', 'name', 'org.apache.kafka.connect.data.Decimal', "
+            f"'scale', '{scale}')" if scale else "cast(null as struct<type:string,name:string,scale:string>)"
+        )
+        parts.append(
+            f"select {i} as id, cast({{{{ cdc_decode_value(\"{_sql_string(raw)}\", '{dtype}', "
+            f"{encoding_arg}, \"{column_type}\", \"'sqlserver'\") }}}} as string) as decoded"
+        )
+    rows = render(" union all ".join(parts) + " order by id")
+    decoded = [None if r["decoded"] is None else Decimal(r["decoded"]) for r in rows]
+    assert decoded == [expected for *_, expected in DECIMALS]
+
+
+TEMPORALS = [
+    # (raw, type, encoding, connector, expected as text)
+    ("10599", "date", None, "postgresql", "1999-01-08"),
+    ("-354285", "date", "io.debezium.time.Date", "mysql", "1000-01-01"),
+    ("1734393600000", "date", None, "oracle", "2024-12-17"),
+    ("2024-12-16", "date", None, "sqlserver", "2024-12-16"),
+    ("1679581805000", "timestamp", "io.debezium.time.Timestamp", "mysql", "2023-03-23 14:30:05"),
+    ("1529507596945104", "timestamp", "io.debezium.time.MicroTimestamp", "sqlserver",
+     "2018-06-20 15:13:16.945104"),
+    ("1529507596945104000", "timestamp", "io.debezium.time.NanoTimestamp", "sqlserver",
+     "2018-06-20 15:13:16.945104"),
+    ("2004-10-19T08:23:54Z", "timestamp", "io.debezium.time.ZonedTimestamp", "postgresql",
+     "2004-10-19 08:23:54"),
+    ("12", "int", None, "db2", "12"),
+    ("1.5", "int", None, "db2", None),
+    ("abc", "bigint", None, "db2", None),
+    ("1", "boolean", None, "oracle", "true"),
+    ("false", "boolean", None, "db2", "false"),
+    ("yes", "boolean", None, "db2", None),
+]
+
+
+def test_value_decoding(render) -> None:  # type: ignore[no-untyped-def]
+    parts = []
+    for i, (raw, dtype, encoding, connector, _) in enumerate(TEMPORALS):
+        encoding_arg = f"'{encoding}'" if encoding else "none"
+        parts.append(
+            f"select {i} as id, cast({{{{ cdc_decode_value(\"{_sql_string(raw)}\", '{dtype}', "
+            f"{encoding_arg}, 'cast(null as struct<type:string,name:string,scale:string>)', "
+            f"\"'{connector}'\") }}}} as string) as decoded"
+        )
+    rows = render(" union all ".join(parts) + " order by id")
+    assert [r["decoded"] for r in rows] == [expected for *_, expected in TEMPORALS]
+
+
+def test_canonical_keys_agree_between_message_key_and_row_image(render) -> None:  # type: ignore[no-untyped-def]
+    rows = render(
+        "select {{ cdc_canonical_json_map(\"from_json('{\\\"ID\\\": 1004, \\\"Region\\\": \\\"eu\\\"}', "
+        "'map<string,string>')\") }} as from_key, "
+        "{{ cdc_canonical_json_map(\"from_json('{\\\"region\\\":\\\"eu\\\",\\\"id\\\":1004}', "
+        "'map<string,string>')\") }} as from_image, "
+        "{{ cdc_canonical_json_map(\"from_json('{}', 'map<string,string>')\") }} as empty"
+    )
+    assert rows[0]["from_key"] == rows[0]["from_image"] == json.dumps(
+        {"id": "1004", "region": "eu"}, separators=(",", ":")
+    )
+    assert rows[0]["empty"] is None
+
+
+def test_positions_sort_in_change_order(render) -> None:  # type: ignore[no-untyped-def]
+    # (connector, source fields as JSON): each list is in true change order.
+    orders = {
+        "oracle": [
+            {"scn": "9999990"},  # a snapshot read: scn only
+            {"scn": "9999995", "commit_scn": "10000002"},
+            {"scn": "10000001", "commit_scn": "10000002"},
+            {"scn": "10000003", "commit_scn": "100000000"},
+        ],
+        "sqlserver": [
+            {"commit_lsn": "0000002b:00000f10:0003"},
+            {"commit_lsn": "0000002b:00000f20:0009", "change_lsn": "0000002b:00000f20:0002",
+             "event_serial_no": "1"},
+            {"commit_lsn": "0000002b:00000f20:0009", "change_lsn": "0000002b:00000f20:0002",
+             "event_serial_no": "2"},
+            {"commit_lsn": "0000002b:00000F30:0001", "change_lsn": "0000002b:00000f30:0001",
+             "event_serial_no": 1},
+        ],
+        "postgresql": [{"lsn": "34078720"}, {"lsn": "134078720"}],
+        "mysql": [
+            {"file": "mysql-bin.000003", "pos": "154"},
+            {"file": "mysql-bin.000003", "pos": "1394"},
+            {"file": "mysql-bin.000004", "pos": "4"},
+        ],
+    }
+    parts = []
+    for connector, sources in orders.items():
+        for rank, source in enumerate(sources):
+            text = json.dumps(source).replace("'", "\\'")
+            parts.append(
+                f"select '{connector}' as connector, {rank} as expected_rank, "
+                f"from_json('{text}', '{{{{ debezium_source_type() }}}}') as src"
+            )
+    rows = render(
+        "select connector, expected_rank, {{ debezium_position('connector', 'src') }} as position, "
+        "{{ debezium_connector('src') }} as detected from ("
+        + " union all ".join(parts) + ") as cases"
+    )
+    for connector in orders:
+        ranked = sorted((r for r in rows if r["connector"] == connector), key=lambda r: r["position"])
+        assert [r["expected_rank"] for r in ranked] == list(range(len(orders[connector])))
+    assert {r["connector"] for r in rows if r["detected"] == r["connector"]} == set(orders)
