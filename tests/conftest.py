@@ -62,9 +62,7 @@ class DbtProject:
 
         os.environ["CDC_SCHEMA"] = self.schema
         os.environ["CDC_LANDING_DIR"] = str(self.landing)
-        return run_dbt(
-            args, vars=vars, target_path=self.target_path, expect_success=expect_success
-        )
+        return run_dbt(args, vars=vars, target_path=self.target_path, expect_success=expect_success)
 
     def sql(self, query: str) -> list[dict[str, object]]:
         return [row.asDict() for row in self.spark.sql(query).collect()]  # type: ignore[attr-defined]

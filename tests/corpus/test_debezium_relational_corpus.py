@@ -103,7 +103,9 @@ def test_snapshots_and_streams_with_schema(spark, corpus_dir, tmp_path) -> None:
     quarantined = _quarantine(project)
     assert quarantined, "the licence header lines must be quarantined, not dropped"
     assert {q["reason_code"] for q in quarantined} == {"malformed_json"}
-    assert all(q["_source_file"].endswith("paimon__debezium-alltype-mysql.txt") for q in quarantined)
+    assert all(
+        q["_source_file"].endswith("paimon__debezium-alltype-mysql.txt") for q in quarantined
+    )
     assert all(q["raw_line"].lstrip().startswith(("/*", "*")) for q in quarantined)
     project.drop_schemas()
 
@@ -132,8 +134,15 @@ def test_payload_only_and_replica_identity_default(spark, corpus_dir, tmp_path) 
 
 def _kcat_line(topic: str, offset: int, key: str, value: str | None) -> str:
     return json.dumps(
-        {"topic": topic, "partition": 0, "offset": offset, "tstype": "create", "ts": 0,
-         "key": key, "payload": value}
+        {
+            "topic": topic,
+            "partition": 0,
+            "offset": offset,
+            "tstype": "create",
+            "ts": 0,
+            "key": key,
+            "payload": value,
+        }
     )
 
 

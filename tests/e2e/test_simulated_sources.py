@@ -46,7 +46,9 @@ def _assert_gold_matches(dbt_project, simulations, batch: int) -> None:  # type:
     failures = []
     for result, _ in simulations:
         outcome = compare_database(
-            dbt_project.spark, dbt_project.layer("gold"), result.config.database,
+            dbt_project.spark,
+            dbt_project.layer("gold"),
+            result.config.database,
             result.expected[batch],
         )
         assert sum(outcome.rows.values()) > 0 or not any(result.expected[batch].values())
@@ -76,7 +78,9 @@ def test_every_message_is_accounted_for(dbt_project, simulations) -> None:  # ty
 
 def test_second_batch_applies_incrementally(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     bronze = dbt_project.layer("bronze")
-    [before] = dbt_project.sql(f"select count(distinct _load_id) as loads from {bronze}.bronze_cdc_messages")
+    [before] = dbt_project.sql(
+        f"select count(distinct _load_id) as loads from {bronze}.bronze_cdc_messages"
+    )
     for result, fmt in simulations:
         write_batch(result.batches[1], dbt_project.landing / result.config.database, 1, fmt)
     dbt_project.run("build")
@@ -85,8 +89,10 @@ def test_second_batch_applies_incrementally(dbt_project, simulations) -> None:  
         f"count(distinct _message_id) as distinct_messages from {bronze}.bronze_cdc_messages"
     )
     assert after["loads"] == before["loads"] + 1, "the second run should load only new files"
-    assert after["messages"] == after["distinct_messages"] == sum(
-        len(r.batches[0]) + len(r.batches[1]) for r, _ in simulations
+    assert (
+        after["messages"]
+        == after["distinct_messages"]
+        == sum(len(r.batches[0]) + len(r.batches[1]) for r, _ in simulations)
     )
     _assert_gold_matches(dbt_project, simulations, 1)
 
@@ -95,7 +101,9 @@ def test_a_run_without_new_files_changes_nothing(dbt_project, simulations) -> No
     gold = dbt_project.layer("gold")
     snapshot = dbt_project.sql(f"select * from {gold}.customers order by _cdc_source_id, id")
     dbt_project.run("build")
-    assert dbt_project.sql(f"select * from {gold}.customers order by _cdc_source_id, id") == snapshot
+    assert (
+        dbt_project.sql(f"select * from {gold}.customers order by _cdc_source_id, id") == snapshot
+    )
     _assert_gold_matches(dbt_project, simulations, 1)
 
 

@@ -8,7 +8,6 @@ Python, independently of the SQL under test.
 from __future__ import annotations
 
 import base64
-import datetime as dt
 import json
 from decimal import Decimal
 
@@ -40,12 +39,31 @@ def _sql_string(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-INTEGERS = [0, 1, -1, 127, 128, -128, -129, 255, 256, 65535, -65536, 2**63, -(2**63),
-            10**37, -(10**37), 10**38 - 1, -(10**38 - 1)]
+INTEGERS = [
+    0,
+    1,
+    -1,
+    127,
+    128,
+    -128,
+    -129,
+    255,
+    256,
+    65535,
+    -65536,
+    2**63,
+    -(2**63),
+    10**37,
+    -(10**37),
+    10**38 - 1,
+    -(10**38 - 1),
+]
 
 
 def test_twos_complement_decoding(render) -> None:  # type: ignore[no-untyped-def]
-    values = ", ".join(f"({i}, {_sql_string(_twos_complement_base64(v))})" for i, v in enumerate(INTEGERS))
+    values = ", ".join(
+        f"({i}, {_sql_string(_twos_complement_base64(v))})" for i, v in enumerate(INTEGERS)
+    )
     rows = render(
         "select id, cast({{ cdc_decode_twos_complement(\"try_to_binary(encoded, 'base64')\") }} "
         f"as string) as decoded from values {values} as cases(id, encoded) order by id"
@@ -72,11 +90,13 @@ def test_decimal_decoding(render) -> None:  # type: ignore[no-untyped-def]
         encoding_arg = f"'{encoding}'" if encoding else "none"
         column_type = (
             f"named_struct('type', 'bytes', 'name', 'org.apache.kafka.connect.data.Decimal', "
-            f"'scale', '{scale}')" if scale else "cast(null as struct<type:string,name:string,scale:string>)"
+            f"'scale', '{scale}')"
+            if scale
+            else "cast(null as struct<type:string,name:string,scale:string>)"
         )
         parts.append(
             f"select {i} as id, cast({{{{ cdc_decode_value(\"{_sql_string(raw)}\", '{dtype}', "
-            f"{encoding_arg}, \"{column_type}\", \"'sqlserver'\") }}}} as string) as decoded"
+            f'{encoding_arg}, "{column_type}", "\'sqlserver\'") }}}} as string) as decoded'
         )
     rows = render(" union all ".join(parts) + " order by id")
     decoded = [None if r["decoded"] is None else Decimal(r["decoded"]) for r in rows]
@@ -90,12 +110,27 @@ TEMPORALS = [
     ("1734393600000", "date", None, "oracle", "2024-12-17"),
     ("2024-12-16", "date", None, "sqlserver", "2024-12-16"),
     ("1679581805000", "timestamp", "io.debezium.time.Timestamp", "mysql", "2023-03-23 14:30:05"),
-    ("1529507596945104", "timestamp", "io.debezium.time.MicroTimestamp", "sqlserver",
-     "2018-06-20 15:13:16.945104"),
-    ("1529507596945104000", "timestamp", "io.debezium.time.NanoTimestamp", "sqlserver",
-     "2018-06-20 15:13:16.945104"),
-    ("2004-10-19T08:23:54Z", "timestamp", "io.debezium.time.ZonedTimestamp", "postgresql",
-     "2004-10-19 08:23:54"),
+    (
+        "1529507596945104",
+        "timestamp",
+        "io.debezium.time.MicroTimestamp",
+        "sqlserver",
+        "2018-06-20 15:13:16.945104",
+    ),
+    (
+        "1529507596945104000",
+        "timestamp",
+        "io.debezium.time.NanoTimestamp",
+        "sqlserver",
+        "2018-06-20 15:13:16.945104",
+    ),
+    (
+        "2004-10-19T08:23:54Z",
+        "timestamp",
+        "io.debezium.time.ZonedTimestamp",
+        "postgresql",
+        "2004-10-19 08:23:54",
+    ),
     ("12", "int", None, "db2", "12"),
     ("1.5", "int", None, "db2", None),
     ("abc", "bigint", None, "db2", None),
@@ -120,14 +155,16 @@ def test_value_decoding(render) -> None:  # type: ignore[no-untyped-def]
 
 def test_canonical_keys_agree_between_message_key_and_row_image(render) -> None:  # type: ignore[no-untyped-def]
     rows = render(
-        "select {{ cdc_canonical_json_map(\"from_json('{\\\"ID\\\": 1004, \\\"Region\\\": \\\"eu\\\"}', "
+        'select {{ cdc_canonical_json_map("from_json(\'{\\"ID\\": 1004, \\"Region\\": \\"eu\\"}\', '
         "'map<string,string>')\") }} as from_key, "
-        "{{ cdc_canonical_json_map(\"from_json('{\\\"region\\\":\\\"eu\\\",\\\"id\\\":1004}', "
+        '{{ cdc_canonical_json_map("from_json(\'{\\"region\\":\\"eu\\",\\"id\\":1004}\', '
         "'map<string,string>')\") }} as from_image, "
         "{{ cdc_canonical_json_map(\"from_json('{}', 'map<string,string>')\") }} as empty"
     )
-    assert rows[0]["from_key"] == rows[0]["from_image"] == json.dumps(
-        {"id": "1004", "region": "eu"}, separators=(",", ":")
+    assert (
+        rows[0]["from_key"]
+        == rows[0]["from_image"]
+        == json.dumps({"id": "1004", "region": "eu"}, separators=(",", ":"))
     )
     assert rows[0]["empty"] is None
 
@@ -143,12 +180,21 @@ def test_positions_sort_in_change_order(render) -> None:  # type: ignore[no-unty
         ],
         "sqlserver": [
             {"commit_lsn": "0000002b:00000f10:0003"},
-            {"commit_lsn": "0000002b:00000f20:0009", "change_lsn": "0000002b:00000f20:0002",
-             "event_serial_no": "1"},
-            {"commit_lsn": "0000002b:00000f20:0009", "change_lsn": "0000002b:00000f20:0002",
-             "event_serial_no": "2"},
-            {"commit_lsn": "0000002b:00000F30:0001", "change_lsn": "0000002b:00000f30:0001",
-             "event_serial_no": 1},
+            {
+                "commit_lsn": "0000002b:00000f20:0009",
+                "change_lsn": "0000002b:00000f20:0002",
+                "event_serial_no": "1",
+            },
+            {
+                "commit_lsn": "0000002b:00000f20:0009",
+                "change_lsn": "0000002b:00000f20:0002",
+                "event_serial_no": "2",
+            },
+            {
+                "commit_lsn": "0000002b:00000F30:0001",
+                "change_lsn": "0000002b:00000f30:0001",
+                "event_serial_no": 1,
+            },
         ],
         "postgresql": [{"lsn": "34078720"}, {"lsn": "134078720"}],
         "mysql": [
@@ -168,9 +214,12 @@ def test_positions_sort_in_change_order(render) -> None:  # type: ignore[no-unty
     rows = render(
         "select connector, expected_rank, {{ debezium_position('connector', 'src') }} as position, "
         "{{ debezium_connector('src') }} as detected from ("
-        + " union all ".join(parts) + ") as cases"
+        + " union all ".join(parts)
+        + ") as cases"
     )
     for connector in orders:
-        ranked = sorted((r for r in rows if r["connector"] == connector), key=lambda r: r["position"])
+        ranked = sorted(
+            (r for r in rows if r["connector"] == connector), key=lambda r: r["position"]
+        )
         assert [r["expected_rank"] for r in ranked] == list(range(len(orders[connector])))
     assert {r["connector"] for r in rows if r["detected"] == r["connector"]} == set(orders)

@@ -1,0 +1,75 @@
+"""The scaffolder writes a table's silver and gold models, YAML and quarantine registration."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import yaml
+
+from cdc_tools.scaffold import REPO_ROOT, contract_from_spec, doc_block_name, write_table
+
+SPEC = {
+    "system": "crm",
+    "table": "ACCOUNTS",
+    "key": ["ID"],
+    "columns": [
+        {"name": "ID", "data_type": "bigint"},
+        {"name": "owner", "data_type": "string", "source_name": "OWNER_NAME"},
+        {"name": "opened_at", "data_type": "timestamp", "encoding": "io.debezium.time.Timestamp"},
+    ],
+}
+
+
+def _project(tmp_path: Path) -> Path:
+    (tmp_path / "models" / "silver").mkdir(parents=True)
+    shutil.copy(
+        REPO_ROOT / "models" / "silver" / "cdc_quarantine.sql",
+        tmp_path / "models" / "silver" / "cdc_quarantine.sql",
+    )
+    return tmp_path
+
+
+def test_writes_models_yaml_and_registration(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    paths = write_table(contract_from_spec(SPEC), root)
+    silver = root / "models" / "silver" / "crm"
+    gold = root / "models" / "gold" / "crm"
+    assert silver / "stg_crm__accounts.sql" in paths
+    assert "cdc_typed_change_log()" in (silver / "stg_crm__accounts.sql").read_text()
+    gold_sql = (gold / "accounts.sql").read_text()
+    assert "unique_key=['_cdc_source_id', 'id']" in gold_sql
+    assert "ref('stg_crm__accounts')" in gold_sql
+
+    [silver_model] = yaml.safe_load((silver / "_crm__models.yml").read_text())["models"]
+    assert silver_model["config"]["meta"] == {"cdc_source_table": "ACCOUNTS", "cdc_key": ["id"]}
+    columns = {c["name"]: c for c in silver_model["columns"]}
+    assert columns["owner"]["meta"] == {"cdc_source_column": "OWNER_NAME"}
+    assert columns["opened_at"]["meta"] == {"cdc_encoding": "io.debezium.time.Timestamp"}
+    assert columns["_loaded_at"]["description"] == '{{ doc("cdc_loaded_at") }}'
+
+    [gold_model] = yaml.safe_load((gold / "_crm__models.yml").read_text())["models"]
+    gold_columns = [c["name"] for c in gold_model["columns"]]
+    assert "_cdc_error_reason" not in gold_columns
+    assert gold_columns[:3] == ["id", "owner", "opened_at"]
+
+    quarantine = (root / "models" / "silver" / "cdc_quarantine.sql").read_text()
+    assert "-- depends_on: {{ ref('stg_crm__accounts') }}" in quarantine
+
+
+def test_rewriting_a_table_is_idempotent(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    write_table(contract_from_spec(SPEC), root)
+    first = {p: p.read_text() for p in root.rglob("*") if p.is_file()}
+    write_table(contract_from_spec(SPEC), root)
+    assert {p: p.read_text() for p in root.rglob("*") if p.is_file()} == first
+
+
+def test_doc_block_names() -> None:
+    assert doc_block_name("_cdc_op") == "cdc_op"
+    assert doc_block_name("_loaded_at") == "cdc_loaded_at"
+    docs = (REPO_ROOT / "models" / "_cdc__docs.md").read_text()
+    from cdc_tools.scaffold import GOLD_METADATA_COLUMNS, TYPED_METADATA_COLUMNS
+
+    for column in {*TYPED_METADATA_COLUMNS, *GOLD_METADATA_COLUMNS}:
+        assert f"{{% docs {doc_block_name(column)} %}}" in docs, column
