@@ -14,6 +14,7 @@ export PYTHONPATH := $(CURDIR)
 .PHONY: setup check-java demo test lint unit bench docs docs-serve quality clean lock
 
 setup: check-java $(STAMP)
+	@mkdir -p landing
 
 check-java:
 	@v=$$(java -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/'); \

@@ -13,18 +13,18 @@ with
 bronze as (
 
     select
-        _message_id,
-        message_key,
-        message_value,
-        _is_tombstone,
-        _is_valid_utf8,
-        _kafka_topic,
-        _kafka_partition,
-        _kafka_offset,
-        _source_file,
-        _source_line,
-        _loaded_at,
-        _load_id
+        bronze_messages._message_id,
+        bronze_messages.message_key,
+        bronze_messages.message_value,
+        bronze_messages._is_tombstone,
+        bronze_messages._is_valid_utf8,
+        bronze_messages._kafka_topic,
+        bronze_messages._kafka_partition,
+        bronze_messages._kafka_offset,
+        bronze_messages._source_file,
+        bronze_messages._source_line,
+        bronze_messages._loaded_at,
+        bronze_messages._load_id
     from {{ ref('bronze_cdc_messages') }} as bronze_messages
     {% if is_incremental() %}
         where bronze_messages._loaded_at > (select max(previous._loaded_at) from {{ this }} as previous)

@@ -1,0 +1,29 @@
+{% macro cdc_landing_files_relation() %}
+    {#-
+        Registers (once per session) a temporary view listing every file under the landing
+        folder, recursively, through Spark's `binaryFile` source, and returns its name.
+        Selecting only `path`, `modificationTime` and `length` from it lists files without
+        reading them; `content` is read only for the files a query keeps, because
+        binaryFile pushes filters on `path` down to the file listing.
+    -#}
+    {%- set view_name = '_cdc_landing_files' -%}
+    {%- set landing_dir = var('cdc_landing_dir') | trim -%}
+    {%- if landing_dir == '' -%}
+        {{ exceptions.raise_compiler_error(
+            "cdc_landing_dir is empty: set the dbt var cdc_landing_dir or the environment "
+            ~ "variable CDC_LANDING_DIR to the folder that holds the landing files."
+        ) }}
+    {%- endif -%}
+    {%- if execute -%}
+        {%- call statement('cdc_register_landing_view', fetch_result=False) -%}
+            create or replace temporary view {{ view_name }}
+            using binaryFile
+            options (
+                path '{{ cdc_escape_string(landing_dir) }}',
+                recursiveFileLookup 'true',
+                pathGlobFilter '{{ cdc_escape_string(var("cdc_landing_glob")) }}'
+            )
+        {%- endcall -%}
+    {%- endif -%}
+    {{ return(view_name) }}
+{% endmacro %}
