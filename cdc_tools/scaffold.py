@@ -63,7 +63,7 @@ GOLD_METADATA_COLUMNS: tuple[str, ...] = (
 )
 
 # Columns the materialization uses but does not publish.
-GOLD_UNPUBLISHED_COLUMNS: frozenset[str] = frozenset({"_cdc_error_reason"})
+GOLD_UNPUBLISHED_COLUMNS: frozenset[str] = frozenset({"_cdc_error_reason", "_cdc_sort_key"})
 
 
 def doc_block_name(column: str) -> str:

@@ -49,6 +49,9 @@
     {%- endif -%}
   {%- endfor -%}
   {%- set state_columns = model_columns | reject('in', ['_cdc_error_reason']) | list -%}
+  {#- _cdc_sort_key ends with the arrival of the copy that won: internal, not published,
+      so that copies of one event delivered differently give the same relation. -#}
+  {%- set published_columns = state_columns | reject('in', ['_cdc_sort_key']) | list -%}
 
   {%- set existing_state = adapter.get_relation(
         database=state_relation.database, schema=state_relation.schema,
@@ -129,7 +132,7 @@
   {% call statement('cdc_publish_view') %}
     create or replace view {{ target_relation }} as
     select
-      {{ state_columns | join(',\n      ') }}
+      {{ published_columns | join(',\n      ') }}
       {%- if delete_mode == 'soft' %},
       _cdc_is_deleted,
       case when _cdc_is_deleted then _cdc_source_ts end as _cdc_deleted_at

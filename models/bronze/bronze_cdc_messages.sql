@@ -2,8 +2,16 @@
     config(
         materialized='incremental',
         incremental_strategy='append',
+        full_refresh=false,
     )
 }}
+
+{#-
+    Bronze is the only copy of messages whose landing files may since have been rotated
+    away, so `--full-refresh` does not rebuild it (full_refresh=false): silver and gold are
+    rebuilt from it instead. To reload bronze from the landing files on purpose, drop the
+    table first (see README, "Rebuilding").
+-#}
 
 {%- set new_files = cdc_new_landing_files(this if is_incremental() else none) -%}
 
@@ -90,7 +98,9 @@ file_name_lineage as (
 final as (
 
     select
-        md5(concat(source_file, ':', cast(source_line as string))) as _message_id,
+        md5(concat_ws(
+            '|', source_file, cast(source_file_modified_at as string), cast(source_line as string)
+        )) as _message_id,
         raw_line,
         raw_line_base64,
         case when is_kcat_record then kcat.key end as message_key,

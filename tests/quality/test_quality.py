@@ -1,0 +1,288 @@
+"""Tests of the Great Expectations suites (cdc_tools.quality).
+
+Tests of the tests: small tables with known defects are written under a throwaway schema
+prefix (one Spark job per table) and validated once; every kind of expectation must fail
+with a message naming the table, the expectation and the offending value, and clean copies
+of the same tables must pass. Then the real pipeline, built by dbt from a small simulation,
+must pass every suite and get Data Docs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from cdc_tools.quality import SUITES, QualityReport, TableSuite, run_quality
+from cdc_tools.simulator import SimConfig, simulate, write_batch
+
+pytestmark = pytest.mark.spark
+
+BAD = "t_gxbad"
+GOOD = "t_gxgood"
+LOADED = dt.datetime(2024, 1, 1, 12, 0, 0)
+
+BRONZE_SCHEMA = (
+    "_message_id string, raw_line string, _record_format string, "
+    "_source_file string, _source_line int, _loaded_at timestamp"
+)
+MESSAGES_SCHEMA = (
+    "_message_id string, _cdc_message_kind string, _cdc_error_reason string, "
+    "_cdc_op string, _cdc_position string"
+)
+TYPED_SCHEMA = (
+    "_message_id string, _cdc_source_id string, _cdc_op string, _cdc_position string, "
+    "_cdc_error_reason string, id int"
+)
+GOLD_SCHEMA = "_cdc_source_id string, _cdc_key string, id int, _cdc_op string"
+
+GOOD_ROWS: dict[tuple[str, str], tuple[str, list[tuple[object, ...]]]] = {
+    ("bronze", "bronze_cdc_messages"): (
+        BRONZE_SCHEMA,
+        [
+            ("m1", "{}", "value_line", "/landing/a.json", 1, LOADED),
+            ("m2", "null", "kcat", "/landing/b.jsonl", 1, LOADED),
+        ],
+    ),
+    ("silver", "stg_cdc__messages"): (
+        MESSAGES_SCHEMA,
+        [
+            ("s1", "change", None, "c", "100"),
+            ("s2", "change", None, "t", "101"),
+            ("s3", "error", "unknown_op: op 'x' is not one of c, u, d, r, t", "x", None),
+            ("s4", "tombstone", None, None, None),
+            ("s5", "transaction", None, None, None),
+        ],
+    ),
+    ("silver", "stg_inventory__customers"): (
+        TYPED_SCHEMA,
+        [
+            ("c1", "db.inv.customers", "c", "1", None, 1),
+            ("c2", "db.inv.customers", "t", "2", None, None),
+            ("c3", "db.inv.customers", "u", "3", "missing_key: key column id is null", None),
+        ],
+    ),
+    ("gold", "customers"): (
+        GOLD_SCHEMA,
+        [
+            ("db.inv.customers", '{"id":1}', 1, "c"),
+            ("db.inv.customers", '{"id":2}', 2, "u"),
+            ("other.inv.customers", '{"id":1}', 1, "r"),
+        ],
+    ),
+}
+
+# Each defect row is annotated with the expectation(s) it must break.
+BAD_ROWS: dict[tuple[str, str], tuple[str, list[tuple[object, ...]]]] = {
+    ("bronze", "bronze_cdc_messages"): (
+        BRONZE_SCHEMA,
+        [
+            ("m1", "{}", "value_line", "/landing/a.json", 1, LOADED),
+            ("m1", "{}", "value_line", "/landing/a.json", 2, LOADED),  # duplicate id
+            ("m3", "{}", "csv_line", None, 3, LOADED),  # null _source_file, unknown format
+            ("m4", None, "kcat", "/landing/b.jsonl", 1, LOADED),  # null raw_line
+        ],
+    ),
+    ("silver", "stg_cdc__messages"): (
+        MESSAGES_SCHEMA,
+        [
+            ("s1", "change", None, "c", "100"),
+            ("s2", "error", None, "x", None),  # error without a reason
+            ("s3", "change", None, "q", "102"),  # unknown op on a change
+            ("s4", "change", None, "u", None),  # change without a position
+            ("s5", "tombstone", "oops: reason on a tombstone", None, None),
+            ("s6", "gossip", None, None, None),  # unknown kind
+            ("s7", "error", "unknown_op: op 'z'", "z", None),  # fine: ops of errors vary
+        ],
+    ),
+    ("silver", "stg_inventory__customers"): (
+        TYPED_SCHEMA,
+        [
+            ("c1", "db.inv.customers", "c", "1", None, 1),
+            ("c2", "db.inv.customers", "t", "2", None, None),  # fine: truncate has no key
+            ("c3", "db.inv.customers", "u", "3", "missing_key: id", None),  # fine: quarantined
+            ("c4", "db.inv.customers", "u", "4", None, None),  # null key on a change
+            ("c5", "db.inv.customers", "k", "5", None, 5),  # unknown op
+        ],
+    ),
+    ("gold", "customers"): (
+        GOLD_SCHEMA,
+        [
+            ("db.inv.customers", '{"id":1}', 1, "c"),
+            ("db.inv.customers", '{"id":1}', 1, "u"),  # duplicate key (source, id)
+            ("db.inv.customers", '{"id":2}', 2, "d"),  # a delete left in current state
+            ("db.inv.customers", '{"id":3}', None, "r"),  # null key column
+            ("other.inv.customers", '{"id":1}', 1, "c"),  # fine: another source
+        ],
+    ),
+    # A table without the `_cdc_op` column the suite needs.
+    ("gold", "orders"): (
+        "_cdc_source_id string, _cdc_key string, order_id bigint",
+        [("db.inv.orders", '{"order_id":1}', 1)],
+    ),
+}
+
+
+def _write_tables(spark, prefix: str, tables) -> None:  # type: ignore[no-untyped-def]
+    for layer in ("bronze", "silver", "gold"):
+        spark.sql(f"drop database if exists {prefix}_{layer} cascade")
+        spark.sql(f"create database {prefix}_{layer}")
+    for (layer, table), (schema, rows) in tables.items():
+        frame = spark.createDataFrame(rows, schema)
+        frame.write.mode("overwrite").saveAsTable(f"{prefix}_{layer}.{table}")
+
+
+def _drop(spark, prefix: str) -> None:  # type: ignore[no-untyped-def]
+    for layer in ("bronze", "silver", "gold"):
+        spark.sql(f"drop database if exists {prefix}_{layer} cascade")
+
+
+def _suites(keys: Sequence[str]) -> list[TableSuite]:
+    return [suite for suite in SUITES if suite.key in keys]
+
+
+@pytest.fixture(scope="module")
+def bad_report(spark, tmp_path_factory: pytest.TempPathFactory) -> Iterator[QualityReport]:  # type: ignore[no-untyped-def]
+    _write_tables(spark, BAD, BAD_ROWS)
+    missing = ["gold.order_lines"]
+    keys = [f"{layer}.{table}" for layer, table in BAD_ROWS] + missing
+    yield run_quality(spark, BAD, tmp_path_factory.mktemp("bad-docs"), suites=_suites(keys))
+    _drop(spark, BAD)
+
+
+def _failure(report: QualityReport, relation: str, expectation: str) -> str:
+    """The one failure message of `relation` that starts with `expectation`."""
+    found = [m for m in report.failures() if m.startswith(f"{relation}: {expectation}")]
+    assert len(found) == 1, f"no single {expectation} failure of {relation}:\n" + "\n".join(
+        report.failures()
+    )
+    return found[0]
+
+
+@pytest.mark.parametrize(
+    ("relation", "expectation", "offending"),
+    [
+        # bronze contract
+        (f"{BAD}_bronze.bronze_cdc_messages", "expect_column_values_to_be_unique(_message_id)",
+         "_message_id='m1'"),
+        (f"{BAD}_bronze.bronze_cdc_messages", "expect_column_values_to_not_be_null(_source_file)",
+         "_message_id='m3'"),
+        (f"{BAD}_bronze.bronze_cdc_messages", "expect_column_values_to_not_be_null(raw_line)",
+         "_message_id='m4'"),
+        (f"{BAD}_bronze.bronze_cdc_messages", "expect_column_values_to_be_in_set(_record_format)",
+         "_record_format='csv_line'"),
+        # silver messages: conditional expectations
+        (f"{BAD}_silver.stg_cdc__messages",
+         "expect_column_values_to_not_be_null(_cdc_error_reason) where _cdc_message_kind == error",
+         "_message_id='s2'"),
+        (f"{BAD}_silver.stg_cdc__messages",
+         "expect_column_values_to_be_null(_cdc_error_reason) where _cdc_message_kind != error",
+         "_cdc_error_reason='oops: reason on a tombstone'"),
+        (f"{BAD}_silver.stg_cdc__messages",
+         "expect_column_values_to_be_in_set(_cdc_op) where _cdc_message_kind == change",
+         "_cdc_op='q'"),
+        (f"{BAD}_silver.stg_cdc__messages",
+         "expect_column_values_to_not_be_null(_cdc_position) where _cdc_message_kind == change",
+         "_message_id='s4'"),
+        (f"{BAD}_silver.stg_cdc__messages", "expect_column_values_to_be_in_set(_cdc_message_kind)",
+         "_cdc_message_kind='gossip'"),
+        # typed change log
+        (f"{BAD}_silver.stg_inventory__customers",
+         "expect_column_values_to_not_be_null(id) where _cdc_op != t AND _cdc_error_reason IS NULL",
+         "_message_id='c4'"),
+        (f"{BAD}_silver.stg_inventory__customers", "expect_column_values_to_be_in_set(_cdc_op)",
+         "_cdc_op='k'"),
+        # gold
+        (f"{BAD}_gold.customers", "expect_compound_columns_to_be_unique(_cdc_source_id, id)",
+         "_cdc_source_id='db.inv.customers', _cdc_key='{\"id\":1}', id=1"),
+        (f"{BAD}_gold.customers", "expect_column_values_to_not_be_null(id)",
+         "_cdc_key='{\"id\":3}'"),
+        (f"{BAD}_gold.customers", "expect_column_values_to_be_in_set(_cdc_op)", "_cdc_op='d'"),
+    ],
+)  # fmt: skip
+def test_each_defect_fails_with_table_expectation_and_value(
+    bad_report: QualityReport, relation: str, expectation: str, offending: str
+) -> None:
+    message = _failure(bad_report, relation, expectation)
+    assert "rows unexpected" in message
+    assert offending in message, message
+
+
+def test_only_the_defects_fail(bad_report: QualityReport) -> None:
+    """Rows that are fine by the contract (truncate, quarantined, errors) are not flagged."""
+    failed = {
+        table.relation: sorted(o.describe() for o in table.outcomes if not o.success)
+        for table in bad_report.tables
+    }
+    assert len(failed[f"{BAD}_bronze.bronze_cdc_messages"]) == 4
+    assert len(failed[f"{BAD}_silver.stg_cdc__messages"]) == 5
+    assert len(failed[f"{BAD}_silver.stg_inventory__customers"]) == 2
+    assert len(failed[f"{BAD}_gold.customers"]) == 3
+    assert not bad_report.success
+
+
+def test_sample_names_each_offending_row_once(bad_report: QualityReport) -> None:
+    [unique] = [
+        o
+        for o in bad_report.table(f"{BAD}_gold.customers").outcomes
+        if o.expectation == "expect_compound_columns_to_be_unique"
+    ]
+    assert unique.unexpected_count == 2
+    assert unique.sample == (
+        {"_cdc_source_id": "db.inv.customers", "_cdc_key": '{"id":1}', "id": 1},
+    )
+
+
+def test_missing_table_and_missing_column_are_failures(bad_report: QualityReport) -> None:
+    missing = bad_report.table(f"{BAD}_gold.order_lines")
+    assert missing.error == "table does not exist" and not missing.success
+    assert f"{BAD}_gold.order_lines: table does not exist" in "\n".join(bad_report.failures())
+    message = _failure(
+        bad_report, f"{BAD}_gold.orders", "expect_column_values_to_not_be_null(_cdc_op)"
+    )
+    assert "could not run" in message and "_cdc_op" in message
+
+
+def test_clean_tables_pass(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _write_tables(spark, GOOD, GOOD_ROWS)
+    try:
+        keys = [f"{layer}.{table}" for layer, table in GOOD_ROWS]
+        report = run_quality(spark, GOOD, tmp_path / "docs", suites=_suites(keys))
+    finally:
+        _drop(spark, GOOD)
+    assert report.failures() == []
+    assert report.success
+    assert all(t.passed == t.expected > 0 for t in report.tables)
+
+
+def test_the_built_pipeline_passes_every_suite(dbt_project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    result = simulate(SimConfig(seed=7, database="GXQ1", server="gxq1", batches=1, transactions=20))
+    write_batch(result.batches[0], dbt_project.landing / result.config.database, 0, "value_lines")
+    dbt_project.run("build")
+
+    docs = tmp_path / "docs"
+    report = run_quality(dbt_project.spark, dbt_project.schema, docs)
+
+    assert report.failures() == [], "\n".join(report.failures())
+    assert {t.relation.split(".")[1] for t in report.tables} == {s.table for s in SUITES}
+    assert all(t.passed == t.expected for t in report.tables)
+    assert report.docs_index == (docs / "index.html").resolve()
+    assert report.docs_index.is_file()
+    assert "customers" in report.docs_index.read_text()
+
+
+def test_cli_prints_summary_and_failures_and_exits_1(  # type: ignore[no-untyped-def]
+    spark, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import cdc_tools.local_spark
+    from cdc_tools.quality import main
+
+    monkeypatch.setattr(cdc_tools.local_spark, "get_local_spark", lambda: spark)
+    code = main(["--schema", "t_gxnone", "--docs-dir", str(tmp_path / "docs")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.splitlines()[0].split() == ["table", "expectations", "passed", "failed", "status"]
+    assert "t_gxnone_gold.customers: table does not exist (5 expectations not run)" in out
+    assert f"Data Docs: {(tmp_path / 'docs' / 'index.html').resolve()}" in out
