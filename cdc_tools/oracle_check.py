@@ -31,12 +31,16 @@ class Comparison:
 
 
 def gold_state(spark, gold_schema: str, table: str, database: str) -> dict[tuple, dict]:  # type: ignore[no-untyped-def]
-    """The rows of gold table `table` that came from source database `database`."""
+    """The live rows of gold table `table` that came from source database `database`."""
     spec = TABLES[table]
     columns = ", ".join(spec.column_names)
+    relation = f"{gold_schema}.{table}"
+    live_only = ""
+    if "_cdc_is_deleted" in spark.table(relation).columns:  # a soft-delete table
+        live_only = " and not _cdc_is_deleted"
     rows = spark.sql(
-        f"select {columns} from {gold_schema}.{table} "
-        f"where lower(_cdc_source_db) = lower('{database}')"
+        f"select {columns} from {relation} "
+        f"where lower(_cdc_source_db) = lower('{database}'){live_only}"
     ).collect()
     state: dict[tuple, dict] = {}
     for row in rows:
@@ -76,3 +80,28 @@ def compare_database(
                             f"source {value!r}"
                         )
     return outcome
+
+
+def keys_ever_present(result, table: str) -> set[tuple]:  # type: ignore[no-untyped-def]
+    """Every key that existed in `table` at some point of a simulation."""
+    spec = TABLES[table]
+    keys: set[tuple] = set()
+    for batch in result.transactions:
+        for transaction in batch:
+            for change in transaction.changes:
+                if change.table == table and change.after is not None:
+                    keys.add(tuple(change.after[k] for k in spec.key))
+    return keys
+
+
+def expected_history(result, table: str) -> dict[tuple, list[dict[str, object]]]:  # type: ignore[no-untyped-def]
+    """Per key, the row images a type-2 history must hold, in change order."""
+    spec = TABLES[table]
+    versions: dict[tuple, list[dict[str, object]]] = {}
+    for batch in result.transactions:
+        for transaction in batch:
+            for change in transaction.changes:
+                if change.table == table and change.op in ("r", "c", "u"):
+                    key = tuple(change.after[k] for k in spec.key)
+                    versions.setdefault(key, []).append(dict(change.after))
+    return versions

@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +29,12 @@ from great_expectations.data_context.types.base import (
     InMemoryStoreBackendDefaults,
     ProgressBarsConfig,
 )
-from great_expectations.expectations.row_conditions import Column, Condition
+from great_expectations.expectations.row_conditions import (
+    Column,
+    ComparisonCondition,
+    Condition,
+    Operator,
+)
 
 from cdc_tools.local_spark import REPO_ROOT
 
@@ -53,6 +58,9 @@ CHANGE_OPS = ["c", "u", "d", "r", "t"]
 CURRENT_OPS = ["c", "u", "r"]
 MESSAGE_KINDS = ["change", "tombstone", "transaction", "schema_change", "error"]
 RECORD_FORMATS = ["value_line", "kcat"]
+# Present only in soft-delete gold tables: true when the key's last change was a delete
+# or a truncate (the row stays, flagged).
+SOFT_DELETE_FLAG = "_cdc_is_deleted"
 
 # Typed source tables: gold table name -> key columns (the typed change log is
 # silver `stg_inventory__<table>`; gold is keyed by `_cdc_source_id` plus these).
@@ -68,11 +76,22 @@ TYPED_TABLES: Mapping[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True)
 class Check:
-    """One expectation: its GX class, its arguments and an optional row condition."""
+    """One expectation: its GX class, its arguments and an optional row condition.
+
+    `only_with` / `only_without` name a column whose presence decides whether the check
+    applies to a table (e.g. the soft-delete flag of a gold table).
+    """
 
     expectation: type[gxe.Expectation]
     kwargs: Mapping[str, Any]
     when: Condition | None = None
+    only_with: str | None = None
+    only_without: str | None = None
+
+    def applies_to(self, columns: Collection[str]) -> bool:
+        if self.only_with is not None and self.only_with not in columns:
+            return False
+        return self.only_without is None or self.only_without not in columns
 
     def build(self) -> gxe.Expectation:
         extra: dict[str, Any] = {"row_condition": self.when} if self.when is not None else {}
@@ -183,6 +202,14 @@ def _typed_log_suite(table: str, key: tuple[str, ...]) -> TableSuite:
 
 
 def _gold_suite(table: str, key: tuple[str, ...], row_id: tuple[str, ...]) -> TableSuite:
+    """Keys unique and not null; a live row's last change is c, u or r.
+
+    In a soft-delete table (one with SOFT_DELETE_FLAG) deleted rows stay, so only the rows
+    not flagged deleted are held to c, u, r, and the flag itself must be set.
+    """
+    live = ComparisonCondition(
+        column=Column(SOFT_DELETE_FLAG), operator=Operator.EQUAL, parameter=False
+    )
     return TableSuite(
         layer="gold",
         table=table,
@@ -190,7 +217,9 @@ def _gold_suite(table: str, key: tuple[str, ...], row_id: tuple[str, ...]) -> Ta
         checks=(
             unique("_cdc_source_id", *key),
             *not_null("_cdc_source_id", *key, "_cdc_op"),
-            in_set("_cdc_op", CURRENT_OPS),
+            replace(in_set("_cdc_op", CURRENT_OPS), only_without=SOFT_DELETE_FLAG),
+            replace(in_set("_cdc_op", CURRENT_OPS, when=live), only_with=SOFT_DELETE_FLAG),
+            *(replace(c, only_with=SOFT_DELETE_FLAG) for c in not_null(SOFT_DELETE_FLAG)),
         ),
     )
 

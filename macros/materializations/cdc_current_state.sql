@@ -9,6 +9,9 @@
         cdc_delete_mode    hard (default): deleted keys leave the relation;
                            soft: they stay with _cdc_is_deleted / _cdc_deleted_at
         cdc_buckets        key-hash buckets of the state table (var cdc_gold_buckets)
+        file_format        parquet (default: copy-on-write of the touched buckets through a
+                           staging table and dynamic partition overwrite) or delta, iceberg,
+                           hudi (MERGE INTO, see _cdc_merge_into_statements)
         cdc_tombstone_retention_days  (var cdc_tombstone_retention_days)
 
       The model's SQL must return the change rows with _cdc_op, _cdc_sort_key,
@@ -29,6 +32,14 @@
     ) }}
   {%- endif -%}
   {%- set buckets = config.get('cdc_buckets', var('cdc_gold_buckets', 8)) | int -%}
+  {%- set file_format = config.get('file_format') or 'parquet' -%}
+  {%- set merge_formats = ['delta', 'iceberg', 'hudi'] -%}
+  {%- if file_format not in ['parquet'] + merge_formats -%}
+    {{ exceptions.raise_compiler_error(
+        "cdc_current_state model " ~ this ~ ": file_format '" ~ file_format ~ "' is not one of "
+        ~ "parquet (copy-on-write buckets), delta, iceberg, hudi (MERGE INTO)"
+    ) }}
+  {%- endif -%}
   {%- set retention_days = config.get(
         'cdc_tombstone_retention_days', var('cdc_tombstone_retention_days', 7)) | int -%}
 
@@ -85,13 +96,38 @@
     {%- set loaded_through = run_query(watermark_sql).columns[0].values()[0] -%}
     {% call statement('main') %}
       create table {{ state_relation }}
-      using parquet
+      using {{ file_format }}
       partitioned by (cdc_bucket)
       as
       {{ _cdc_state_merge_sql(sql, state_columns, unique_key, none, none, buckets, retention_days) }}
     {% endcall %}
     {{ _cdc_create_runs_table(runs_relation) }}
     {{ _cdc_record_run(runs_relation, loaded_through, 'applied') }}
+  {%- elif file_format in merge_formats -%}
+    {{ _cdc_create_runs_table(runs_relation) }}
+    {%- set watermark = _cdc_watermark(runs_relation) -%}
+    {%- set batch_sql -%}
+      select * from ({{ sql }}) as model_changes
+      {%- if watermark is not none %}
+      where _loaded_at > timestamp'{{ watermark }}'
+      {%- endif %}
+    {%- endset -%}
+    {%- set loaded_through = run_query(
+          "select cast(max(_loaded_at) as string) from (" ~ batch_sql ~ ")"
+        ).columns[0].values()[0] -%}
+    {%- if loaded_through is none -%}
+      {% call statement('main') %}
+        select 'no new changes' as cdc_status
+      {% endcall %}
+    {%- else -%}
+      {%- for statement_sql in _cdc_merge_into_statements(
+            batch_sql, state_columns, unique_key, state_relation, buckets, retention_days) -%}
+        {% call statement('main' if loop.last else 'cdc_merge_' ~ loop.index) %}
+          {{ statement_sql }}
+        {% endcall %}
+      {%- endfor -%}
+      {{ _cdc_record_run(runs_relation, loaded_through, 'applied') }}
+    {%- endif -%}
   {%- else -%}
     {{ _cdc_resume_interrupted_run(state_relation, runs_relation, staging_relation) }}
     {%- set watermark = _cdc_watermark(runs_relation) -%}

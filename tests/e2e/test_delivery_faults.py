@@ -76,7 +76,10 @@ def _differences(dbt_project, deliveries) -> list[str]:  # type: ignore[no-untyp
     problems = []
     for result, *_ in deliveries:
         outcome = compare_database(
-            dbt_project.spark, dbt_project.layer("gold"), result.config.database, result.expected[-1]
+            dbt_project.spark,
+            dbt_project.layer("gold"),
+            result.config.database,
+            result.expected[-1],
         )
         problems += [f"{result.config.database}: {d}" for d in outcome.differences]
     return problems

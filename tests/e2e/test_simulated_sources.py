@@ -140,3 +140,48 @@ def test_every_model_and_column_is_documented(dbt_project, simulations) -> None:
                 f"documented but absent {sorted(set(documented) - actual)}"
             )
     assert not problems, "\n".join(problems)
+
+
+def test_soft_deleted_orders_stay_flagged(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
+    """`orders` uses cdc_delete_mode='soft': every deleted key stays, flagged, with its time."""
+    from cdc_tools.oracle_check import keys_ever_present
+
+    gold = dbt_project.layer("gold")
+    for result, _ in simulations:
+        rows = dbt_project.sql(
+            f"select order_id, _cdc_deleted_at from {gold}.orders where _cdc_is_deleted "
+            f"and lower(_cdc_source_db) = lower('{result.config.database}')"
+        )
+        deleted = {(row["order_id"],) for row in rows}
+        gone = keys_ever_present(result, "orders") - set(result.expected[-1]["orders"])
+        assert gone, "the simulation should delete some orders"
+        assert deleted == gone
+        assert all(row["_cdc_deleted_at"] is not None for row in rows)
+
+
+def test_customer_history_matches_the_source_history(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
+    from cdc_tools.oracle_check import expected_history
+    from cdc_tools.simulator import TABLES
+
+    gold = dbt_project.layer("gold")
+    columns = TABLES["customers"].column_names
+    for result, _ in simulations:
+        rows = dbt_project.sql(
+            f"select {', '.join(columns)}, is_current, valid_from, valid_to "
+            f"from {gold}.customer_history "
+            f"where lower(_cdc_source_db) = lower('{result.config.database}') "
+            f"order by id, _cdc_valid_from_position"
+        )
+        actual: dict[tuple, list[dict]] = {}
+        for row in rows:
+            actual.setdefault((row["id"],), []).append(row)
+        wanted = expected_history(result, "customers")
+        assert actual.keys() == wanted.keys()
+        current = result.expected[-1]["customers"]
+        for key, versions in wanted.items():
+            got = actual[key]
+            assert [{c: v[c] for c in columns} for v in got] == versions, key
+            assert [v["is_current"] for v in got] == [False] * (len(got) - 1) + [key in current]
+            assert all(
+                a["valid_to"] == b["valid_from"] for a, b in zip(got, got[1:], strict=False)
+            ), key

@@ -1,4 +1,4 @@
-{{ config(materialized='cdc_current_state', unique_key=['_cdc_source_id', 'order_id']) }}
+{{ config(materialized='cdc_current_state', unique_key=['_cdc_source_id', 'order_id'], cdc_delete_mode='soft') }}
 
 with
 
