@@ -5,6 +5,8 @@ validates each table's Spark DataFrame with an ephemeral GX context, builds Data
 a filesystem folder and returns a `QualityReport`; a table that does not exist is reported as
 a failure. Conditional checks use GX row conditions (`Column(...)` objects, the GX 1.9+
 replacement for string row conditions), which the Spark execution engine turns into a filter.
+A check can depend on a column being present: gold tables with a soft-delete flag keep their
+deleted rows, so only their live rows are held to ops c, u, r.
 
     python -m cdc_tools.quality [--schema PREFIX] [--docs-dir DIR]
 
@@ -110,6 +112,10 @@ class TableSuite:
     @property
     def key(self) -> str:
         return f"{self.layer}.{self.table}"
+
+    def checks_for(self, columns: Collection[str]) -> list[Check]:
+        """The checks that apply to a table with these columns."""
+        return [check for check in self.checks if check.applies_to(columns)]
 
     def relation(self, schema_prefix: str) -> str:
         return f"{schema_prefix}_{self.layer}.{self.table}"
@@ -464,8 +470,9 @@ def _validate_table(
     and the suite's row-id columns, for the counts and the offending rows. SUMMARY for every
     expectation costs about five Spark jobs each, most of them for passing expectations.
     """
+    checks = suite.checks_for(dataframe.columns)
     first = _run_checks(
-        context, datasource, relation, suite.checks, dataframe, {"result_format": "BOOLEAN_ONLY"}
+        context, datasource, relation, checks, dataframe, {"result_format": "BOOLEAN_ONLY"}
     )
     failed = [i for i, r in enumerate(first) if not r.success and _error_message(r) is None]
     details: dict[int, ExpectationValidationResult] = {}
@@ -477,16 +484,20 @@ def _validate_table(
         row_id = [column for column in suite.row_id if column in dataframe.columns]
         if row_id:
             result_format["unexpected_index_column_names"] = row_id
-        checks = [suite.checks[i] for i in failed]
         second = _run_checks(
-            context, datasource, f"{relation}__failed", checks, dataframe, result_format
+            context,
+            datasource,
+            f"{relation}__failed",
+            [checks[i] for i in failed],
+            dataframe,
+            result_format,
         )
         details = dict(zip(failed, second, strict=True))
     outcomes = tuple(
         _outcome(relation, check, bool(result.success), details.get(i, result))
-        for i, (check, result) in enumerate(zip(suite.checks, first, strict=True))
+        for i, (check, result) in enumerate(zip(checks, first, strict=True))
     )
-    return TableReport(relation=relation, expected=len(suite.checks), outcomes=outcomes)
+    return TableReport(relation=relation, expected=len(checks), outcomes=outcomes)
 
 
 def _build_docs(
@@ -521,7 +532,7 @@ def run_quality(
         dataframe, problem = _read_table(spark, relation)
         if dataframe is None:
             reports.append(
-                TableReport(relation=relation, expected=len(suite.checks), error=problem)
+                TableReport(relation=relation, expected=len(suite.checks_for(())), error=problem)
             )
         else:
             reports.append(_validate_table(context, datasource, suite, relation, dataframe))

@@ -57,6 +57,7 @@
         select * from {{ staging_relation }}
       {% endcall %}
       {{ _cdc_record_run(runs_relation, last.rows[0][1], 'applied') }}
+      {{ adapter.drop_relation(staging_relation) }}
     {%- endif -%}
   {%- endif -%}
 {% endmacro %}

@@ -13,7 +13,8 @@
     {%- do key_match.append('target.' ~ column ~ ' <=> source.' ~ column) -%}
     {%- do ranked_key.append('ranked.' ~ column) -%}
   {%- endfor -%}
-  {%- set has_error_column = '_cdc_error_reason' in (get_columns_in_query(changes_sql) | map('lower') | list) -%}
+  {%- set has_error_column = execute and '_cdc_error_reason' in (
+        get_columns_in_query(changes_sql) | map('lower') | list) -%}
   {%- set batch -%}
     select * from ({{ changes_sql }}) as changes
     {%- if has_error_column %}

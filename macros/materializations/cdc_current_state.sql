@@ -153,6 +153,12 @@
         {{ _cdc_state_merge_sql(batch_sql, state_columns, unique_key, state_relation, watermark, buckets, retention_days) }}
       {% endcall %}
       {{ _cdc_record_run(runs_relation, loaded_through, 'staged') }}
+      {%- if var('cdc_inject_failure', none) == 'after_staging' -%}
+        {{ exceptions.raise_compiler_error(
+            "cdc_inject_failure=after_staging: " ~ this ~ " stopped after staging, before "
+            ~ "overwriting its buckets (fault-injection hook of the crash-recovery tests)"
+        ) }}
+      {%- endif %}
       {% call statement('main') %}
         insert overwrite table {{ state_relation }} partition (cdc_bucket)
         select * from {{ staging_relation }}

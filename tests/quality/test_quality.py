@@ -37,6 +37,15 @@ TYPED_SCHEMA = (
     "_cdc_error_reason string, id int"
 )
 GOLD_SCHEMA = "_cdc_source_id string, _cdc_key string, id int, _cdc_op string"
+SOFT_DELETE_SCHEMA = (
+    "_cdc_source_id string, _cdc_key string, order_id bigint, _cdc_op string, "
+    "_cdc_is_deleted boolean"
+)
+SOFT_DELETE_ROWS: list[tuple[object, ...]] = [
+    ("db.inv.orders", '{"order_id":1}', 1, "c", False),
+    ("db.inv.orders", '{"order_id":2}', 2, "d", True),  # deleted
+    ("db.inv.orders", '{"order_id":3}', 3, "u", True),  # truncated
+]
 
 GOOD_ROWS: dict[tuple[str, str], tuple[str, list[tuple[object, ...]]]] = {
     ("bronze", "bronze_cdc_messages"): (
@@ -72,6 +81,7 @@ GOOD_ROWS: dict[tuple[str, str], tuple[str, list[tuple[object, ...]]]] = {
             ("other.inv.customers", '{"id":1}', 1, "r"),
         ],
     ),
+    ("gold", "orders"): (SOFT_DELETE_SCHEMA, SOFT_DELETE_ROWS),
 }
 
 # Each defect row is annotated with the expectation(s) it must break.
@@ -117,10 +127,19 @@ BAD_ROWS: dict[tuple[str, str], tuple[str, list[tuple[object, ...]]]] = {
             ("other.inv.customers", '{"id":1}', 1, "c"),  # fine: another source
         ],
     ),
-    # A table without the `_cdc_op` column the suite needs.
+    # A soft-delete table: deleted rows stay, flagged.
     ("gold", "orders"): (
-        "_cdc_source_id string, _cdc_key string, order_id bigint",
-        [("db.inv.orders", '{"order_id":1}', 1)],
+        SOFT_DELETE_SCHEMA,
+        [
+            *SOFT_DELETE_ROWS,
+            ("db.inv.orders", '{"order_id":4}', 4, "d", False),  # a live row whose op is d
+            ("db.inv.orders", '{"order_id":5}', 5, "c", None),  # no soft-delete flag
+        ],
+    ),
+    # A table without the `_cdc_op` column the suite needs.
+    ("gold", "captured_rows"): (
+        "_cdc_source_id string, _cdc_key string",
+        [("db.inv.orders", '{"order_id":1}')],
     ),
 }
 
@@ -200,6 +219,12 @@ def _failure(report: QualityReport, relation: str, expectation: str) -> str:
         (f"{BAD}_gold.customers", "expect_column_values_to_not_be_null(id)",
          "_cdc_key='{\"id\":3}'"),
         (f"{BAD}_gold.customers", "expect_column_values_to_be_in_set(_cdc_op)", "_cdc_op='d'"),
+        # gold, soft delete: only live rows are held to c, u, r
+        (f"{BAD}_gold.orders",
+         "expect_column_values_to_be_in_set(_cdc_op) where _cdc_is_deleted == False",
+         "_cdc_key='{\"order_id\":4}', _cdc_op='d'"),
+        (f"{BAD}_gold.orders", "expect_column_values_to_not_be_null(_cdc_is_deleted)",
+         "_cdc_key='{\"order_id\":5}'"),
     ],
 )  # fmt: skip
 def test_each_defect_fails_with_table_expectation_and_value(
@@ -220,6 +245,7 @@ def test_only_the_defects_fail(bad_report: QualityReport) -> None:
     assert len(failed[f"{BAD}_silver.stg_cdc__messages"]) == 5
     assert len(failed[f"{BAD}_silver.stg_inventory__customers"]) == 2
     assert len(failed[f"{BAD}_gold.customers"]) == 3
+    assert len(failed[f"{BAD}_gold.orders"]) == 2
     assert not bad_report.success
 
 
@@ -240,7 +266,7 @@ def test_missing_table_and_missing_column_are_failures(bad_report: QualityReport
     assert missing.error == "table does not exist" and not missing.success
     assert f"{BAD}_gold.order_lines: table does not exist" in "\n".join(bad_report.failures())
     message = _failure(
-        bad_report, f"{BAD}_gold.orders", "expect_column_values_to_not_be_null(_cdc_op)"
+        bad_report, f"{BAD}_gold.captured_rows", "expect_column_values_to_not_be_null(_cdc_op)"
     )
     assert "could not run" in message and "_cdc_op" in message
 

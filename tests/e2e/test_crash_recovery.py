@@ -1,0 +1,166 @@
+"""A gold build interrupted at any point ends, once run again, in the correct state.
+
+Two tests: a deterministic one, which stops the materialization right after it staged
+the new content of the touched buckets and then damages the state as an overwrite killed
+half-way would (a touched bucket emptied), and a real one, which SIGKILLs a `dbt build`
+process while it writes gold and runs it again. Both must end equal to the source.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
+from cdc_tools.oracle_check import compare_database
+from cdc_tools.simulator import SimConfig, simulate, write_batch
+
+pytestmark = pytest.mark.spark
+
+CONFIG = SimConfig(
+    seed=77, flavour="sqlserver", database="CRASH_MSS", server="crash", batches=2, transactions=60
+)
+
+
+def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project) -> None:  # type: ignore[no-untyped-def]
+    result = simulate(CONFIG)
+    landing = dbt_project.landing / CONFIG.database
+    write_batch(result.batches[0], landing, 0, "kcat")
+    dbt_project.run("run")
+    write_batch(result.batches[1], landing, 1, "kcat")
+    dbt_project.run("run", "--exclude", "customers")
+    failed = dbt_project.run(
+        "run",
+        "--select",
+        "customers",
+        vars={"cdc_inject_failure": "after_staging"},
+        expect_success=False,
+    )
+    assert not failed.success
+
+    gold = dbt_project.layer("gold")
+    spark = dbt_project.spark
+    staged = [
+        r["cdc_bucket"]
+        for r in dbt_project.sql(
+            f"select distinct cdc_bucket from {gold}.customers__cdc_staging order by 1"
+        )
+    ]
+    assert staged, "the interrupted run should have left its staged buckets"
+    # Damage the state as an overwrite killed after deleting a partition would.
+    location = next(
+        r["data_type"]
+        for r in dbt_project.sql(f"describe table extended {gold}.customers__cdc_state")
+        if r["col_name"] == "Location"
+    )
+    bucket_dir = Path(location.removeprefix("file:")) / f"cdc_bucket={staged[0]}"
+    for data_file in bucket_dir.glob("*.parquet"):
+        data_file.unlink()
+    spark.catalog.refreshTable(f"{gold}.customers__cdc_state")  # type: ignore[attr-defined]
+    damaged = compare_database(spark, gold, CONFIG.database, result.expected[1])
+    assert any(d.startswith("customers") for d in damaged.differences), "damage must be real"
+
+    dbt_project.run("run", "--select", "customers")
+    outcome = compare_database(spark, gold, CONFIG.database, result.expected[1])
+    assert outcome.ok, outcome.differences
+    statuses = [
+        r["status"]
+        for r in dbt_project.sql(
+            f"select status from {gold}.customers__cdc_runs order by recorded_at"
+        )
+    ]
+    assert statuses[-3:] == ["staged", "applied", "applied"] or statuses[-2:] == [
+        "staged",
+        "applied",
+    ]
+    assert not spark.catalog.tableExists(f"{gold}.customers__cdc_staging")  # type: ignore[attr-defined]
+
+
+VERIFY = """
+import json, sys
+from cdc_tools.local_spark import get_local_spark
+from cdc_tools.oracle_check import compare_database
+from cdc_tools.simulator import SimConfig, simulate
+config = SimConfig(**json.loads(sys.argv[1]))
+outcome = compare_database(get_local_spark(), sys.argv[2], config.database,
+                           simulate(config).expected[-1])
+print("VERIFY " + json.dumps(outcome.differences))
+"""
+
+
+def _env(tmp_path: Path, schema: str, landing: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        CDC_SPARK_HOME=str(tmp_path / "spark"),  # its own metastore: this process holds ours
+        CDC_SCHEMA=schema,
+        CDC_LANDING_DIR=str(landing),
+        DBT_PROFILES_DIR=str(PROFILES_DIR),
+        PYTHONPATH=str(REPO_ROOT),
+        SPARK_LOCAL_IP="127.0.0.1",
+    )
+    return env
+
+
+def _dbt(env: dict[str, str], tmp_path: Path) -> list[str]:
+    dbt = str(Path(sys.executable).with_name("dbt"))
+    return [
+        dbt,
+        "build",
+        "--target-path",
+        str(tmp_path / "target"),
+        "--log-path",
+        str(tmp_path / "logs"),
+    ]
+
+
+def test_killed_build_recovers_on_the_next_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    result = simulate(CONFIG)
+    landing = tmp_path / "landing"
+    env = _env(tmp_path, "t_killed", landing)
+    write_batch(result.batches[0], landing / CONFIG.database, 0, "value_lines")
+    subprocess.run(_dbt(env, tmp_path), env=env, cwd=REPO_ROOT, check=True, capture_output=True)
+
+    write_batch(result.batches[1], landing / CONFIG.database, 1, "value_lines")
+    process = subprocess.Popen(
+        _dbt(env, tmp_path),
+        env=env,
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    killed_at = None
+    assert process.stdout is not None
+    for line in process.stdout:
+        if "START sql cdc_current_state model" in line and "customers" in line:
+            time.sleep(2.0)  # inside the customers merge
+            killed_at = line.strip()
+            os.killpg(process.pid, signal.SIGKILL)
+            break
+    process.wait(timeout=120)
+    assert killed_at is not None, "the build finished before it could be killed"
+    assert process.returncode == -signal.SIGKILL
+
+    subprocess.run(_dbt(env, tmp_path), env=env, cwd=REPO_ROOT, check=True, capture_output=True)
+    config = {
+        k: getattr(CONFIG, k)
+        for k in ("seed", "flavour", "database", "server", "batches", "transactions")
+    }
+    verify = subprocess.run(
+        [sys.executable, "-c", VERIFY, json.dumps(config), "t_killed_gold"],
+        env=env,
+        cwd=REPO_ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    [report] = [line for line in verify.stdout.splitlines() if line.startswith("VERIFY ")]
+    assert json.loads(report.removeprefix("VERIFY ")) == []
