@@ -22,7 +22,8 @@ landing_files as (
     select
         path as source_file,
         modificationtime as source_file_modified_at,
-        content
+        content,
+        is_valid_utf8(cast(content as string)) as is_valid_file
     from {{ cdc_landing_files_relation() }}
     where {{ cdc_in_list('path', new_files) }}
 
@@ -30,15 +31,36 @@ landing_files as (
 
 file_lines as (
 
+    -- A file that is not valid UTF-8 is split as ISO-8859-1, which maps every byte to one
+    -- character, so each line's original bytes can be recovered exactly below.
     select
         landing_files.source_file,
         landing_files.source_file_modified_at,
+        landing_files.is_valid_file,
         exploded.line_position + 1 as source_line,
-        regexp_replace(exploded.line_bytes, '\r$', '') as line_text
+        regexp_replace(exploded.line_text, '\r$', '') as line_text
     from landing_files
-        lateral view posexplode(
-            split(cast(landing_files.content as string), '\n')
-        ) exploded as line_position, line_bytes
+    lateral view posexplode(split(
+        case
+            when landing_files.is_valid_file then cast(landing_files.content as string)
+            else decode(landing_files.content, 'ISO-8859-1')
+        end,
+        '\n'
+    )) exploded as line_position, line_text
+
+),
+
+line_bytes as (
+
+    select
+        source_file,
+        source_file_modified_at,
+        source_line,
+        case
+            when is_valid_file then line_text
+            else cast(encode(line_text, 'ISO-8859-1') as string)
+        end as line_text
+    from file_lines
 
 ),
 
@@ -54,7 +76,7 @@ messages as (
         case
             when not is_valid_utf8(line_text) then base64(cast(line_text as binary))
         end as raw_line_base64
-    from file_lines
+    from line_bytes
     where trim(line_text) != ''
 
 ),

@@ -124,8 +124,17 @@ checked as (
                 then 'invalid_utf8: the line is not valid UTF-8; its bytes are kept in '
                     || 'bronze_cdc_messages.raw_line_base64'
             when _is_tombstone then null
+            when is_malformed and left(ltrim(message_value), 1) != '{'
+                and try_parse_json(message_value) is not null
+                then 'not_an_object: the message is JSON text but not an object (starts with '
+                    || left(ltrim(message_value), 20) || ')'
+            when is_malformed and left(ltrim(message_value), 1) = '{'
+                and right(rtrim(message_value), 1) != '}'
+                then 'truncated_json: the message ends before its JSON object closes ('
+                    || length(message_value) || ' characters, ends with '
+                    || right(rtrim(message_value), 20) || ')'
             when is_malformed
-                then 'malformed_json: the message is not a JSON object'
+                then 'malformed_json: the message is not valid JSON'
             when op is null and transaction_status in ('BEGIN', 'END') then null
             when op is null and (table_changes is not null or ddl is not null) then null
             when op is null

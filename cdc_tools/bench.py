@@ -1,0 +1,1014 @@
+"""`make bench`: how fast the pipeline turns N change events into gold, and at what memory.
+
+One scenario (``--events N``):
+
+1. simulate N Debezium change events (Oracle, SQL Server, Db2; with and without the schema
+   wrapper; value-line and ``kcat -J`` files) into a landing folder under the results
+   folder, holding back the last ``--increment-fraction`` of every source for step (b);
+2. measure, each as a subprocess with its own Spark home, wall time and the peak resident
+   memory of its process tree (Python + the Spark JVM, sampled from /proc):
+   (a) ``dbt build`` from an empty warehouse, (b) ``dbt build`` after the held-back files
+   land, (c) ``dbt build`` with no new files (the fixed cost of one invocation), and
+   (d) a baseline: one hand-written PySpark job that keeps the latest row per key of the
+   same files (:func:`baseline_job`);
+3. print the table, the ratios against the targets and dbt's per-model times, and write them
+   as ``bench.json`` and ``bench.md`` in the results folder.
+
+``--scaling 100000,300000`` adds scenarios of other sizes (full, incremental and no-op;
+their increment has the size of the main scenario's, so that the incremental row shows how
+an increment's cost follows the size of what is already loaded).
+
+Nothing here holds a Spark session while dbt runs: the embedded Derby metastore admits one
+process at a time, and each measured run is a separate process, as a user's run would be.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
+
+DEFAULT_EVENTS = 1_000_000
+DEFAULT_INCREMENT_FRACTION = 0.01
+DEFAULT_RESULTS_DIR = Path("results/bench")
+DEFAULT_FLAVOURS: tuple[str, ...] = ("oracle", "sqlserver", "db2")
+DEFAULT_BATCH_EVENTS = 10_000
+"""Messages per simulated batch, i.e. per landing file (per topic for value-line files)."""
+
+SNAPSHOT_SHARE = 0.1
+"""Share of every source's events that are its initial snapshot (op ``r``)."""
+INITIAL_ROW_WEIGHTS: Mapping[str, int] = {"customers": 2, "orders": 3, "order_lines": 4}
+MESSAGES_PER_TRANSACTION = 3.6
+"""Measured average of the simulator's workload (1-5 changes, tombstones after deletes)."""
+
+FULL_OVER_BASELINE_TARGET = 2.0
+INCREMENTAL_SHARE_TARGET = 0.05
+SAMPLE_INTERVAL_S = 0.2
+BASELINE_RESULT_TAG = "BENCH_BASELINE_RESULT "
+STEPS: tuple[str, ...] = ("full", "incremental", "no-op", "baseline")
+
+
+class BenchError(RuntimeError):
+    """A measured subprocess failed or the generated data is not what was planned."""
+
+
+# ---------------------------------------------------------------------- planning
+def split_events(total: int, parts: int) -> list[int]:
+    """``total`` split into ``parts`` counts that differ by at most one (larger first)."""
+    if parts <= 0:
+        raise ValueError("parts must be positive")
+    if total < 0:
+        raise ValueError("total must be >= 0")
+    base, extra = divmod(total, parts)
+    return [base + (1 if index < extra else 0) for index in range(parts)]
+
+
+def split_weighted(total: int, weights: Mapping[str, int]) -> dict[str, int]:
+    """``total`` split by integer weights; rounding leftovers go to the first names."""
+    weight_sum = sum(weights.values())
+    shares = {name: total * weight // weight_sum for name, weight in weights.items()}
+    leftover = total - sum(shares.values())
+    for name in list(shares)[:leftover]:
+        shares[name] += 1
+    return shares
+
+
+def landing_format(flavour_index: int, wrapped: bool) -> str:
+    """Alternate the two landing layouts so that each flavour and wrapper meets both."""
+    return "kcat" if (flavour_index + int(wrapped)) % 2 else "value_lines"
+
+
+@dataclass(frozen=True)
+class SourcePlan:
+    """One simulated source database and how many of its events land when."""
+
+    index: int
+    flavour: str
+    wrapped: bool
+    fmt: str
+    events: int
+    held_back: int
+
+    @property
+    def name(self) -> str:
+        return f"BENCH{self.index}_{self.flavour.upper()}"
+
+    @property
+    def initial_events(self) -> int:
+        return self.events - self.held_back
+
+    @property
+    def initial_rows(self) -> dict[str, int]:
+        return split_weighted(round(self.events * SNAPSHOT_SHARE), INITIAL_ROW_WEIGHTS)
+
+
+def plan_sources(events: int, flavours: Sequence[str], increment_events: int) -> list[SourcePlan]:
+    """Split ``events`` over every flavour with and without the schema wrapper."""
+    if not flavours:
+        raise ValueError("at least one flavour is needed")
+    if not 0 <= increment_events <= events:
+        raise ValueError("the increment must be between 0 and the number of events")
+    combos = [(i, flavour, wrapped) for i, flavour in enumerate(flavours) for wrapped in (0, 1)]
+    totals = split_events(events, len(combos))
+    held = split_events(increment_events, len(combos))
+    return [
+        SourcePlan(
+            index=index,
+            flavour=flavour,
+            wrapped=bool(wrapped),
+            fmt=landing_format(flavour_index, bool(wrapped)),
+            events=total,
+            held_back=held_back,
+        )
+        for index, ((flavour_index, flavour, wrapped), total, held_back) in enumerate(
+            zip(combos, totals, held, strict=True)
+        )
+    ]
+
+
+def parse_counts(text: str) -> list[int]:
+    """``"100000,1_000_000"`` -> ``[100000, 1000000]``."""
+    return [int(part.strip().replace("_", "")) for part in text.split(",") if part.strip()]
+
+
+# -------------------------------------------------------------------- generation
+@dataclass
+class GenerationStats:
+    events: int = 0
+    held_back: int = 0
+    files: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+
+
+def _folder_bytes(folder: Path) -> tuple[int, int]:
+    files = [path for path in folder.rglob("*") if path.is_file()]
+    return len(files), sum(path.stat().st_size for path in files)
+
+
+def generate_source(
+    plan: SourcePlan, landing: Path, increment: Path, batch_events: int
+) -> tuple[int, int]:
+    """Simulate one source; write its first events to ``landing`` and the rest to
+    ``increment``. Returns (events written to landing, events held back)."""
+    from cdc_tools.simulator import Message, SimConfig, iter_simulation, write_batch
+
+    transactions = max(1, round(batch_events / MESSAGES_PER_TRANSACTION))
+    config = SimConfig(
+        seed=1000 + plan.index,
+        flavour=plan.flavour,
+        database=plan.name,
+        server=f"bench{plan.index}",
+        schemas_enable=plan.wrapped,
+        initial_rows=plan.initial_rows,
+        transactions=transactions,
+        # every transaction publishes at least one message: this many batches is enough
+        batches=plan.events // transactions + 2,
+    )
+    produced = 0
+    batch_index = 0
+    held: list[Message] = []
+    for batch in iter_simulation(config, with_expected=False):
+        messages = batch.messages[: plan.events - produced]
+        first = messages[: max(0, plan.initial_events - produced)]
+        held.extend(messages[len(first) :])
+        produced += len(messages)
+        if first:
+            write_batch(first, landing / plan.name, batch_index, plan.fmt)
+            batch_index += 1
+        if produced >= plan.events:
+            break
+    if produced != plan.events:
+        raise BenchError(f"{plan.name}: simulated {produced} events, planned {plan.events}")
+    if held:
+        write_batch(held, increment / plan.name, batch_index, plan.fmt)
+    return produced - len(held), len(held)
+
+
+def generate(
+    plans: Sequence[SourcePlan], landing: Path, increment: Path, batch_events: int
+) -> GenerationStats:
+    stats = GenerationStats()
+    started = time.monotonic()
+    for plan in plans:
+        written, held = generate_source(plan, landing, increment, batch_events)
+        stats.events += written
+        stats.held_back += held
+    stats.seconds = time.monotonic() - started
+    stats.files, stats.bytes = _folder_bytes(landing)
+    return stats
+
+
+def add_increment(increment: Path, landing: Path) -> int:
+    """Move the held-back files into the landing folder; returns how many moved."""
+    moved = 0
+    for path in sorted(p for p in increment.rglob("*") if p.is_file()):
+        destination = landing / path.relative_to(increment)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if destination.exists():
+            raise BenchError(f"{destination} exists: the increment would overwrite a file")
+        os.replace(path, destination)
+        moved += 1
+    return moved
+
+
+# ---------------------------------------------------------------- /proc sampling
+def parse_stat_ppid(stat_text: str) -> int:
+    """The parent pid from a /proc/<pid>/stat line (the command name may hold spaces)."""
+    after_name = stat_text[stat_text.rindex(")") + 2 :]
+    return int(after_name.split()[1])
+
+
+def parent_map(proc: Path = Path("/proc")) -> dict[int, int]:
+    """pid -> parent pid of every process visible in /proc."""
+    parents: dict[int, int] = {}
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parents[int(entry.name)] = parse_stat_ppid((entry / "stat").read_text())
+        except (OSError, ValueError):
+            continue  # the process ended while we looked
+    return parents
+
+
+def descendants(pid: int, parents: Mapping[int, int]) -> list[int]:
+    """Every process below ``pid`` in the tree ``parents`` describes."""
+    children: dict[int, list[int]] = {}
+    for child, parent in parents.items():
+        children.setdefault(parent, []).append(child)
+    found: list[int] = []
+    pending = list(children.get(pid, []))
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        pending.extend(children.get(current, []))
+    return found
+
+
+def rss_kb(pid: int, proc: Path = Path("/proc")) -> int:
+    """VmRSS of one process in KiB (0 when it is gone or is a zombie)."""
+    try:
+        for line in (proc / str(pid) / "status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def tree_rss_kb(pid: int) -> int:
+    """Resident memory of ``pid`` and all its descendants (shared pages count per process)."""
+    return sum(rss_kb(p) for p in [pid, *descendants(pid, parent_map())])
+
+
+@dataclass
+class ProcessRun:
+    wall_s: float
+    peak_rss_mb: float
+    returncode: int
+    samples: int
+
+
+def run_measured(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    log_path: Path,
+    cwd: Path = REPO_ROOT,
+    interval: float = SAMPLE_INTERVAL_S,
+) -> ProcessRun:
+    """Run ``argv`` to completion, sampling its process tree's RSS every ``interval`` s."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    peak_kb = 0
+    samples = 0
+    with open(log_path, "wb") as log:
+        started = time.monotonic()
+        process = subprocess.Popen(
+            list(argv), cwd=cwd, env=dict(env), stdout=log, stderr=subprocess.STDOUT
+        )
+        while True:
+            peak_kb = max(peak_kb, tree_rss_kb(process.pid))
+            samples += 1
+            try:
+                returncode = process.wait(timeout=interval)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        wall = time.monotonic() - started
+    return ProcessRun(wall, peak_kb / 1024, returncode, samples)
+
+
+def _log_tail(path: Path, lines: int = 40) -> str:
+    text = path.read_text(errors="replace").splitlines()
+    return "\n".join(text[-lines:])
+
+
+# ------------------------------------------------------------------- dbt timings
+@dataclass(frozen=True)
+class NodeTiming:
+    unique_id: str
+    status: str
+    seconds: float
+
+    @property
+    def kind(self) -> str:
+        return self.unique_id.split(".", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.unique_id.rsplit(".", 1)[-1]
+
+
+def node_timings(run_results: Mapping[str, Any]) -> list[NodeTiming]:
+    """dbt's per-node execution times from ``run_results.json``, slowest first."""
+    nodes = [
+        NodeTiming(str(r["unique_id"]), str(r.get("status")), float(r.get("execution_time") or 0))
+        for r in run_results.get("results", [])
+    ]
+    return sorted(nodes, key=lambda node: node.seconds, reverse=True)
+
+
+def timing_summary(run_results: Mapping[str, Any], wall_s: float) -> dict[str, Any]:
+    """Per-node times plus where the rest of the wall time went (start-up, parse, ...)."""
+    nodes = node_timings(run_results)
+    by_kind: dict[str, float] = {}
+    for node in nodes:
+        by_kind[node.kind] = by_kind.get(node.kind, 0.0) + node.seconds
+    elapsed = float(run_results.get("elapsed_time") or 0.0)
+    return {
+        "dbt_elapsed_s": round(elapsed, 2),
+        "outside_dbt_run_s": round(wall_s - elapsed, 2),
+        "seconds_by_kind": {kind: round(s, 2) for kind, s in by_kind.items()},
+        "nodes": [
+            {"node": n.unique_id, "status": n.status, "seconds": round(n.seconds, 2)} for n in nodes
+        ],
+    }
+
+
+# ------------------------------------------------------------------------- steps
+@dataclass
+class StepResult:
+    step: str
+    wall_s: float
+    events: int
+    peak_rss_mb: float
+    load_before: float = 0.0
+    """1-minute load average when the step started (the machine may be shared)."""
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def events_per_s(self) -> float | None:
+        return self.events / self.wall_s if self.events and self.wall_s > 0 else None
+
+    def row(self) -> dict[str, Any]:
+        eps = self.events_per_s
+        return {
+            "step": self.step,
+            "wall_s": round(self.wall_s, 2),
+            "events": self.events,
+            "events_per_s": None if eps is None else round(eps),
+            "peak_rss_mb": round(self.peak_rss_mb),
+            "load_before": round(self.load_before, 2),
+        }
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """The folders of one scenario under the results folder."""
+
+    root: Path
+
+    @property
+    def landing(self) -> Path:
+        return self.root / "landing"
+
+    @property
+    def increment(self) -> Path:
+        return self.root / "increment"
+
+    @property
+    def spark_home(self) -> Path:
+        return self.root / "spark-home"
+
+    @property
+    def baseline_home(self) -> Path:
+        return self.root / "baseline-spark-home"
+
+    @property
+    def baseline_out(self) -> Path:
+        return self.root / "baseline-out"
+
+    @property
+    def target(self) -> Path:
+        return self.root / "target"
+
+    @property
+    def logs(self) -> Path:
+        return self.root / "logs"
+
+    def clean_data(self) -> None:
+        for folder in (
+            self.landing,
+            self.increment,
+            self.spark_home,
+            self.baseline_home,
+            self.baseline_out,
+        ):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def spark_env(spark_home: Path, landing: Path) -> dict[str, str]:
+    """The environment of a measured subprocess: its own Spark home, the landing folder."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "CDC_SPARK_HOME": str(spark_home),
+            "CDC_LANDING_DIR": str(landing),
+            "CDC_SCHEMA": env.get("CDC_BENCH_SCHEMA", "bench"),
+            "CDC_LOG4J_CONFIG": str(PROFILES_DIR / "log4j2.properties"),
+            "DBT_PROFILES_DIR": str(PROFILES_DIR),
+            "SPARK_LOCAL_IP": "127.0.0.1",
+            "PYTHONPATH": os.pathsep.join(
+                p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p
+            ),
+        }
+    )
+    return env
+
+
+def _load1() -> float:
+    return os.getloadavg()[0]
+
+
+def dbt_executable() -> str:
+    candidate = Path(sys.executable).parent / "dbt"
+    return str(candidate) if candidate.exists() else "dbt"
+
+
+def run_dbt_step(step: str, events: int, ws: Workspace) -> StepResult:
+    """One measured ``dbt build`` subprocess; keeps a copy of its run_results.json."""
+    slug = step.replace("-", "")
+    argv = [
+        dbt_executable(),
+        "build",
+        "--project-dir",
+        str(REPO_ROOT),
+        "--profiles-dir",
+        str(PROFILES_DIR),
+        "--target-path",
+        str(ws.target),
+        "--log-path",
+        str(ws.logs / "dbt"),
+    ]
+    load = _load1()
+    log = ws.logs / f"{slug}.log"
+    print(f"  [{step}] dbt build over {events:,} new events ...", flush=True)
+    run = run_measured(argv, env=spark_env(ws.spark_home, ws.landing), log_path=log)
+    if run.returncode != 0:
+        raise BenchError(f"dbt build ({step}) failed, see {log}:\n{_log_tail(log)}")
+    run_results_path = ws.target / "run_results.json"
+    run_results = json.loads(run_results_path.read_text())
+    shutil.copy(run_results_path, ws.root / f"run_results_{slug}.json")
+    result = StepResult(step, run.wall_s, events, run.peak_rss_mb, load)
+    result.detail = timing_summary(run_results, run.wall_s)
+    print(f"  [{step}] {run.wall_s:.1f} s, peak {run.peak_rss_mb:.0f} MB", flush=True)
+    return result
+
+
+def run_baseline_step(events: int, ws: Workspace) -> StepResult:
+    argv = [
+        sys.executable,
+        "-m",
+        "cdc_tools.bench",
+        "--baseline-only",
+        "--landing",
+        str(ws.landing),
+        "--baseline-out",
+        str(ws.baseline_out),
+    ]
+    load = _load1()
+    log = ws.logs / "baseline.log"
+    print(f"  [baseline] PySpark job over {events:,} events ...", flush=True)
+    run = run_measured(argv, env=spark_env(ws.baseline_home, ws.landing), log_path=log)
+    if run.returncode != 0:
+        raise BenchError(f"the baseline failed, see {log}:\n{_log_tail(log)}")
+    result = StepResult("baseline", run.wall_s, events, run.peak_rss_mb, load)
+    for line in log.read_text(errors="replace").splitlines():
+        if line.startswith(BASELINE_RESULT_TAG):
+            result.detail = json.loads(line[len(BASELINE_RESULT_TAG) :])
+    print(f"  [baseline] {run.wall_s:.1f} s, peak {run.peak_rss_mb:.0f} MB", flush=True)
+    return result
+
+
+# ---------------------------------------------------------------------- baseline
+BASELINE_KCAT_SCHEMA = "struct<topic: string, partition: int, offset: bigint, payload: string>"
+_BASELINE_SOURCE = (
+    "struct<connector: string, db: string, schema: string, table: string, snapshot: string, "
+    "scn: string, commit_scn: string, change_lsn: string, commit_lsn: string, "
+    "event_serial_no: string>"
+)
+_BASELINE_PAYLOAD = (
+    "before: map<string, string>, after: map<string, string>, op: string, "
+    f"source: {_BASELINE_SOURCE}"
+)
+BASELINE_ENVELOPE_SCHEMA = f"struct<payload: struct<{_BASELINE_PAYLOAD}>, {_BASELINE_PAYLOAD}>"
+
+
+def baseline_key_sql(image: str = "image") -> str:
+    """A SQL expression for the primary key of the row image map ``image``, by table."""
+    from cdc_tools.simulator import TABLES
+
+    cases = []
+    for name, spec in TABLES.items():
+        parts = ", ".join(
+            f"coalesce({image}['{column.upper()}'], {image}['{column}'])" for column in spec.key
+        )
+        cases.append(f"when '{name}' then concat_ws('|', {parts})")
+    return f"case lower(source.table) {' '.join(cases)} end"
+
+
+BASELINE_POSITION_SQL = """
+    case
+        when source.scn is not null then concat(
+            lpad(coalesce(source.commit_scn, source.scn), 30, '0'), '.', lpad(source.scn, 30, '0'))
+        else concat(
+            lower(source.commit_lsn), '.', lower(coalesce(source.change_lsn, '')), '.',
+            lpad(coalesce(source.event_serial_no, '0'), 18, '0'))
+    end
+    || case when source.snapshot in ('true', 'last') then '|0' else '|1' end
+"""
+
+
+def baseline_job(spark: Any, landing: Path, out: Path) -> None:
+    """The job a user would write without this project: latest row per key, written once.
+
+    Reads every landing line as text, takes the message value (the ``payload`` of a ``kcat
+    -J`` record, else the line; tombstones dropped), parses it once with ``from_json``
+    (row images as ``map<string,string>``, wrapped or not), orders each key's changes by
+    the connector's position and keeps the last, drops keys whose last change is a delete,
+    and overwrites one parquet folder. No types are decoded, truncates are not applied,
+    nothing is quarantined and nothing is kept for the next run.
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    lines = spark.read.option("recursiveFileLookup", "true").text(str(landing))
+    is_kcat = F.col("value").startswith('{"topic":')
+    values = lines.select(
+        F.when(is_kcat, F.from_json("value", BASELINE_KCAT_SCHEMA)["payload"])
+        .otherwise(F.col("value"))
+        .alias("message")
+    ).where(F.col("message").isNotNull() & (F.trim("message") != "null"))
+    envelope = F.from_json("message", BASELINE_ENVELOPE_SCHEMA).alias("e")
+    parsed = values.select(envelope).select(
+        *(F.coalesce(f"e.payload.{c}", f"e.{c}").alias(c) for c in ("op", "before", "after")),
+        F.coalesce("e.payload.source", "e.source").alias("source"),
+    )
+    changes = parsed.where(F.col("op").isin("c", "u", "d", "r")).selectExpr(
+        "source.db as source_db",
+        "source.schema as source_schema",
+        "lower(source.table) as source_table",
+        "op",
+        f"{BASELINE_POSITION_SQL} as position",
+        "case when op = 'd' then before else after end as image",
+        "source",
+    )
+    keyed = changes.selectExpr("*", f"{baseline_key_sql()} as key").drop("source")
+    latest = Window.partitionBy("source_db", "source_table", "key").orderBy(F.desc("position"))
+    current = (
+        keyed.withColumn("rank", F.row_number().over(latest))
+        .where("rank = 1 and op != 'd'")
+        .drop("rank")
+    )
+    current.write.mode("overwrite").parquet(str(out))
+
+
+def baseline_spark() -> Any:
+    """A plain Spark session with the local profile's settings (no Hive metastore)."""
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    from cdc_tools.local_spark import local_spark_conf
+
+    builder = SparkSession.builder
+    for key, value in local_spark_conf().items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def baseline_main(landing: Path, out: Path) -> int:
+    spark = baseline_spark()
+    started = time.monotonic()
+    baseline_job(spark, landing, out)
+    job_s = time.monotonic() - started
+    rows = spark.read.parquet(str(out)).count()
+    spark.stop()
+    print(BASELINE_RESULT_TAG + json.dumps({"job_s": round(job_s, 2), "current_rows": rows}))
+    return 0
+
+
+# ---------------------------------------------------------------------- scenario
+@dataclass
+class Scenario:
+    events: int
+    increment_events: int
+    generation: GenerationStats
+    steps: dict[str, StepResult] = field(default_factory=dict)
+
+    @property
+    def initial_events(self) -> int:
+        return self.events - self.increment_events
+
+
+def run_scenario(
+    events: int,
+    increment_events: int,
+    *,
+    flavours: Sequence[str],
+    results_dir: Path,
+    with_baseline: bool,
+    keep: bool,
+    batch_events: int = DEFAULT_BATCH_EVENTS,
+) -> Scenario:
+    ws = Workspace(results_dir / f"n{events}")
+    shutil.rmtree(ws.root, ignore_errors=True)
+    ws.root.mkdir(parents=True)
+    print(f"== {events:,} events ({increment_events:,} held back for the increment) ==")
+    plans = plan_sources(events, flavours, increment_events)
+    generation = generate(plans, ws.landing, ws.increment, batch_events)
+    print(
+        f"  generated {generation.events + generation.held_back:,} events in "
+        f"{generation.seconds:.1f} s: {generation.files} files, "
+        f"{generation.bytes / 2**20:.0f} MB (+{generation.held_back:,} held back)",
+        flush=True,
+    )
+    scenario = Scenario(events, generation.held_back, generation)
+    try:
+        scenario.steps["full"] = run_dbt_step("full", generation.events, ws)
+        if with_baseline:
+            scenario.steps["baseline"] = run_baseline_step(generation.events, ws)
+        add_increment(ws.increment, ws.landing)
+        scenario.steps["incremental"] = run_dbt_step("incremental", generation.held_back, ws)
+        scenario.steps["no-op"] = run_dbt_step("no-op", 0, ws)
+    finally:
+        if not keep:
+            ws.clean_data()
+    return scenario
+
+
+# ----------------------------------------------------------------------- summary
+def _ratio(numerator: float, denominator: float) -> float | None:
+    return numerator / denominator if denominator > 0 else None
+
+
+def compute_ratios(steps: Mapping[str, StepResult]) -> dict[str, float | None]:
+    """full / baseline and (incremental - no-op) / (full - no-op), where measured."""
+    ratios: dict[str, float | None] = {"full_over_baseline": None, "incremental_share": None}
+    full, baseline = steps.get("full"), steps.get("baseline")
+    incremental, noop = steps.get("incremental"), steps.get("no-op")
+    if full and baseline:
+        ratios["full_over_baseline"] = _ratio(full.wall_s, baseline.wall_s)
+    if full and incremental and noop:
+        ratios["incremental_share"] = _ratio(
+            incremental.wall_s - noop.wall_s, full.wall_s - noop.wall_s
+        )
+    return ratios
+
+
+def check_targets(ratios: Mapping[str, float | None]) -> list[dict[str, Any]]:
+    """The issue's targets with the measured value and pass/fail (None: not measured)."""
+    targets = [
+        ("full_over_baseline", "full dbt build <= 2.0x baseline", FULL_OVER_BASELINE_TARGET),
+        (
+            "incremental_share",
+            "(incremental - no-op) <= 5% of (full - no-op)",
+            INCREMENTAL_SHARE_TARGET,
+        ),
+    ]
+    checked = []
+    for key, label, limit in targets:
+        value = ratios.get(key)
+        checked.append(
+            {
+                "target": label,
+                "ratio": key,
+                "limit": limit,
+                "value": None if value is None else round(value, 4),
+                "passed": None if value is None else value <= limit,
+            }
+        )
+    return checked
+
+
+def scaling_row(scenario: Scenario) -> dict[str, Any]:
+    steps = scenario.steps
+    full, incremental, noop = steps["full"], steps["incremental"], steps["no-op"]
+    return {
+        "events": scenario.events,
+        "full_events": full.events,
+        "full_s": round(full.wall_s, 2),
+        "full_events_per_s": round(full.events_per_s or 0),
+        "full_minus_noop_s": round(full.wall_s - noop.wall_s, 2),
+        "increment_events": incremental.events,
+        "incremental_s": round(incremental.wall_s, 2),
+        "incremental_minus_noop_s": round(incremental.wall_s - noop.wall_s, 2),
+        "noop_s": round(noop.wall_s, 2),
+        "full_peak_rss_mb": round(full.peak_rss_mb),
+    }
+
+
+def machine_info() -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "nproc": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "cpu_count": os.cpu_count(),
+        "total_memory_mb": _meminfo_mb("MemTotal"),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "java": _java_version(),
+        "spark_driver_memory": os.environ.get("CDC_SPARK_DRIVER_MEMORY", "4g (profile default)"),
+        "spark_master": os.environ.get("CDC_SPARK_MASTER", "local[*] (profile default)"),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+    for package in ("pyspark", "dbt-core", "dbt-spark"):
+        try:
+            info[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            info[package] = None
+    return info
+
+
+def _meminfo_mb(key: str) -> int | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith(f"{key}:"):
+                return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return None
+
+
+def _java_version() -> str | None:
+    try:
+        done = subprocess.run(["java", "-version"], capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    lines = (done.stderr or done.stdout).splitlines()
+    return lines[0] if lines else None
+
+
+def build_report(
+    main: Scenario, scaling: Sequence[Scenario], config: Mapping[str, Any]
+) -> dict[str, Any]:
+    ratios = compute_ratios(main.steps)
+    full_detail = main.steps["full"].detail if "full" in main.steps else {}
+    incremental = main.steps.get("incremental")
+    return {
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "config": dict(config),
+        "machine": machine_info(),
+        "generation": asdict(main.generation),
+        "rows": [main.steps[s].row() for s in STEPS if s in main.steps],
+        "ratios": {k: None if v is None else round(v, 4) for k, v in ratios.items()},
+        "targets": check_targets(ratios),
+        "baseline": main.steps["baseline"].detail if "baseline" in main.steps else {},
+        "full_run_timing": full_detail,
+        "incremental_run_timing": incremental.detail if incremental else {},
+        "scaling": [scaling_row(s) for s in sorted(scaling, key=lambda s: s.events)],
+    }
+
+
+# ---------------------------------------------------------------------- rendering
+def _fmt(value: Any, digits: int = 1) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "PASS" if value else "FAIL"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(_fmt(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def text_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    cells = [list(headers)] + [[_fmt(cell) for cell in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    out = []
+    for index, row in enumerate(cells):
+        out.append(
+            "  ".join(
+                cell.rjust(w) if index else cell.ljust(w)
+                for cell, w in zip(row, widths, strict=True)
+            )
+        )
+        if index == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+RESULT_HEADERS = ("step", "wall s", "events", "events/s", "peak RSS MB", "load1 before")
+SCALING_HEADERS = (
+    "events",
+    "full s",
+    "full events/s",
+    "full - no-op s",
+    "increment events",
+    "incremental s",
+    "incremental - no-op s",
+    "no-op s",
+    "full peak MB",
+)
+
+
+def _result_rows(report: Mapping[str, Any]) -> list[list[Any]]:
+    return [
+        [r["step"], r["wall_s"], r["events"], r["events_per_s"], r["peak_rss_mb"], r["load_before"]]
+        for r in report["rows"]
+    ]
+
+
+def _target_rows(report: Mapping[str, Any]) -> list[list[Any]]:
+    return [
+        [t["target"], None if t["value"] is None else round(t["value"], 3), t["passed"]]
+        for t in report["targets"]
+    ]
+
+
+def _scaling_rows(report: Mapping[str, Any]) -> list[list[Any]]:
+    keys = (
+        "events",
+        "full_s",
+        "full_events_per_s",
+        "full_minus_noop_s",
+        "increment_events",
+        "incremental_s",
+        "incremental_minus_noop_s",
+        "noop_s",
+        "full_peak_rss_mb",
+    )
+    return [[row[k] for k in keys] for row in report["scaling"]]
+
+
+def _top_nodes(timing: Mapping[str, Any], limit: int) -> list[list[Any]]:
+    nodes = timing.get("nodes", [])
+    total = sum(n["seconds"] for n in nodes) or 1.0
+    return [[n["node"], n["seconds"], f"{100 * n['seconds'] / total:.0f}%"] for n in nodes[:limit]]
+
+
+def render_text(report: Mapping[str, Any], top: int = 12) -> str:
+    parts = [text_table(RESULT_HEADERS, _result_rows(report)), ""]
+    parts.append(text_table(("target", "measured", "result"), _target_rows(report)))
+    timing = report.get("full_run_timing") or {}
+    if timing:
+        parts += [
+            "",
+            f"full run: dbt elapsed {timing['dbt_elapsed_s']} s, outside the dbt run "
+            f"(start-up, parse) {timing['outside_dbt_run_s']} s; by kind "
+            f"{timing['seconds_by_kind']}",
+            text_table(("node (full run)", "seconds", "share"), _top_nodes(timing, top)),
+        ]
+    if report.get("scaling"):
+        parts += ["", text_table(SCALING_HEADERS, _scaling_rows(report))]
+    return "\n".join(parts)
+
+
+def render_markdown(report: Mapping[str, Any], top: int = 12) -> str:
+    machine = report["machine"]
+    generation = report["generation"]
+    parts = [
+        f"# Benchmark ({report['date']})",
+        "",
+        f"Machine: {machine.get('nproc')} cores, {machine.get('total_memory_mb')} MB; "
+        f"Spark {machine.get('pyspark')}, dbt-core {machine.get('dbt-core')}, "
+        f"dbt-spark {machine.get('dbt-spark')}, {machine.get('java')}; "
+        f"load average at start {machine.get('load_average')}.",
+        "",
+        f"Data: {generation['events'] + generation['held_back']:,} simulated events "
+        f"({generation['held_back']:,} held back for the increment), {generation['files']} "
+        f"files, {generation['bytes'] / 2**20:.0f} MB, generated in "
+        f"{generation['seconds']:.1f} s (not measured).",
+        "",
+        markdown_table(RESULT_HEADERS, _result_rows(report)),
+        "",
+        markdown_table(("target", "measured", "result"), _target_rows(report)),
+    ]
+    timing = report.get("full_run_timing") or {}
+    if timing:
+        parts += [
+            "",
+            f"Full run: dbt elapsed {timing['dbt_elapsed_s']} s; outside the dbt run "
+            f"(JVM start, parse, metadata) {timing['outside_dbt_run_s']} s; by kind "
+            f"{timing['seconds_by_kind']}.",
+            "",
+            markdown_table(("node (full run)", "seconds", "share"), _top_nodes(timing, top)),
+        ]
+    if report.get("scaling"):
+        parts += ["", "Scaling:", "", markdown_table(SCALING_HEADERS, _scaling_rows(report))]
+    return "\n".join(parts) + "\n"
+
+
+def write_report(report: Mapping[str, Any], results_dir: Path) -> tuple[Path, Path]:
+    results_dir.mkdir(parents=True, exist_ok=True)
+    json_path = results_dir / "bench.json"
+    md_path = results_dir / "bench.md"
+    json_path.write_text(json.dumps(report, indent=2) + "\n")
+    md_path.write_text(render_markdown(report))
+    return json_path, md_path
+
+
+# --------------------------------------------------------------------------- CLI
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m cdc_tools.bench", description=__doc__)
+    parser.add_argument("--events", type=lambda s: parse_counts(s)[0], default=DEFAULT_EVENTS)
+    parser.add_argument("--increment-fraction", type=float, default=DEFAULT_INCREMENT_FRACTION)
+    parser.add_argument("--results-dir", type=Path, default=DEFAULT_RESULTS_DIR)
+    parser.add_argument("--flavours", default=",".join(DEFAULT_FLAVOURS))
+    parser.add_argument(
+        "--scaling",
+        type=parse_counts,
+        default=[],
+        help="other event counts to run (full, incremental, no-op), e.g. 100000,300000",
+    )
+    parser.add_argument("--batch-events", type=int, default=DEFAULT_BATCH_EVENTS)
+    parser.add_argument(
+        "--keep", action="store_true", help="keep landing files and warehouses after the run"
+    )
+    parser.add_argument("--baseline-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--landing", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--baseline-out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if not 0 < args.increment_fraction < 1:
+        parser.error("--increment-fraction must be within (0, 1)")
+    if args.baseline_only and (args.landing is None or args.baseline_out is None):
+        parser.error("--baseline-only needs --landing and --baseline-out")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.baseline_only:
+        return baseline_main(args.landing, args.baseline_out)
+    from cdc_tools.simulator import FLAVOURS
+
+    flavours = [f.strip() for f in args.flavours.split(",") if f.strip()]
+    unknown = sorted(set(flavours) - set(FLAVOURS))
+    if unknown:
+        raise SystemExit(f"unknown flavours {unknown}; known: {', '.join(FLAVOURS)}")
+    results_dir: Path = args.results_dir.resolve()
+    increment_events = round(args.events * args.increment_fraction)
+    config = {
+        "events": args.events,
+        "increment_fraction": args.increment_fraction,
+        "increment_events": increment_events,
+        "flavours": flavours,
+        "batch_events": args.batch_events,
+        "scaling": args.scaling,
+        "command": " ".join(["python -m cdc_tools.bench", *(argv or sys.argv[1:])]),
+    }
+    common = {
+        "flavours": flavours,
+        "results_dir": results_dir,
+        "keep": args.keep,
+        "batch_events": args.batch_events,
+    }
+    main_scenario = run_scenario(args.events, increment_events, with_baseline=True, **common)
+    scenarios = [main_scenario]
+    report = build_report(main_scenario, scenarios if args.scaling else [], config)
+    write_report(report, results_dir)
+    for events in sorted(set(args.scaling) - {args.events}):
+        scenarios.append(
+            run_scenario(events, min(increment_events, events), with_baseline=False, **common)
+        )
+        report = build_report(main_scenario, scenarios, config)
+        write_report(report, results_dir)
+    print()
+    print(render_text(report))
+    json_path, md_path = write_report(report, results_dir)
+    print(f"\nwritten: {json_path} and {md_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""Bad input gets a clear reason and loses nothing, while the good data still lands right.
+
+One simulated Db2 database (schema wrapper on) plus a folder of bad input: each bad
+message must be quarantined with its own reason, bronze and silver must count every line,
+gold must still equal the source for the good data, and the run must succeed.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cdc_tools.oracle_check import compare_database
+from cdc_tools.simulator import SimConfig, simulate, write_batch
+
+pytestmark = pytest.mark.spark
+
+CONFIG = SimConfig(
+    seed=5,
+    flavour="db2",
+    database="BAD_DB2",
+    server="bad",
+    schemas_enable=True,
+    batches=1,
+    transactions=30,
+)
+
+
+def _a_message(result, table: str, op: str) -> dict:  # type: ignore[no-untyped-def]
+    for message in result.batches[0]:
+        if message.value and message.topic.endswith(table):
+            value = json.loads(message.value)
+            if value["payload"]["op"] == op:
+                return value
+    raise AssertionError(f"no {op} message for {table}")
+
+
+@pytest.fixture(scope="module")
+def bad_run(dbt_project):  # type: ignore[no-untyped-def]
+    result = simulate(CONFIG)
+    good_files = write_batch(result.batches[0], dbt_project.landing / "good", 0, "value_lines")
+    bad = dbt_project.landing / "bad"
+    bad.mkdir()
+    order = _a_message(result, "ORDERS", "r")
+    lines: dict[str, str] = {}
+
+    lines["malformed_json"] = '{"payload": {"op": "c",, "after": {"ID": 1}}}'
+    lines["truncated_json"] = json.dumps(order)[: len(json.dumps(order)) // 2]
+    lines["not_an_object"] = '[{"op": "c"}]'
+    unknown_op = copy.deepcopy(order)
+    unknown_op["payload"]["op"] = "x"
+    lines["unknown_op"] = json.dumps(unknown_op)
+    no_source = copy.deepcopy(order)
+    del no_source["payload"]["source"]
+    lines["missing_source"] = json.dumps(no_source)
+    lines["unknown_envelope"] = json.dumps(
+        {"database": "shop", "table": "t", "type": "insert", "data": {"id": 1}}
+    )
+    wrong_type = copy.deepcopy(order)
+    wrong_type["payload"]["op"] = "c"
+    wrong_type["payload"]["after"]["ORDER_ID"] = 999_999_999
+    wrong_type["payload"]["after"]["QUANTITY"] = "many"
+    lines["type_mismatch"] = json.dumps(wrong_type)
+    (bad / "bad-lines.json").write_text("\n".join(lines.values()) + "\n")
+
+    (bad / "latin1.json").write_bytes('{"note": "caf\u00e9"}\n'.encode("latin-1"))
+    (bad / "empty.json").write_bytes(b"")
+    big = copy.deepcopy(order)
+    big["payload"]["op"] = "c"
+    big["payload"]["source"]["table"] = "BLOBS"
+    big["payload"]["after"] = {"ID": 1, "PAYLOAD": "x" * 10_000_000}
+    (bad / "ten-megabytes.json").write_text(json.dumps(big) + "\n")
+    shutil.copy(good_files[0], bad / ("copy-of-" + good_files[0].name))
+
+    dbt_project.run("build")
+    return result, lines, good_files
+
+
+def test_good_data_still_equals_the_source(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
+    result, *_ = bad_run
+    outcome = compare_database(
+        dbt_project.spark, dbt_project.layer("gold"), CONFIG.database, result.expected[0]
+    )
+    assert outcome.ok, outcome.differences
+
+
+def test_every_bad_message_has_its_reason(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
+    _, lines, _ = bad_run
+    rows = dbt_project.sql(
+        f"select reason_code, _cdc_error_reason, _source_file, _source_line, quarantine_stage "
+        f"from {dbt_project.layer('silver')}.cdc_quarantine"
+    )
+    by_place = {(Path(r["_source_file"]).name, r["_source_line"]): r for r in rows}
+    for line_number, reason in enumerate(lines, start=1):
+        row = by_place.get(("bad-lines.json", line_number))
+        assert row is not None, f"{reason} line was not quarantined"
+        assert row["reason_code"] == reason, row["_cdc_error_reason"]
+        assert row["_cdc_error_reason"].startswith(reason + ": ")
+    assert by_place[("latin1.json", 1)]["reason_code"] == "invalid_utf8"
+    assert by_place[("bad-lines.json", 7)]["quarantine_stage"] == "stg_inventory__orders"
+    assert (
+        "quantity = many is not a smallint" in by_place[("bad-lines.json", 7)]["_cdc_error_reason"]
+    )
+    assert len(rows) == len(lines) + 1, "only the bad messages are quarantined"
+
+
+def test_counts_reconcile(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
+    result, lines, good_files = bad_run
+    good = len(result.batches[0])
+    duplicated = sum(1 for _ in good_files[0].read_text().splitlines())
+    expected = good + duplicated + len(lines) + 1 + 1  # + latin1 line + 10 MB message
+    bronze, silver = dbt_project.layer("bronze"), dbt_project.layer("silver")
+    [counts] = dbt_project.sql(
+        f"select (select count(*) from {bronze}.bronze_cdc_messages) as bronze, "
+        f"(select count(*) from {silver}.stg_cdc__messages) as silver, "
+        f"(select count(*) from {silver}.stg_cdc__messages where _cdc_message_kind = 'error') "
+        f"as unreadable"
+    )
+    assert counts == {"bronze": expected, "silver": expected, "unreadable": len(lines) - 1 + 1}
+    [raw] = dbt_project.sql(
+        f"select raw_line_base64 from {bronze}.bronze_cdc_messages "
+        f"where _source_file like '%latin1.json'"
+    )
+    import base64
+
+    assert base64.b64decode(raw["raw_line_base64"]) == '{"note": "caf\u00e9"}'.encode("latin-1")
+
+
+def test_a_ten_megabyte_message_is_kept_whole(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
+    [row] = dbt_project.sql(
+        f"select length(_cdc_row_json) as size from {dbt_project.layer('gold')}.captured_rows "
+        f"where _cdc_source_table = 'BLOBS'"
+    )
+    assert row["size"] > 10_000_000
