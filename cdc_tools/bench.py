@@ -225,28 +225,97 @@ def add_increment(increment: Path, landing: Path) -> int:
     return moved
 
 
+# ----------------------------------------------------------------- project copy
+PROJECT_PATHS: tuple[str, ...] = (
+    "dbt_project.yml",
+    "packages.yml",
+    "dependencies.yml",
+    "models",
+    "macros",
+    "seeds",
+    "snapshots",
+    "analyses",
+    "tests/dbt",
+    "docs/dbt",
+    "dbt_packages",
+)
+
+
+def _git(*args: str) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def project_info(rev: str | None) -> dict[str, Any]:
+    """Which version of the dbt project was measured."""
+    dirty = [
+        line[3:]
+        for line in _git("status", "--porcelain").splitlines()
+        if line[3:].split("/")[0] in {p.split("/")[0] for p in PROJECT_PATHS}
+    ]
+    return {
+        "source": f"git {rev}" if rev else "working tree",
+        "commit": _git("rev-parse", rev or "HEAD") or None,
+        "uncommitted_project_files": [] if rev else dirty,
+    }
+
+
+def snapshot_project(dest: Path, rev: str | None = None) -> None:
+    """Copy the dbt project (working tree, or git revision ``rev``) to ``dest``, so that
+    edits made to the repo while the benchmark runs do not change what it measures."""
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    if rev:
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", rev], cwd=REPO_ROOT, capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+        return
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "target", "logs")
+    for relative in PROJECT_PATHS:
+        source = REPO_ROOT / relative
+        if source.is_dir():
+            shutil.copytree(source, dest / relative, ignore=ignore)
+        elif source.is_file():
+            (dest / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / relative)
+
+
 # ---------------------------------------------------------------- /proc sampling
-def parse_stat_ppid(stat_text: str) -> int:
-    """The parent pid from a /proc/<pid>/stat line (the command name may hold spaces)."""
-    after_name = stat_text[stat_text.rindex(")") + 2 :]
-    return int(after_name.split()[1])
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def parent_map(proc: Path = Path("/proc")) -> dict[int, int]:
-    """pid -> parent pid of every process visible in /proc."""
-    parents: dict[int, int] = {}
+@dataclass(frozen=True)
+class ProcStat:
+    ppid: int
+    cpu_ticks: int
+    """utime + stime of the process itself, in clock ticks."""
+
+
+def parse_stat(stat_text: str) -> ProcStat:
+    """Parent pid and CPU ticks from a /proc/<pid>/stat line (the name may hold spaces)."""
+    fields = stat_text[stat_text.rindex(")") + 2 :].split()
+    # fields[0] is field 3 of proc(5) (state): ppid is field 4, utime 14, stime 15
+    return ProcStat(ppid=int(fields[1]), cpu_ticks=int(fields[11]) + int(fields[12]))
+
+
+def proc_table(proc: Path = Path("/proc")) -> dict[int, ProcStat]:
+    """pid -> (parent pid, CPU ticks) of every process visible in /proc."""
+    table: dict[int, ProcStat] = {}
     for entry in proc.iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            parents[int(entry.name)] = parse_stat_ppid((entry / "stat").read_text())
-        except (OSError, ValueError):
+            table[int(entry.name)] = parse_stat((entry / "stat").read_text())
+        except (OSError, ValueError, IndexError):
             continue  # the process ended while we looked
-    return parents
+    return table
 
 
 def descendants(pid: int, parents: Mapping[int, int]) -> list[int]:
-    """Every process below ``pid`` in the tree ``parents`` describes."""
+    """Every process below ``pid`` in the tree ``parents`` (pid -> parent pid) describes."""
     children: dict[int, list[int]] = {}
     for child, parent in parents.items():
         children.setdefault(parent, []).append(child)
@@ -270,15 +339,29 @@ def rss_kb(pid: int, proc: Path = Path("/proc")) -> int:
     return 0
 
 
-def tree_rss_kb(pid: int) -> int:
-    """Resident memory of ``pid`` and all its descendants (shared pages count per process)."""
-    return sum(rss_kb(p) for p in [pid, *descendants(pid, parent_map())])
+@dataclass(frozen=True)
+class TreeSample:
+    rss_kb: int
+    """Resident memory of the process and its descendants (shared pages count per process)."""
+    cpu_ticks: dict[int, int]
+    """CPU ticks so far of every process of the tree."""
+
+
+def sample_tree(pid: int) -> TreeSample:
+    table = proc_table()
+    pids = [pid, *descendants(pid, {p: stat.ppid for p, stat in table.items()})]
+    return TreeSample(
+        rss_kb=sum(rss_kb(p) for p in pids),
+        cpu_ticks={p: table[p].cpu_ticks for p in pids if p in table},
+    )
 
 
 @dataclass
 class ProcessRun:
     wall_s: float
     peak_rss_mb: float
+    cpu_s: float
+    """CPU time of the tree (user + system), up to the last sample of each process."""
     returncode: int
     samples: int
 
@@ -291,17 +374,21 @@ def run_measured(
     cwd: Path = REPO_ROOT,
     interval: float = SAMPLE_INTERVAL_S,
 ) -> ProcessRun:
-    """Run ``argv`` to completion, sampling its process tree's RSS every ``interval`` s."""
+    """Run ``argv`` to completion, sampling its process tree every ``interval`` seconds."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     peak_kb = 0
     samples = 0
+    ticks: dict[int, int] = {}
     with open(log_path, "wb") as log:
         started = time.monotonic()
         process = subprocess.Popen(
             list(argv), cwd=cwd, env=dict(env), stdout=log, stderr=subprocess.STDOUT
         )
         while True:
-            peak_kb = max(peak_kb, tree_rss_kb(process.pid))
+            sample = sample_tree(process.pid)
+            peak_kb = max(peak_kb, sample.rss_kb)
+            for pid, cpu in sample.cpu_ticks.items():
+                ticks[pid] = max(ticks.get(pid, 0), cpu)
             samples += 1
             try:
                 returncode = process.wait(timeout=interval)
@@ -309,7 +396,7 @@ def run_measured(
             except subprocess.TimeoutExpired:
                 continue
         wall = time.monotonic() - started
-    return ProcessRun(wall, peak_kb / 1024, returncode, samples)
+    return ProcessRun(wall, peak_kb / 1024, sum(ticks.values()) / CLOCK_TICKS, returncode, samples)
 
 
 def _log_tail(path: Path, lines: int = 40) -> str:
@@ -366,6 +453,7 @@ class StepResult:
     wall_s: float
     events: int
     peak_rss_mb: float
+    cpu_s: float = 0.0
     load_before: float = 0.0
     """1-minute load average when the step started (the machine may be shared)."""
     detail: dict[str, Any] = field(default_factory=dict)
@@ -382,6 +470,7 @@ class StepResult:
             "events": self.events,
             "events_per_s": None if eps is None else round(eps),
             "peak_rss_mb": round(self.peak_rss_mb),
+            "cpu_s": round(self.cpu_s, 1),
             "load_before": round(self.load_before, 2),
         }
 
@@ -420,6 +509,10 @@ class Workspace:
     def logs(self) -> Path:
         return self.root / "logs"
 
+    @property
+    def project(self) -> Path:
+        return self.root / "project"
+
     def clean_data(self) -> None:
         for folder in (
             self.landing,
@@ -427,6 +520,7 @@ class Workspace:
             self.spark_home,
             self.baseline_home,
             self.baseline_out,
+            self.project,
         ):
             shutil.rmtree(folder, ignore_errors=True)
 
@@ -466,7 +560,7 @@ def run_dbt_step(step: str, events: int, ws: Workspace) -> StepResult:
         dbt_executable(),
         "build",
         "--project-dir",
-        str(REPO_ROOT),
+        str(ws.project),
         "--profiles-dir",
         str(PROFILES_DIR),
         "--target-path",
@@ -477,13 +571,14 @@ def run_dbt_step(step: str, events: int, ws: Workspace) -> StepResult:
     load = _load1()
     log = ws.logs / f"{slug}.log"
     print(f"  [{step}] dbt build over {events:,} new events ...", flush=True)
-    run = run_measured(argv, env=spark_env(ws.spark_home, ws.landing), log_path=log)
+    env = spark_env(ws.spark_home, ws.landing)
+    run = run_measured(argv, env=env, log_path=log, cwd=ws.project)
     if run.returncode != 0:
         raise BenchError(f"dbt build ({step}) failed, see {log}:\n{_log_tail(log)}")
     run_results_path = ws.target / "run_results.json"
     run_results = json.loads(run_results_path.read_text())
     shutil.copy(run_results_path, ws.root / f"run_results_{slug}.json")
-    result = StepResult(step, run.wall_s, events, run.peak_rss_mb, load)
+    result = StepResult(step, run.wall_s, events, run.peak_rss_mb, run.cpu_s, load)
     result.detail = timing_summary(run_results, run.wall_s)
     print(f"  [{step}] {run.wall_s:.1f} s, peak {run.peak_rss_mb:.0f} MB", flush=True)
     return result
@@ -506,7 +601,7 @@ def run_baseline_step(events: int, ws: Workspace) -> StepResult:
     run = run_measured(argv, env=spark_env(ws.baseline_home, ws.landing), log_path=log)
     if run.returncode != 0:
         raise BenchError(f"the baseline failed, see {log}:\n{_log_tail(log)}")
-    result = StepResult("baseline", run.wall_s, events, run.peak_rss_mb, load)
+    result = StepResult("baseline", run.wall_s, events, run.peak_rss_mb, run.cpu_s, load)
     for line in log.read_text(errors="replace").splitlines():
         if line.startswith(BASELINE_RESULT_TAG):
             result.detail = json.loads(line[len(BASELINE_RESULT_TAG) :])
@@ -645,11 +740,13 @@ def run_scenario(
     with_baseline: bool,
     keep: bool,
     batch_events: int = DEFAULT_BATCH_EVENTS,
+    project_rev: str | None = None,
 ) -> Scenario:
     ws = Workspace(results_dir / f"n{events}")
     shutil.rmtree(ws.root, ignore_errors=True)
     ws.root.mkdir(parents=True)
     print(f"== {events:,} events ({increment_events:,} held back for the increment) ==")
+    snapshot_project(ws.project, project_rev)
     plans = plan_sources(events, flavours, increment_events)
     generation = generate(plans, ws.landing, ws.increment, batch_events)
     print(
@@ -828,7 +925,15 @@ def text_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return "\n".join(out)
 
 
-RESULT_HEADERS = ("step", "wall s", "events", "events/s", "peak RSS MB", "load1 before")
+RESULT_HEADERS = (
+    "step",
+    "wall s",
+    "events",
+    "events/s",
+    "peak RSS MB",
+    "CPU s",
+    "load1 before",
+)
 SCALING_HEADERS = (
     "events",
     "full s",
@@ -844,15 +949,29 @@ SCALING_HEADERS = (
 
 def _result_rows(report: Mapping[str, Any]) -> list[list[Any]]:
     return [
-        [r["step"], r["wall_s"], r["events"], r["events_per_s"], r["peak_rss_mb"], r["load_before"]]
+        [
+            r["step"],
+            r["wall_s"],
+            r["events"],
+            r["events_per_s"],
+            r["peak_rss_mb"],
+            r["cpu_s"],
+            r["load_before"],
+        ]
         for r in report["rows"]
     ]
 
 
+def format_ratio(key: str, value: float | None) -> str | None:
+    """full/baseline as a multiple, the incremental share as a percentage."""
+    if value is None:
+        return None
+    return f"{value:.2f}x" if key == "full_over_baseline" else f"{100 * value:.1f}%"
+
+
 def _target_rows(report: Mapping[str, Any]) -> list[list[Any]]:
     return [
-        [t["target"], None if t["value"] is None else round(t["value"], 3), t["passed"]]
-        for t in report["targets"]
+        [t["target"], format_ratio(t["ratio"], t["value"]), t["passed"]] for t in report["targets"]
     ]
 
 
@@ -953,6 +1072,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--batch-events", type=int, default=DEFAULT_BATCH_EVENTS)
     parser.add_argument(
+        "--project-rev",
+        help="measure this git revision of the dbt project (default: the working tree)",
+    )
+    parser.add_argument(
         "--keep", action="store_true", help="keep landing files and warehouses after the run"
     )
     parser.add_argument("--baseline-only", action="store_true", help=argparse.SUPPRESS)
@@ -986,12 +1109,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "batch_events": args.batch_events,
         "scaling": args.scaling,
         "command": " ".join(["python -m cdc_tools.bench", *(argv or sys.argv[1:])]),
+        "project": project_info(args.project_rev),
     }
     common = {
         "flavours": flavours,
         "results_dir": results_dir,
         "keep": args.keep,
         "batch_events": args.batch_events,
+        "project_rev": args.project_rev,
     }
     main_scenario = run_scenario(args.events, increment_events, with_baseline=True, **common)
     scenarios = [main_scenario]

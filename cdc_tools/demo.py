@@ -50,11 +50,15 @@ def show_quarantine(spark) -> None:  # type: ignore[no-untyped-def]
         f"select _cdc_message_kind, _cdc_connector, count(*) as messages "
         f"from {silver}.stg_cdc__messages group by 1, 2 order by 1, 2"
     ).show(truncate=False)
-    print("== quarantine summary (this run and before) ==")
-    spark.sql(
-        f"select quarantine_stage, reason_code, coalesce(_kafka_topic, _source_file) as source, "
-        f"count(*) as messages from {silver}.cdc_quarantine group by 1, 2, 3 order by 4 desc"
-    ).show(50, truncate=80)
+    print("== quarantine summary, by load (cdc_quarantine_summary) ==")
+    summary = spark.sql(
+        f"select _loaded_at, reason_code, source, messages, remedy "
+        f"from {silver}.cdc_quarantine_summary order by _loaded_at, messages desc"
+    )
+    if summary.count() == 0:
+        print("nothing quarantined")
+    else:
+        summary.show(50, truncate=60)
 
 
 def run_simulated(landing: Path) -> int:

@@ -191,7 +191,15 @@ def gold_yaml_entry(contract: TableContract) -> dict[str, object]:
         "description": contract.description
         or f"Current state of source table {contract.table}: one row per key.",
         "data_tests": [
-            {"cdc_unique_key": {"arguments": {"columns": ["_cdc_source_id", *contract.key]}}}
+            {"cdc_unique_key": {"arguments": {"columns": ["_cdc_source_id", *contract.key]}}},
+            {
+                "cdc_position_not_behind_change_log": {
+                    "arguments": {
+                        "changes": f"{{{{ ref('{contract.silver_model}') }}}}",
+                        "key_columns": ["_cdc_source_id", *contract.key],
+                    }
+                }
+            },
         ],
         "columns": columns,
     }

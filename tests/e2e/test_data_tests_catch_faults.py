@@ -1,0 +1,213 @@
+"""Tests of the tests: each dbt data test fails when the fault it guards against is there.
+
+A small pipeline is built once; then, one fault at a time, a table is copied, damaged,
+the matching dbt test is run (it must fail, or warn for freshness), and the table is put
+back. A final run of every test on the restored tables must pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from pyspark.sql import functions as F
+
+from cdc_tools.simulator import SimConfig, simulate, write_batch
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="module")
+def built(dbt_project):  # type: ignore[no-untyped-def]
+    result = simulate(
+        SimConfig(
+            seed=9, flavour="oracle", database="TT_ORA", server="tt", batches=1, transactions=25
+        )
+    )
+    write_batch(result.batches[0], dbt_project.landing / "tt", 0, "kcat")
+    dbt_project.run("build")
+    return dbt_project
+
+
+def _damaged(project, table: str, damage: Callable[[object, str], None], select: str):  # type: ignore[no-untyped-def]
+    """Damage `table`, run the tests `select` picks, restore; returns their results."""
+    spark = project.spark
+    backup = f"{table}__backup".replace(".", "_")
+    spark.sql(f"drop table if exists default.{backup}")
+    spark.sql(f"create table default.{backup} using parquet as select * from {table}")
+    partitioned = "cdc_bucket" in spark.table(table).columns
+    try:
+        damage(spark, table)
+        spark.catalog.refreshTable(table)
+        result = project.run("test", "--select", select, expect_success=False)
+        return [(r.node.name, str(r.status), r.failures) for r in result.result.results]
+    finally:
+        partition = " partition (cdc_bucket)" if partitioned else ""
+        spark.sql(f"insert overwrite table {table}{partition} select * from default.{backup}")
+        spark.sql(f"drop table default.{backup}")
+        spark.catalog.refreshTable(table)
+
+
+def _append(spark, table: str, change: Callable[[object], object]) -> None:  # type: ignore[no-untyped-def]
+    """Append a changed copy of one of the table's rows."""
+    row = spark.table(table).limit(1)
+    change(row).select(*spark.table(table).columns).write.insertInto(table)
+
+
+def _assert_failed(results, test_prefix: str, status: str = "fail") -> None:  # type: ignore[no-untyped-def]
+    hits = [r for r in results if r[0].startswith(test_prefix)]
+    assert hits, f"no test named {test_prefix}* ran: {results}"
+    assert all(s == status and (failures or 0) > 0 for _, s, failures in hits), hits
+
+
+def _gold(project, table: str) -> str:  # type: ignore[no-untyped-def]
+    return f"{project.layer('gold')}.{table}__cdc_state"
+
+
+def test_duplicate_bronze_message_fails_unique(built) -> None:  # type: ignore[no-untyped-def]
+    table = f"{built.layer('bronze')}.bronze_cdc_messages"
+    results = _damaged(
+        built,
+        table,
+        lambda s, t: _append(s, t, lambda r: r),
+        "bronze_cdc_messages,test_name:unique",
+    )
+    _assert_failed(results, "unique_bronze_cdc_messages")
+
+
+def test_message_lost_between_bronze_and_silver_fails_reconciliation(built) -> None:  # type: ignore[no-untyped-def]
+    table = f"{built.layer('silver')}.stg_cdc__messages"
+
+    def lose_one(spark, t):  # type: ignore[no-untyped-def]
+        backup = f"default.{t.replace('.', '_')}__backup"
+        spark.sql(
+            f"insert overwrite table {t} select * from {backup} "
+            f"where _message_id != (select min(_message_id) from {backup})"
+        )
+
+    results = _damaged(built, table, lose_one, "assert_every_bronze_message_reaches_silver_once")
+    _assert_failed(results, "assert_every_bronze_message_reaches_silver_once")
+
+
+def test_duplicate_gold_key_fails_unique_key(built) -> None:  # type: ignore[no-untyped-def]
+    table = _gold(built, "customers")
+    results = _damaged(
+        built,
+        table,
+        lambda s, t: _append(s, t, lambda r: r.where("cdc_bucket >= 0 and not _cdc_is_deleted")),
+        "customers,test_name:cdc_unique_key",
+    )
+    _assert_failed(results, "cdc_unique_key_customers")
+
+
+def test_null_gold_key_fails_not_null(built) -> None:  # type: ignore[no-untyped-def]
+    table = _gold(built, "customers")
+    results = _damaged(
+        built,
+        table,
+        lambda s, t: _append(
+            s,
+            t,
+            lambda r: r.where("cdc_bucket >= 0 and not _cdc_is_deleted").withColumn(
+                "id", F.lit(None).cast("int")
+            ),
+        ),
+        "customers,test_name:not_null",
+    )
+    _assert_failed(results, "not_null_customers_id")
+
+
+def test_gold_behind_its_change_log_fails(built) -> None:  # type: ignore[no-untyped-def]
+    table = _gold(built, "orders")
+
+    def rewind_in_order(spark, t):  # type: ignore[no-untyped-def]
+        columns = spark.table(t).columns
+        rows = (
+            spark.table(t)
+            .withColumn(
+                "_cdc_position",
+                F.when(F.col("cdc_bucket") >= 0, F.lit("0")).otherwise(F.col("_cdc_position")),
+            )
+            .select(*columns)
+        )
+        rows.localCheckpoint().write.insertInto(t, overwrite=True)
+
+    results = _damaged(
+        built, table, rewind_in_order, "orders,test_name:cdc_position_not_behind_change_log"
+    )
+    _assert_failed(results, "cdc_position_not_behind_change_log_orders")
+
+
+def test_unknown_op_in_change_log_fails_accepted_values(built) -> None:  # type: ignore[no-untyped-def]
+    table = f"{built.layer('silver')}.stg_cdc__messages"
+    results = _damaged(
+        built,
+        table,
+        lambda s, t: _append(
+            s,
+            t,
+            lambda r: (
+                r.withColumn("_cdc_message_kind", F.lit("change"))
+                .withColumn("_cdc_op", F.lit("z"))
+                .withColumn("_message_id", F.lit("fault"))
+            ),
+        ),
+        "int_cdc__change_log,test_name:accepted_values",
+    )
+    _assert_failed(results, "accepted_values_int_cdc__change_log__cdc_op")
+
+
+def test_unexplained_quarantine_reason_fails_relationships(built) -> None:  # type: ignore[no-untyped-def]
+    table = f"{built.layer('silver')}.stg_cdc__messages"
+    results = _damaged(
+        built,
+        table,
+        lambda s, t: _append(
+            s,
+            t,
+            lambda r: (
+                r.withColumn("_cdc_message_kind", F.lit("error"))
+                .withColumn("_cdc_error_reason", F.lit("bogus: no such reason"))
+                .withColumn("_message_id", F.lit("fault"))
+            ),
+        ),
+        "cdc_quarantine_summary,test_name:relationships",
+    )
+    _assert_failed(results, "relationships_cdc_quarantine_summary")
+
+
+def test_quarantine_duplicates_fail_reconciliation(built) -> None:  # type: ignore[no-untyped-def]
+    table = f"{built.layer('silver')}.stg_cdc__messages"
+
+    def two_copies(spark, t):  # type: ignore[no-untyped-def]
+        for _ in range(2):
+            _append(
+                spark,
+                t,
+                lambda r: (
+                    r.withColumn("_cdc_message_kind", F.lit("error"))
+                    .withColumn("_cdc_error_reason", F.lit("unknown_op: twice"))
+                    .withColumn("_message_id", F.lit("twice"))
+                ),
+            )
+
+    results = _damaged(
+        built, table, two_copies, "assert_every_unreadable_message_is_quarantined_once"
+    )
+    _assert_failed(results, "assert_every_unreadable_message_is_quarantined_once")
+
+
+def test_stale_bronze_warns(built) -> None:  # type: ignore[no-untyped-def]
+    result = built.run(
+        "test",
+        "--select",
+        "bronze_cdc_messages,test_name:cdc_recency",
+        vars={"cdc_freshness_max_age_hours": -1},
+        expect_success=False,
+    )
+    [(name, status)] = [(r.node.name, str(r.status)) for r in result.result.results]
+    assert name.startswith("cdc_recency_bronze_cdc_messages") and status == "warn"
+
+
+def test_every_test_passes_on_the_restored_tables(built) -> None:  # type: ignore[no-untyped-def]
+    built.run("test")

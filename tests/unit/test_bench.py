@@ -1,0 +1,273 @@
+"""Unit tests for cdc_tools.bench: the parts that need neither Spark nor dbt."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cdc_tools import bench
+from cdc_tools.bench import StepResult
+
+
+# ------------------------------------------------------------------- planning
+@pytest.mark.parametrize(("total", "parts"), [(0, 3), (1, 6), (20_000, 6), (1_000_001, 6), (7, 7)])
+def test_split_events_sums_to_the_total_and_is_even(total: int, parts: int) -> None:
+    counts = bench.split_events(total, parts)
+    assert len(counts) == parts
+    assert sum(counts) == total
+    assert max(counts) - min(counts) <= 1
+    assert counts == sorted(counts, reverse=True)
+
+
+def test_split_events_rejects_bad_arguments() -> None:
+    with pytest.raises(ValueError):
+        bench.split_events(10, 0)
+    with pytest.raises(ValueError):
+        bench.split_events(-1, 2)
+
+
+def test_split_weighted_keeps_the_total() -> None:
+    shares = bench.split_weighted(1001, {"a": 2, "b": 3, "c": 4})
+    assert sum(shares.values()) == 1001
+    assert shares["a"] < shares["b"] < shares["c"]
+
+
+def test_plan_sources_covers_flavours_wrappers_and_formats() -> None:
+    plans = bench.plan_sources(1_000_000, ["oracle", "sqlserver", "db2"], 10_000)
+    assert sum(p.events for p in plans) == 1_000_000
+    assert sum(p.held_back for p in plans) == 10_000
+    assert {(p.flavour, p.wrapped) for p in plans} == {
+        (f, w) for f in ("oracle", "sqlserver", "db2") for w in (False, True)
+    }
+    for flavour in ("oracle", "sqlserver", "db2"):
+        assert {p.fmt for p in plans if p.flavour == flavour} == {"kcat", "value_lines"}
+    for wrapped in (False, True):
+        assert {p.fmt for p in plans if p.wrapped == wrapped} == {"kcat", "value_lines"}
+    assert len({p.name for p in plans}) == len(plans)
+    for plan in plans:
+        assert sum(plan.initial_rows.values()) == round(plan.events * bench.SNAPSHOT_SHARE)
+
+
+def test_plan_sources_rejects_an_increment_larger_than_the_events() -> None:
+    with pytest.raises(ValueError):
+        bench.plan_sources(10, ["oracle"], 11)
+    with pytest.raises(ValueError):
+        bench.plan_sources(10, [], 1)
+
+
+def test_parse_counts() -> None:
+    assert bench.parse_counts("100000, 1_000_000,") == [100_000, 1_000_000]
+
+
+def _lines(folder: Path) -> int:
+    return sum(
+        len([line for line in path.read_bytes().split(b"\n") if line.strip()])
+        for path in folder.rglob("*")
+        if path.is_file()
+    )
+
+
+@pytest.mark.parametrize(("wrapped", "fmt"), [(False, "value_lines"), (True, "kcat")])
+def test_generate_source_writes_exactly_the_planned_events(
+    tmp_path: Path, wrapped: bool, fmt: str
+) -> None:
+    plan = bench.SourcePlan(0, "sqlserver", wrapped, fmt, events=700, held_back=25)
+    landing, increment = tmp_path / "landing", tmp_path / "increment"
+    written, held = bench.generate_source(plan, landing, increment, batch_events=200)
+    assert (written, held) == (675, 25)
+    assert _lines(landing) == 675
+    assert _lines(increment) == 25
+    assert bench.add_increment(increment, landing) >= 1
+    assert _lines(landing) == 700
+    assert _lines(increment) == 0
+
+
+# ---------------------------------------------------------------- /proc sampling
+def test_parse_stat_handles_spaces_and_parentheses_in_the_name() -> None:
+    line = "4242 (my (odd) name) S 17 4242 4242 0 -1 4194560 9 0 0 0 123 45 0 0 20 0 1 0"
+    stat = bench.parse_stat(line)
+    assert stat.ppid == 17
+    assert stat.cpu_ticks == 168
+
+
+def test_parse_stat_of_this_process() -> None:
+    stat = bench.parse_stat(Path(f"/proc/{os.getpid()}/stat").read_text())
+    assert stat.ppid == os.getppid()
+    assert stat.cpu_ticks > 0
+
+
+def test_descendants_walks_the_whole_tree() -> None:
+    parents = {2: 1, 3: 2, 4: 3, 5: 1, 6: 99}
+    assert sorted(bench.descendants(1, parents)) == [2, 3, 4, 5]
+    assert bench.descendants(4, parents) == []
+
+
+def test_rss_of_this_process_and_of_a_missing_one() -> None:
+    assert bench.rss_kb(os.getpid()) > 1000
+    assert bench.rss_kb(2**22 + 12345) == 0
+
+
+def test_sample_tree_counts_child_processes() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
+    try:
+        for _ in range(50):  # wait until the child is a python process with some memory
+            if bench.rss_kb(child.pid) > 1000:
+                break
+            child.wait(timeout=0.05) if child.poll() is not None else None
+        sample = bench.sample_tree(os.getpid())
+        assert child.pid in sample.cpu_ticks
+        assert sample.rss_kb >= bench.rss_kb(os.getpid()) + bench.rss_kb(child.pid) // 2
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_run_measured_sees_a_grandchild_allocation(tmp_path: Path) -> None:
+    grandchild = "x = bytearray(80 * 2**20); import time; time.sleep(1.0)"
+    parent = (
+        f"import subprocess, sys; subprocess.run([sys.executable, '-c', {grandchild!r}], "
+        "check=True); print('done')"
+    )
+    run = bench.run_measured(
+        [sys.executable, "-c", parent],
+        env=dict(os.environ),
+        log_path=tmp_path / "log.txt",
+        cwd=tmp_path,
+        interval=0.05,
+    )
+    assert run.returncode == 0
+    assert run.peak_rss_mb >= 80
+    assert run.wall_s >= 1.0
+    assert run.samples >= 5
+    assert (tmp_path / "log.txt").read_text().strip() == "done"
+
+
+# ----------------------------------------------------------------- results
+def _steps(full: float, incremental: float, noop: float, baseline: float) -> dict[str, StepResult]:
+    full, incremental, noop, baseline = map(float, (full, incremental, noop, baseline))
+    return {
+        "full": StepResult("full", full, 990_000, 5000.0, 300.0),
+        "incremental": StepResult("incremental", incremental, 10_000, 4000.0, 50.0),
+        "no-op": StepResult("no-op", noop, 0, 3000.0, 30.0),
+        "baseline": StepResult("baseline", baseline, 990_000, 2000.0, 150.0),
+    }
+
+
+def test_ratios_and_targets_pass() -> None:
+    ratios = bench.compute_ratios(_steps(full=200, incremental=45, noop=40, baseline=120))
+    assert ratios["full_over_baseline"] == pytest.approx(200 / 120)
+    assert ratios["incremental_share"] == pytest.approx(5 / 160)
+    targets = bench.check_targets(ratios)
+    assert [t["passed"] for t in targets] == [True, True]
+
+
+def test_ratios_and_targets_fail() -> None:
+    ratios = bench.compute_ratios(_steps(full=300, incremental=100, noop=40, baseline=100))
+    assert ratios["incremental_share"] == pytest.approx(60 / 260)
+    assert [t["passed"] for t in bench.check_targets(ratios)] == [False, False]
+
+
+def test_format_ratio() -> None:
+    assert bench.format_ratio("full_over_baseline", 1.6666) == "1.67x"
+    assert bench.format_ratio("incremental_share", 0.04321) == "4.3%"
+    assert bench.format_ratio("incremental_share", None) is None
+
+
+def test_ratios_without_a_baseline_or_a_no_op() -> None:
+    steps = _steps(full=300, incremental=100, noop=40, baseline=100)
+    del steps["baseline"], steps["no-op"]
+    ratios = bench.compute_ratios(steps)
+    assert ratios == {"full_over_baseline": None, "incremental_share": None}
+    assert [t["passed"] for t in bench.check_targets(ratios)] == [None, None]
+
+
+def test_step_row_and_events_per_second() -> None:
+    row = StepResult("full", 200.0, 1_000_000, 5123.4, 310.25, 1.5).row()
+    assert row == {
+        "step": "full",
+        "wall_s": 200.0,
+        "events": 1_000_000,
+        "events_per_s": 5000,
+        "peak_rss_mb": 5123,
+        "cpu_s": 310.2,
+        "load_before": 1.5,
+    }
+    assert StepResult("no-op", 30.0, 0, 1.0).row()["events_per_s"] is None
+
+
+RUN_RESULTS = {
+    "elapsed_time": 90.0,
+    "results": [
+        {"unique_id": "model.p.bronze", "status": "success", "execution_time": 30.0},
+        {"unique_id": "model.p.silver", "status": "success", "execution_time": 40.0},
+        {"unique_id": "test.p.not_null_x", "status": "pass", "execution_time": 5.0},
+        {"unique_id": "seed.p.codes", "status": "success", "execution_time": None},
+    ],
+}
+
+
+def test_timing_summary_orders_nodes_and_splits_by_kind() -> None:
+    summary = bench.timing_summary(RUN_RESULTS, wall_s=120.0)
+    assert [n["node"] for n in summary["nodes"]][:3] == [
+        "model.p.silver",
+        "model.p.bronze",
+        "test.p.not_null_x",
+    ]
+    assert summary["seconds_by_kind"] == {"model": 70.0, "test": 5.0, "seed": 0.0}
+    assert summary["dbt_elapsed_s"] == 90.0
+    assert summary["outside_dbt_run_s"] == 30.0
+
+
+def _report() -> dict[str, object]:
+    main = bench.Scenario(1_000_000, 10_000, bench.GenerationStats(990_000, 10_000, 200, 2**30))
+    main.steps = _steps(full=200, incremental=100, noop=40, baseline=120)
+    main.steps["full"].detail = bench.timing_summary(RUN_RESULTS, 200.0)
+    small = bench.Scenario(100_000, 10_000, bench.GenerationStats())
+    small.steps = _steps(full=80, incremental=60, noop=40, baseline=50)
+    return bench.build_report(main, [main, small], {"events": 1_000_000})
+
+
+def test_build_report_and_markdown() -> None:
+    report = _report()
+    assert [r["step"] for r in report["rows"]] == ["full", "incremental", "no-op", "baseline"]
+    assert [s["events"] for s in report["scaling"]] == [100_000, 1_000_000]
+    assert report["scaling"][1]["incremental_minus_noop_s"] == 60
+    assert report["machine"]["nproc"] >= 1
+    text = bench.render_markdown(report)
+    assert "| step | wall s | events | events/s | peak RSS MB | CPU s | load1 before |" in text
+    assert "| full | 200.0 | 990,000 | 4,950 | 5,000 | 300.0 |" in text
+    assert "| no-op | 40.0 | 0 | - |" in text
+    assert "| full dbt build <= 2.0x baseline | 1.67x | PASS |" in text
+    assert "| (incremental - no-op) <= 5% of (full - no-op) | 37.5% | FAIL |" in text
+    assert "| model.p.silver | 40.0 | 53% |" in text
+    assert "Scaling:" in text
+    plain = bench.render_text(report)
+    assert "PASS" in plain and "FAIL" in plain and "model.p.silver" in plain
+
+
+def test_write_report(tmp_path: Path) -> None:
+    json_path, md_path = bench.write_report(_report(), tmp_path / "out")
+    assert json_path.read_text().startswith("{")
+    assert md_path.read_text().startswith("# Benchmark")
+
+
+def test_baseline_key_sql_names_every_table_key() -> None:
+    sql = bench.baseline_key_sql()
+    for column in ("'ID'", "'ORDER_ID'", "'LINE_NO'", "'order_id'"):
+        assert column in sql
+
+
+def test_parse_args_defaults() -> None:
+    args = bench.parse_args([])
+    assert args.events == 1_000_000
+    assert args.increment_fraction == 0.01
+    assert args.results_dir == Path("results/bench")
+    assert args.flavours == "oracle,sqlserver,db2"
+    assert not args.keep and args.scaling == []
+    assert bench.parse_args(["--events", "1_000", "--scaling", "10,20"]).scaling == [10, 20]
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--increment-fraction", "0"])
