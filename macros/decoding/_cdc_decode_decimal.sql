@@ -4,6 +4,8 @@
           precise  base64 of the big-endian two's-complement unscaled integer, with the
                    scale from the message schema (`parameters.scale`) or the contract
           double   a JSON number;  string  a JSON string
+        and io.debezium.data.VariableScaleDecimal, an object {"scale": s, "value": base64}
+        (PostgreSQL NUMERIC without scale, Oracle NUMBER without precision).
         The mode is the column's encoding, else what the message schema says (bytes
         means precise), else the project var cdc_decimal_handling.
     -#}
@@ -33,6 +35,7 @@
         {%- endif -%}
     {%- endset -%}
     case
+        when left(ltrim({{ raw }}), 1) = '{' then {{ _cdc_decode_variable_scale_decimal(raw, dtype) }}
         when {{ mode }} = 'precise' then try_cast(concat(
             cast({{ cdc_decode_twos_complement('try_to_binary(' ~ raw ~ ", 'base64')") }} as string),
             'E-',
@@ -41,4 +44,14 @@
         when {{ raw }} rlike '^-?[0-9]+([.][0-9]*)?([eE][-+]?[0-9]+)?$'
             then try_cast({{ raw }} as {{ dtype }})
     end
+{% endmacro %}
+
+{% macro _cdc_decode_variable_scale_decimal(raw, dtype) %}
+    {#- io.debezium.data.VariableScaleDecimal: {"scale": s, "value": "<base64 unscaled>"}. -#}
+    {%- set parsed = "from_json(" ~ raw ~ ", 'struct<scale: int, value: string>')" -%}
+    try_cast(concat(
+        cast({{ cdc_decode_twos_complement("try_to_binary(" ~ parsed ~ ".value, 'base64')") }} as string),
+        'E-',
+        cast({{ parsed }}.scale as string)
+    ) as {{ dtype }})
 {% endmacro %}

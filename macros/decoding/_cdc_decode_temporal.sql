@@ -43,3 +43,38 @@
         else try_cast({{ raw }} as timestamp)
     end
 {% endmacro %}
+
+{% macro _cdc_decode_string(raw, semantic) %}
+    {#-
+        string columns: the text as sent, except times of day, which arrive as numbers
+        (io.debezium.time.Time and org.apache.kafka.connect.data.Time: ms since midnight;
+        io.debezium.time.MicroTime: µs; io.debezium.time.NanoTime: ns) and become
+        'HH:mm:ss.ffffff' text (Spark has no time-of-day type).
+    -#}
+    case
+        when {{ raw }} rlike '^[0-9]+$' and {{ semantic }} in (
+            'io.debezium.time.Time', 'org.apache.kafka.connect.data.Time',
+            'io.debezium.time.MicroTime', 'io.debezium.time.NanoTime'
+        ) then {{ _cdc_format_time_of_day(
+            "case " ~ semantic
+            ~ " when 'io.debezium.time.MicroTime' then cast(" ~ raw ~ " as bigint)"
+            ~ " when 'io.debezium.time.NanoTime' then cast(" ~ raw ~ " as bigint) div 1000"
+            ~ " else cast(" ~ raw ~ " as bigint) * 1000 end"
+        ) }}
+        else {{ raw }}
+    end
+{% endmacro %}
+
+{% macro _cdc_format_time_of_day(micros) %}
+    {#- 'HH:mm:ss.ffffff' from microseconds since midnight (no time zone involved). -#}
+    concat_ws(
+        ':',
+        lpad(cast(({{ micros }}) div 3600000000 as string), 2, '0'),
+        lpad(cast((({{ micros }}) div 60000000) % 60 as string), 2, '0'),
+        concat(
+            lpad(cast((({{ micros }}) div 1000000) % 60 as string), 2, '0'),
+            '.',
+            lpad(cast(({{ micros }}) % 1000000 as string), 6, '0')
+        )
+    )
+{% endmacro %}

@@ -12,8 +12,9 @@
           data_type    the contract's Spark type: bigint, int, smallint, tinyint,
                        boolean, string, double, float, decimal(p,s), date, timestamp
           encoding     the column's `meta.cdc_encoding`, or none: a Debezium semantic
-                       type name (io.debezium.time.Date, ...MicroTimestamp, ...) or a
-                       decimal handling mode (precise, double, string)
+                       type name (io.debezium.time.Date, ...MicroTimestamp, ...Time,
+                       ...MicroTime, ...NanoTime: times of day become 'HH:mm:ss.ffffff'
+                       strings) or a decimal handling mode (precise, double, string)
           column_type  expression: struct<type, name, scale> from the message's own
                        schema, null when the message carried none
           connector    expression: the connector name (its defaults differ)
@@ -35,7 +36,7 @@
             when '0' then false
         end
     {%- elif dtype == 'string' -%}
-        {{ raw }}
+        {{ _cdc_decode_string(raw, semantic) }}
     {%- elif dtype in ['double', 'float', 'real'] -%}
         case
             when {{ raw }} rlike '^-?[0-9]+([.][0-9]*)?([eE][-+]?[0-9]+)?$'

@@ -91,7 +91,7 @@ classified as (
 
     select
         *,
-        {{ debezium_connector('source_block') }} as connector,
+        {{ debezium_connector('source_block', 'coalesce(_kafka_topic, _source_file)') }} as connector,
         {{ debezium_is_snapshot('source_block') }} as is_snapshot,
         {{ cdc_json_map('after_json') }} as after_map,
         {{ cdc_json_map('before_json') }} as before_map

@@ -80,6 +80,14 @@ DECIMALS = [
     (_twos_complement_base64(10**37 + 5), "decimal(38,0)", None, None, Decimal(10**37 + 5)),
     ("12.30", "decimal(12,2)", "string", None, Decimal("12.30")),
     ("1.5", "decimal(12,2)", "double", None, Decimal("1.50")),
+    (
+        '{"scale":0,"value":"EAAAAAAAAAAAAAAAAA=="}',
+        "decimal(38,0)",
+        None,
+        None,
+        Decimal(1267650600228229401496703205376),
+    ),
+    ('{"scale": 2, "value": "ME8="}', "decimal(10,2)", None, None, Decimal("123.67")),
     ("not base64!", "decimal(12,2)", "precise", None, None),
 ]
 
@@ -95,7 +103,7 @@ def test_decimal_decoding(render) -> None:  # type: ignore[no-untyped-def]
             else "cast(null as struct<type:string,name:string,scale:string>)"
         )
         parts.append(
-            f"select {i} as id, cast({{{{ cdc_decode_value(\"{_sql_string(raw)}\", '{dtype}', "
+            f"select {i} as id, cast({{{{ cdc_decode_value({json.dumps(_sql_string(raw))}, '{dtype}', "
             f'{encoding_arg}, "{column_type}", "\'sqlserver\'") }}}} as string) as decoded'
         )
     rows = render(" union all ".join(parts) + " order by id")
@@ -131,6 +139,10 @@ TEMPORALS = [
         "postgresql",
         "2004-10-19 08:23:54",
     ),
+    ("14706000000", "string", "io.debezium.time.MicroTime", "postgresql", "04:05:06.000000"),
+    ("14706100", "string", "io.debezium.time.Time", "postgresql", "04:05:06.100000"),
+    ("75723000000000", "string", "io.debezium.time.NanoTime", "sqlserver", "21:02:03.000000"),
+    ("<foo>bar</foo>", "string", "io.debezium.data.Xml", "sqlserver", "<foo>bar</foo>"),
     ("12", "int", None, "db2", "12"),
     ("1.5", "int", None, "db2", None),
     ("abc", "bigint", None, "db2", None),
@@ -145,7 +157,7 @@ def test_value_decoding(render) -> None:  # type: ignore[no-untyped-def]
     for i, (raw, dtype, encoding, connector, _) in enumerate(TEMPORALS):
         encoding_arg = f"'{encoding}'" if encoding else "none"
         parts.append(
-            f"select {i} as id, cast({{{{ cdc_decode_value(\"{_sql_string(raw)}\", '{dtype}', "
+            f"select {i} as id, cast({{{{ cdc_decode_value({json.dumps(_sql_string(raw))}, '{dtype}', "
             f"{encoding_arg}, 'cast(null as struct<type:string,name:string,scale:string>)', "
             f"\"'{connector}'\") }}}} as string) as decoded"
         )

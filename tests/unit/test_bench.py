@@ -199,12 +199,26 @@ def test_step_row_and_events_per_second() -> None:
     assert StepResult("no-op", 30.0, 0, 1.0).row()["events_per_s"] is None
 
 
+def _phases(start: str, compile_end: str, end: str) -> list[dict[str, str]]:
+    day = "2026-01-01T10:"
+    return [
+        {"name": "compile", "started_at": day + start, "completed_at": day + compile_end},
+        {"name": "execute", "started_at": day + compile_end, "completed_at": day + end},
+    ]
+
+
 RUN_RESULTS = {
+    "metadata": {"invocation_started_at": "2026-01-01T10:00:00.000000Z"},
     "elapsed_time": 90.0,
     "results": [
-        {"unique_id": "model.p.bronze", "status": "success", "execution_time": 30.0},
+        {
+            "unique_id": "model.p.bronze",
+            "status": "success",
+            "execution_time": 30.0,
+            "timing": _phases("00:20.000000Z", "00:30.000000Z", "00:50.000000Z"),
+        },
         {"unique_id": "model.p.silver", "status": "success", "execution_time": 40.0},
-        {"unique_id": "test.p.not_null_x", "status": "pass", "execution_time": 5.0},
+        {"unique_id": "test.p.not_null_x.abc123", "status": "pass", "execution_time": 5.0},
         {"unique_id": "seed.p.codes", "status": "success", "execution_time": None},
     ],
 }
@@ -215,11 +229,23 @@ def test_timing_summary_orders_nodes_and_splits_by_kind() -> None:
     assert [n["node"] for n in summary["nodes"]][:3] == [
         "model.p.silver",
         "model.p.bronze",
-        "test.p.not_null_x",
+        "test.p.not_null_x.abc123",
     ]
+    assert [n["name"] for n in summary["nodes"]][:3] == [
+        "model silver",
+        "model bronze",
+        "test not_null_x",
+    ]
+    bronze = summary["nodes"][1]
+    assert (bronze["compile_s"], bronze["execute_s"]) == (10.0, 20.0)
     assert summary["seconds_by_kind"] == {"model": 70.0, "test": 5.0, "seed": 0.0}
     assert summary["dbt_elapsed_s"] == 90.0
-    assert summary["outside_dbt_run_s"] == 30.0
+    assert summary["outside_dbt_s"] == 30.0
+    assert summary["setup_s"] == 20.0
+
+
+def test_setup_seconds_needs_timestamps() -> None:
+    assert bench.setup_seconds({"results": []}) is None
 
 
 def _report() -> dict[str, object]:
@@ -243,10 +269,11 @@ def test_build_report_and_markdown() -> None:
     assert "| no-op | 40.0 | 0 | - |" in text
     assert "| full dbt build <= 2.0x baseline | 1.67x | PASS |" in text
     assert "| (incremental - no-op) <= 5% of (full - no-op) | 37.5% | FAIL |" in text
-    assert "| model.p.silver | 40.0 | 53% |" in text
+    assert "| model silver | 40.0 | 0.0 | 0.0 | 53% |" in text
+    assert "| model bronze | 30.0 | 10.0 | 20.0 | 40% |" in text
     assert "Scaling:" in text
     plain = bench.render_text(report)
-    assert "PASS" in plain and "FAIL" in plain and "model.p.silver" in plain
+    assert "PASS" in plain and "FAIL" in plain and "model silver" in plain
 
 
 def test_write_report(tmp_path: Path) -> None:

@@ -1,13 +1,29 @@
-{% macro debezium_connector(source) %}
+{% macro debezium_connector(source, locator=none) %}
     {#-
         Which Debezium relational connector wrote a message, from its `source` block:
-        `source.connector` when present (lower-cased), otherwise the fields only one
-        connector writes (the Oracle documentation example has no `connector`).
-        SQL Server and Db2 share the LSN fields; without `connector`, a message with
-        `event_serial_no` is SQL Server and one without is Db2 (both order alike).
+          1. an override of the project var `cdc_connector_overrides`, a list of
+             {pattern: <regex>, connector: <name>} matched against `locator` (the Kafka
+             topic, else the landing file path), for feeds whose messages say too little;
+          2. `source.connector` when present (lower-cased);
+          3. the fields only one connector writes (the Oracle documentation example has no
+             `connector`). SQL Server and Db2 share the LSN fields; without `connector`, a
+             message with `event_serial_no` is SQL Server and one without is Db2 (both
+             order alike).
         Null when nothing matches: the message is quarantined, never guessed.
     -#}
+    {%- set accepted = ['oracle', 'sqlserver', 'db2', 'postgresql', 'mysql'] -%}
+    {%- set overrides = var('cdc_connector_overrides', []) -%}
     case
+    {%- for override in overrides %}
+        {%- if override.get('connector') not in accepted or not override.get('pattern') -%}
+            {{ exceptions.raise_compiler_error(
+                "cdc_connector_overrides entry " ~ override ~ " needs a `pattern` and a "
+                ~ "`connector` among: " ~ accepted | join(', ')
+            ) }}
+        {%- endif %}
+        when {{ locator }} rlike '{{ cdc_escape_string(override['pattern']) }}'
+            then '{{ override['connector'] }}'
+    {%- endfor %}
         when {{ source }}.connector is not null then lower({{ source }}.connector)
         when {{ source }}.commit_scn is not null
             or {{ source }}.scn is not null
