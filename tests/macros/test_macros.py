@@ -103,7 +103,8 @@ def test_decimal_decoding(render) -> None:  # type: ignore[no-untyped-def]
             else "cast(null as struct<type:string,name:string,scale:string>)"
         )
         parts.append(
-            f"select {i} as id, cast({{{{ cdc_decode_value({json.dumps(_sql_string(raw))}, '{dtype}', "
+            f"select {i} as id, cast({{{{ cdc_decode_value("
+            f"{json.dumps(_sql_string(raw))}, '{dtype}', "
             f'{encoding_arg}, "{column_type}", "\'sqlserver\'") }}}} as string) as decoded'
         )
     rows = render(" union all ".join(parts) + " order by id")
@@ -157,7 +158,8 @@ def test_value_decoding(render) -> None:  # type: ignore[no-untyped-def]
     for i, (raw, dtype, encoding, connector, _) in enumerate(TEMPORALS):
         encoding_arg = f"'{encoding}'" if encoding else "none"
         parts.append(
-            f"select {i} as id, cast({{{{ cdc_decode_value({json.dumps(_sql_string(raw))}, '{dtype}', "
+            f"select {i} as id, cast({{{{ cdc_decode_value("
+            f"{json.dumps(_sql_string(raw))}, '{dtype}', "
             f"{encoding_arg}, 'cast(null as struct<type:string,name:string,scale:string>)', "
             f"\"'{connector}'\") }}}} as string) as decoded"
         )
