@@ -2,7 +2,8 @@
 
 One simulated Db2 database (schema wrapper on) plus a folder of bad input: each bad
 message must be quarantined with its own reason, bronze and silver must count every line,
-gold must still equal the source for the good data, and the run must succeed.
+gold must still equal the source for the good data, and the run must succeed. Control
+messages (transaction metadata, schema changes) ride along and must be read, not rejected.
 """
 
 from __future__ import annotations
@@ -28,6 +29,66 @@ CONFIG = SimConfig(
     batches=1,
     transactions=30,
 )
+
+
+CONTROL = [
+    json.dumps(
+        {"status": "BEGIN", "id": "571:53195829", "event_count": None, "data_collections": None}
+    ),
+    json.dumps(
+        {
+            "status": "END",
+            "id": "571:53195829",
+            "event_count": 2,
+            "data_collections": [
+                {"data_collection": "s1.dbo.a", "event_count": 1},
+                {"data_collection": "s1.dbo.b", "event_count": 1},
+            ],
+        }
+    ),
+    json.dumps(
+        {
+            "source": {
+                "version": "2.3.4.Final",
+                "connector": "sqlserver",
+                "name": "s1",
+                "ts_ms": 1559729468470,
+                "snapshot": "true",
+                "db": "testDB",
+                "schema": "dbo",
+                "table": "customers",
+                "change_lsn": None,
+                "commit_lsn": "00000025:00000d98:00a2",
+                "event_serial_no": None,
+            },
+            "databaseName": "testDB",
+            "schemaName": "dbo",
+            "ddl": None,
+            "tableChanges": [
+                {
+                    "type": "CREATE",
+                    "id": '"testDB"."dbo"."customers"',
+                    "table": {
+                        "primaryKeyColumnNames": ["id"],
+                        "columns": [
+                            {
+                                "name": "id",
+                                "jdbcType": 4,
+                                "typeName": "int identity",
+                                "length": 10,
+                                "scale": 0,
+                                "position": 1,
+                                "optional": False,
+                                "autoIncremented": False,
+                                "generated": False,
+                            }
+                        ],
+                    },
+                }
+            ],
+        }
+    ),
+]
 
 
 def _a_message(result, table: str, op: str) -> dict:  # type: ignore[no-untyped-def]
@@ -75,6 +136,7 @@ def bad_run(dbt_project):  # type: ignore[no-untyped-def]
     big["payload"]["after"] = {"ID": 1, "PAYLOAD": "x" * 10_000_000}
     (bad / "ten-megabytes.json").write_text(json.dumps(big) + "\n")
     shutil.copy(good_files[0], bad / ("copy-of-" + good_files[0].name))
+    (dbt_project.landing / "control.json").write_text("\n".join(CONTROL) + "\n")
 
     dbt_project.run("build")
     return result, lines, good_files
@@ -112,7 +174,8 @@ def test_counts_reconcile(dbt_project, bad_run) -> None:  # type: ignore[no-unty
     result, lines, good_files = bad_run
     good = len(result.batches[0])
     duplicated = sum(1 for _ in good_files[0].read_text().splitlines())
-    expected = good + duplicated + len(lines) + 1 + 1  # + latin1 line + 10 MB message
+    # + latin1 line + 10 MB message + control messages
+    expected = good + duplicated + len(lines) + 1 + 1 + len(CONTROL)
     bronze, silver = dbt_project.layer("bronze"), dbt_project.layer("silver")
     [counts] = dbt_project.sql(
         f"select (select count(*) from {bronze}.bronze_cdc_messages) as bronze, "
@@ -136,3 +199,27 @@ def test_a_ten_megabyte_message_is_kept_whole(dbt_project, bad_run) -> None:  # 
         f"where _cdc_source_table = 'BLOBS'"
     )
     assert row["size"] > 10_000_000
+
+
+def test_control_messages_are_read(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
+    silver = dbt_project.layer("silver")
+    transactions = dbt_project.sql(
+        f"select transaction_id, transaction_status, event_count, data_collections "
+        f"from {silver}.stg_cdc__transactions order by transaction_status"
+    )
+    assert [(t["transaction_status"], t["event_count"]) for t in transactions] == [
+        ("BEGIN", None),
+        ("END", 2),
+    ]
+    assert json.loads(transactions[1]["data_collections"])[1] == {
+        "data_collection": "s1.dbo.b",
+        "event_count": 1,
+    }
+    [change] = dbt_project.sql(
+        f"select change_type, _cdc_source_id, primary_key_columns, columns_json "
+        f"from {silver}.stg_cdc__schema_changes"
+    )
+    assert change["change_type"] == "CREATE"
+    assert change["_cdc_source_id"] == "testdb.dbo.customers"
+    assert change["primary_key_columns"] == ["id"]
+    assert json.loads(change["columns_json"])[0]["typeName"] == "int identity"
