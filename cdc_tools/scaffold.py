@@ -2,8 +2,8 @@
 
 An analyst adds a captured table in one step::
 
-    python -m cdc_tools.scaffold --spec my_table.json          # from a contract file
-    python -m cdc_tools.scaffold --from-bronze CUSTOMERS         # from what bronze has seen
+    python -m cdc_tools.scaffold --spec my_table.json                      # a contract file
+    python -m cdc_tools.scaffold --from-bronze CUSTOMERS --system crm      # what was seen
 
 The silver model types the table's change log by its column contract; the gold model keeps
 one current row per key. Both SQL files are one-liners around project macros, and the YAML
@@ -270,14 +270,157 @@ def contract_from_spec(spec: dict[str, object]) -> TableContract:
     )
 
 
+# Kafka Connect schema (type, semantic name) -> (Spark type, encoding to record).
+_SEMANTIC_TYPES: dict[str, tuple[str, str | None]] = {
+    "io.debezium.time.Date": ("date", "io.debezium.time.Date"),
+    "org.apache.kafka.connect.data.Date": ("date", "org.apache.kafka.connect.data.Date"),
+    "io.debezium.time.Timestamp": ("timestamp", "io.debezium.time.Timestamp"),
+    "org.apache.kafka.connect.data.Timestamp": (
+        "timestamp",
+        "org.apache.kafka.connect.data.Timestamp",
+    ),
+    "io.debezium.time.MicroTimestamp": ("timestamp", "io.debezium.time.MicroTimestamp"),
+    "io.debezium.time.NanoTimestamp": ("timestamp", "io.debezium.time.NanoTimestamp"),
+    "io.debezium.time.ZonedTimestamp": ("timestamp", "io.debezium.time.ZonedTimestamp"),
+    "io.debezium.time.Time": ("string", "io.debezium.time.Time"),
+    "org.apache.kafka.connect.data.Time": ("string", "org.apache.kafka.connect.data.Time"),
+    "io.debezium.time.MicroTime": ("string", "io.debezium.time.MicroTime"),
+    "io.debezium.time.NanoTime": ("string", "io.debezium.time.NanoTime"),
+    "io.debezium.data.VariableScaleDecimal": ("decimal(38,10)", None),
+}
+_PLAIN_TYPES: dict[str, str] = {
+    "int8": "tinyint",
+    "int16": "smallint",
+    "int32": "int",
+    "int64": "bigint",
+    "float32": "double",
+    "float64": "double",
+    "boolean": "boolean",
+    "string": "string",
+    "bytes": "string",
+}
+
+
+def spark_type_for(
+    connect_type: str | None,
+    semantic: str | None,
+    scale: str | None = None,
+    precision: str | None = None,
+) -> tuple[str, str | None]:
+    """The contract type (and encoding) for a column described by a Kafka Connect schema."""
+    if semantic == "org.apache.kafka.connect.data.Decimal":
+        digits = min(int(precision or 38), 38)
+        return f"decimal({digits},{int(scale or 0)})", None
+    if semantic in _SEMANTIC_TYPES:
+        return _SEMANTIC_TYPES[semantic]
+    return _PLAIN_TYPES.get(connect_type or "", "string"), None
+
+
+def _json_type(value: object) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "bigint"
+    if isinstance(value, float):
+        return "double"
+    return "string"
+
+
+def contract_from_bronze(  # type: ignore[no-untyped-def]
+    spark,
+    table: str,
+    system: str,
+    schema_prefix: str = "cdc",
+    database: str | None = None,
+    key: list[str] | None = None,
+) -> TableContract:
+    """A contract for `table` from what the pipeline has seen of it.
+
+    Column types come from the newest message that carried a schema (schema wrapper), else
+    they are inferred from the newest row image (and say so in their description). The key
+    comes from `key`, else the Kafka message key, else the schema-change topic's
+    `primaryKeyColumnNames`.
+    """
+    silver = f"{schema_prefix}_silver"
+    where = f"lower(_cdc_source_table) = lower('{table}') and _cdc_op in ('c', 'r', 'u')"
+    if database:
+        where += f" and lower(_cdc_source_db) = lower('{database}')"
+    rows = spark.sql(
+        f"select _cdc_source_table, _cdc_source_id, _cdc_after, _cdc_key, _cdc_column_types "
+        f"from {silver}.int_cdc__change_log where {where} "
+        f"order by _cdc_column_types is not null desc, _loaded_at desc, _cdc_sort_key desc "
+        f"limit 1"
+    ).collect()
+    if not rows:
+        raise SystemExit(f"no change of table {table} in {silver}.int_cdc__change_log")
+    row = rows[0]
+    after = json.loads(row["_cdc_after"])
+    types = row["_cdc_column_types"] or {}
+    columns = []
+    for name, value in after.items():
+        described = types.get(name.lower())
+        if described is not None:
+            data_type, encoding = spark_type_for(
+                described["type"], described["name"], described["scale"], described["precision"]
+            )
+            note = f"Source column {name} ({described['name'] or described['type']})."
+        else:
+            data_type, encoding = _json_type(value), None
+            note = f"Source column {name} (type inferred from a value: check it)."
+        columns.append(
+            ColumnContract(name.lower(), data_type, encoding, source_name=name, description=note)
+        )
+    if not key:
+        key = sorted(json.loads(row["_cdc_key"]).keys()) if row["_cdc_key"] else None
+        if key == sorted(column.name for column in columns):
+            key = None  # the whole row: the message carried no key
+    if not key:
+        history = spark.sql(
+            f"select primary_key_columns from {silver}.stg_cdc__schema_changes "
+            f"where _cdc_source_id = '{row['_cdc_source_id']}' order by _loaded_at desc limit 1"
+        ).collect()
+        key = list(history[0]["primary_key_columns"]) if history else None
+    if not key:
+        raise SystemExit(
+            f"cannot tell the key of {table}: no Kafka key, no schema-change event; pass --key"
+        )
+    return TableContract(
+        system=system,
+        table=row["_cdc_source_table"],
+        key=[k.lower() for k in key],
+        columns=columns,
+        source_database=database,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--spec", type=Path, help="JSON contract file of one table")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--spec", type=Path, help="JSON contract file of one table")
+    source.add_argument("--from-bronze", metavar="TABLE", help="a captured source table")
+    parser.add_argument("--system", help="folder/prefix for the models (with --from-bronze)")
+    parser.add_argument("--database", help="only messages of this source database")
+    parser.add_argument("--key", help="comma-separated key columns (default: detected)")
+    parser.add_argument("--schema-prefix", default=None, help="dbt schema prefix (CDC_SCHEMA)")
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help="dbt project root")
     args = parser.parse_args(argv)
-    if args.spec is None:
-        parser.error("--spec is required")
-    contract = contract_from_spec(json.loads(args.spec.read_text()))
+    if args.spec is not None:
+        contract = contract_from_spec(json.loads(args.spec.read_text()))
+    else:
+        import os
+
+        from cdc_tools.local_spark import get_local_spark
+
+        if not args.system:
+            parser.error("--from-bronze needs --system (the models' folder and prefix)")
+        contract = contract_from_bronze(
+            get_local_spark(),
+            args.from_bronze,
+            args.system,
+            schema_prefix=args.schema_prefix or os.environ.get("CDC_SCHEMA", "cdc"),
+            database=args.database,
+            key=args.key.split(",") if args.key else None,
+        )
     for path in write_table(contract, args.root):
         print(f"wrote {path}")
     return 0

@@ -192,7 +192,10 @@ final as (
             f -> struct(
                 lower(f.field) as field_name,
                 named_struct(
-                    'type', f.type, 'name', f.name, 'scale', f.parameters['scale']
+                    'type', f.type,
+                    'name', f.name,
+                    'scale', f.parameters['scale'],
+                    'precision', f.parameters['connect.decimal.precision']
                 ) as field_type
             )
         )) as _cdc_column_types,

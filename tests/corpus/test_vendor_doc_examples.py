@@ -58,8 +58,15 @@ def project(spark, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbtProj
     project.drop_schemas()
     for name in FILES.values():
         shutil.copy(FIXTURES / name, project.landing / name)
-    # The value-only files carry no message key: declare it, as a user would.
-    project.run("run", vars={"cdc_table_keys": {"customers": ["id"]}})
+    # The value-only files carry no message key: declare it, as a user would. `build`
+    # without the data tests: models and the seed (cdc_reason_codes) the quarantine
+    # summary reads, in one dbt invocation.
+    project.run(
+        "build",
+        "--exclude",
+        "resource_type:test",
+        vars={"cdc_table_keys": {"customers": ["id"]}},
+    )
     yield project
     project.drop_schemas()
 
@@ -139,7 +146,10 @@ def test_oracle_examples(project: DbtProject) -> None:
     # The truncate of another table (message key null) is applied as a change.
     truncate = messages[5]
     assert truncate["_cdc_message_kind"] == "change", truncate["_cdc_error_reason"]
-    assert (truncate["_cdc_op"], truncate["_cdc_source_id"]) == ("t", "orclpdb1.debezium.test_table")
+    assert (truncate["_cdc_op"], truncate["_cdc_source_id"]) == (
+        "t",
+        "orclpdb1.debezium.test_table",
+    )
     assert truncate["_cdc_position"] == _oracle_position("13271102", "13234397")
     assert 5 not in _quarantine(project, "oracle")
 
@@ -159,7 +169,9 @@ def test_sqlserver_examples(project: DbtProject) -> None:
     ]
     assert (kinds[5], kinds[6]) == ("transaction", "transaction")
     # The incremental-snapshot and transaction-enrichment examples elide their source
-    # block (`...`): they name neither connector nor table and cannot be applied.
+    # block (`...`): they name neither connector nor table and cannot be applied. Their
+    # reason is not asserted: they are valid JSON, but the pipeline says `malformed_json`
+    # because `ts_ms` (and `transaction.total_order`) are JSON strings there.
     quarantined = _quarantine(project, "sqlserver")
     assert sorted(quarantined) == [7, 8]
     for number in (7, 8):

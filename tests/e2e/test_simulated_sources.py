@@ -185,3 +185,27 @@ def test_customer_history_matches_the_source_history(dbt_project, simulations) -
             assert all(
                 a["valid_to"] == b["valid_from"] for a, b in zip(got, got[1:], strict=False)
             ), key
+
+
+@pytest.mark.parametrize("database", ["E2E3_SQLSERVER", "E2E5_DB2"])
+def test_scaffolding_from_bronze_recovers_the_contract(dbt_project, simulations, database) -> None:  # type: ignore[no-untyped-def]
+    """The contract the scaffolder reads off the messages equals the hand-written one."""
+    import yaml
+
+    from cdc_tools.scaffold import REPO_ROOT, contract_from_bronze
+
+    contract = contract_from_bronze(
+        dbt_project.spark,
+        "customers",
+        "inventory",
+        schema_prefix=dbt_project.schema,
+        database=database,
+    )
+    declared = yaml.safe_load(
+        (REPO_ROOT / "models" / "silver" / "inventory" / "_inventory__models.yml").read_text()
+    )
+    [model] = [m for m in declared["models"] if m["name"] == "stg_inventory__customers"]
+    wanted = {c["name"]: c["data_type"] for c in model["columns"] if "data_type" in c}
+    assert {c.name: c.data_type for c in contract.columns} == wanted
+    assert contract.key == ["id"]
+    assert contract.silver_model == "stg_inventory__customers"

@@ -165,6 +165,12 @@ def test_ratios_and_targets_pass() -> None:
     assert [t["passed"] for t in targets] == [True, True]
 
 
+def test_ratios_on_cpu_time() -> None:
+    ratios = bench.compute_ratios(_steps(full=200, incremental=45, noop=40, baseline=120), "cpu_s")
+    assert ratios["full_over_baseline"] == pytest.approx(300 / 150)
+    assert ratios["incremental_share"] == pytest.approx(20 / 270)
+
+
 def test_ratios_and_targets_fail() -> None:
     ratios = bench.compute_ratios(_steps(full=300, incremental=100, noop=40, baseline=100))
     assert ratios["incremental_share"] == pytest.approx(60 / 260)
@@ -267,8 +273,8 @@ def test_build_report_and_markdown() -> None:
     assert "| step | wall s | events | events/s | peak RSS MB | CPU s | load1 before |" in text
     assert "| full | 200.0 | 990,000 | 4,950 | 5,000 | 300.0 |" in text
     assert "| no-op | 40.0 | 0 | - |" in text
-    assert "| full dbt build <= 2.0x baseline | 1.67x | PASS |" in text
-    assert "| (incremental - no-op) <= 5% of (full - no-op) | 37.5% | FAIL |" in text
+    assert "| full dbt build <= 2.0x baseline | 1.67x | PASS | 2.00x |" in text
+    assert "| (incremental - no-op) <= 5% of (full - no-op) | 37.5% | FAIL | 7.4% |" in text
     assert "| model silver | 40.0 | 0.0 | 0.0 | 53% |" in text
     assert "| model bronze | 30.0 | 10.0 | 20.0 | 40% |" in text
     assert "Scaling:" in text

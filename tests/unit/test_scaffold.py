@@ -73,3 +73,27 @@ def test_doc_block_names() -> None:
 
     for column in {*TYPED_METADATA_COLUMNS, *GOLD_METADATA_COLUMNS}:
         assert f"{{% docs {doc_block_name(column)} %}}" in docs, column
+
+
+def test_connect_schema_types_map_to_contract_types() -> None:
+    from cdc_tools.scaffold import spark_type_for
+
+    assert spark_type_for("int32", None) == ("int", None)
+    assert spark_type_for("int64", "io.debezium.time.MicroTimestamp") == (
+        "timestamp",
+        "io.debezium.time.MicroTimestamp",
+    )
+    assert spark_type_for("int32", "io.debezium.time.Date") == ("date", "io.debezium.time.Date")
+    assert spark_type_for("bytes", "org.apache.kafka.connect.data.Decimal", "2", "12") == (
+        "decimal(12,2)",
+        None,
+    )
+    assert spark_type_for("bytes", "org.apache.kafka.connect.data.Decimal", "4", None) == (
+        "decimal(38,4)",
+        None,
+    )
+    assert spark_type_for("int64", "io.debezium.time.MicroTime") == (
+        "string",
+        "io.debezium.time.MicroTime",
+    )
+    assert spark_type_for("float64", None) == ("double", None)
