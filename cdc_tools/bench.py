@@ -715,39 +715,41 @@ def baseline_job(spark: Any, landing: Path, out: Path) -> None:
 
     lines = spark.read.option("recursiveFileLookup", "true").text(str(landing))
     is_kcat = F.col("value").startswith('{"topic":')
-    values = lines.select(
+    message = (
         F.when(is_kcat, F.from_json("value", BASELINE_KCAT_SCHEMA)["payload"])
-        .otherwise(F.col("value"))
+        .when(F.trim("value") != "null", F.col("value"))
         .alias("message")
-    ).where(F.col("message").isNotNull() & (F.trim("message") != "null"))
-    envelope = F.from_json("message", BASELINE_ENVELOPE_SCHEMA).alias("e")
-    parsed = values.select(envelope).select(
-        *(F.coalesce(f"e.payload.{c}", f"e.{c}").alias(c) for c in ("op", "before", "after")),
-        F.coalesce("e.payload.source", "e.source").alias("source"),
     )
-    changes = parsed.where(F.col("op").isin("c", "u", "d", "r", "t")).selectExpr(
+    # No filter before the windows: Spark would push it below the parse and parse twice.
+    # Tombstones (message null) end in one null group that the last filter drops.
+    envelope = F.from_json("message", BASELINE_ENVELOPE_SCHEMA).alias("e")
+    parsed = (
+        lines.select(message)
+        .select(envelope)
+        .select(
+            *(F.coalesce(f"e.payload.{c}", f"e.{c}").alias(c) for c in ("op", "before", "after")),
+            F.coalesce("e.payload.source", "e.source").alias("source"),
+        )
+    )
+    table = ["source_db", "source_schema", "source_table"]
+    changes = parsed.selectExpr(
         "source.db as source_db",
         "source.schema as source_schema",
         "lower(source.table) as source_table",
         "op",
         f"{BASELINE_POSITION_SQL} as position",
         "case when op = 'd' then before else after end as image",
-        "source",
+        f"case when op = 't' then null else {baseline_key_sql()} end as key",
     )
-    table = ["source_db", "source_schema", "source_table"]
-    # A truncate has no key: per table, its latest truncate is the top of the null-key group,
-    # so one window gives both; the join below reuses the window's shuffle (one file scan).
-    keyed = changes.selectExpr(
-        "*", f"case when op = 't' then null else {baseline_key_sql()} end as key"
-    ).drop("source")
+    # A truncate has no key: per table, its latest truncate tops the null-key group.
     latest = Window.partitionBy(*table, "key").orderBy(F.desc("position"))
-    last = keyed.withColumn("rank", F.row_number().over(latest)).where("rank = 1").drop("rank")
-    truncated = last.where("op = 't'").select(*table, F.col("position").alias("truncated_at"))
+    truncate = F.when(F.col("op") == "t", F.col("position"))
     current = (
-        last.where("op not in ('d', 't')")
-        .join(F.broadcast(truncated), table, "left")
-        .where("truncated_at is null or position > truncated_at")
-        .drop("truncated_at")
+        changes.withColumn("rank", F.row_number().over(latest))
+        .where("rank = 1")
+        .withColumn("truncated_at", F.max(truncate).over(Window.partitionBy(*table)))
+        .where("op in ('c', 'u', 'r') and (truncated_at is null or position > truncated_at)")
+        .drop("rank", "truncated_at")
     )
     current.write.mode("overwrite").parquet(str(out))
 
