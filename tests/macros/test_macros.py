@@ -272,3 +272,30 @@ def test_merge_into_statements_for_table_formats(dbt_project, spark) -> None:  #
     assert "pmod(xxhash64(ranked._cdc_source_id, ranked.id), 8)" in upsert
     assert "set target._cdc_is_deleted = true" in truncate_rows
     assert purge.startswith("delete from gold.t__cdc_state") and "make_dt_interval(7)" in purge
+
+
+def test_connector_overrides_by_topic(dbt_project, spark) -> None:  # type: ignore[no-untyped-def]
+    overrides = {"cdc_connector_overrides": [{"pattern": "^legacy[.]", "connector": "db2"}]}
+    inline = (
+        "select topic, {{ debezium_connector('src', 'topic') }} as detected from ("
+        "select 'legacy.S.T' as topic, from_json('{}', '{{ debezium_source_type() }}') as src "
+        "union all select 'other.S.T', from_json('{}', '{{ debezium_source_type() }}') "
+        "union all select 'other.S.T', "
+        "from_json('{\"connector\": \"oracle\"}', '{{ debezium_source_type() }}')) as cases"
+    )
+    result = run_dbt(
+        ["compile", "--inline", inline], vars=overrides, target_path=dbt_project.target_path
+    )
+    rows = spark.sql(result.result.results[0].node.compiled_code).collect()
+    assert [(r["topic"], r["detected"]) for r in rows] == [
+        ("legacy.S.T", "db2"),
+        ("other.S.T", None),
+        ("other.S.T", "oracle"),
+    ]
+    bad = run_dbt(
+        ["compile", "--inline", inline],
+        vars={"cdc_connector_overrides": [{"pattern": "x", "connector": "sybase"}]},
+        target_path=dbt_project.target_path,
+        expect_success=False,
+    )
+    assert not bad.success and "sybase" in str(bad.exception or bad.result)
