@@ -52,7 +52,7 @@ def show_quarantine(spark) -> None:  # type: ignore[no-untyped-def]
     ).show(truncate=False)
     print("== quarantine summary, by load (cdc_quarantine_summary) ==")
     summary = spark.sql(
-        f"select _loaded_at, reason_code, source, messages, remedy "
+        f"select _loaded_at, reason_code, source_name, messages, remedy "
         f"from {silver}.cdc_quarantine_summary order by _loaded_at, messages desc"
     )
     if summary.count() == 0:

@@ -103,8 +103,12 @@
     {% endcall %}
     {{ _cdc_create_runs_table(runs_relation) }}
     {{ _cdc_record_run(runs_relation, loaded_through, 'applied') }}
-  {%- elif file_format in merge_formats -%}
-    {{ _cdc_create_runs_table(runs_relation) }}
+  {%- else -%}
+    {%- if file_format in merge_formats -%}
+      {{ _cdc_create_runs_table(runs_relation) }}
+    {%- else -%}
+      {{ _cdc_resume_interrupted_run(state_relation, runs_relation, staging_relation) }}
+    {%- endif -%}
     {%- set watermark = _cdc_watermark(runs_relation) -%}
     {%- set batch_sql -%}
       select * from ({{ sql }}) as model_changes
@@ -119,7 +123,7 @@
       {% call statement('main') %}
         select 'no new changes' as cdc_status
       {% endcall %}
-    {%- else -%}
+    {%- elif file_format in merge_formats -%}
       {%- for statement_sql in _cdc_merge_into_statements(
             batch_sql, state_columns, unique_key, state_relation, buckets, retention_days) -%}
         {% call statement('main' if loop.last else 'cdc_merge_' ~ loop.index) %}
@@ -127,23 +131,6 @@
         {% endcall %}
       {%- endfor -%}
       {{ _cdc_record_run(runs_relation, loaded_through, 'applied') }}
-    {%- endif -%}
-  {%- else -%}
-    {{ _cdc_resume_interrupted_run(state_relation, runs_relation, staging_relation) }}
-    {%- set watermark = _cdc_watermark(runs_relation) -%}
-    {%- set batch_sql -%}
-      select * from ({{ sql }}) as model_changes
-      {%- if watermark is not none %}
-      where _loaded_at > timestamp'{{ watermark }}'
-      {%- endif %}
-    {%- endset -%}
-    {%- set loaded_through = run_query(
-          "select cast(max(_loaded_at) as string) from (" ~ batch_sql ~ ")"
-        ).columns[0].values()[0] -%}
-    {%- if loaded_through is none -%}
-      {% call statement('main') %}
-        select 'no new changes' as cdc_status
-      {% endcall %}
     {%- else -%}
       {{ adapter.drop_relation(staging_relation) }}
       {% call statement('cdc_stage') %}

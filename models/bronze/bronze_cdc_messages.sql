@@ -40,13 +40,13 @@ file_lines as (
         exploded.line_position + 1 as source_line,
         regexp_replace(exploded.line_text, '\r$', '') as line_text
     from landing_files
-    lateral view posexplode(split(
-        case
-            when landing_files.is_valid_file then cast(landing_files.content as string)
-            else decode(landing_files.content, 'ISO-8859-1')
-        end,
-        '\n'
-    )) exploded as line_position, line_text
+        lateral view posexplode(split(
+            case
+                when landing_files.is_valid_file then cast(landing_files.content as string)
+                else decode(landing_files.content, 'ISO-8859-1')
+            end,
+            '\n'
+        )) exploded as line_position, line_text
 
 ),
 
@@ -88,8 +88,8 @@ kcat_records as (
         case
             when left(raw_line, 1) = '{' then from_json(
                     raw_line,
-                    'struct<topic: string, partition: int, offset: bigint, tstype: string,
-                    ts: bigint, key: string, payload: string>'
+                    'struct<topic: string, partition: string, offset: string, tstype: string,
+                    ts: string, key: string, payload: string>'
                 )
         end as kcat
     from messages
@@ -102,8 +102,8 @@ file_name_lineage as (
     select
         *,
         kcat.topic is not null
-        and kcat.partition is not null
-        and kcat.offset is not null as is_kcat_record,
+        and try_cast(kcat.partition as int) is not null
+        and try_cast(kcat.offset as bigint) is not null as is_kcat_record,
         nullif(
             regexp_extract(source_file, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 1), ''
         ) as file_topic,
@@ -138,12 +138,16 @@ final as (
         case when is_kcat_record then 'kcat' else 'value_line' end as _record_format,
         is_valid_utf8 as _is_valid_utf8,
         case when is_kcat_record then kcat.topic else file_topic end as _kafka_topic,
-        case when is_kcat_record then kcat.partition else file_partition end as _kafka_partition,
         case
-            when is_kcat_record then kcat.offset
+            when is_kcat_record then try_cast(kcat.partition as int) else file_partition
+        end as _kafka_partition,
+        case
+            when is_kcat_record then try_cast(kcat.offset as bigint)
             else file_start_offset + source_line - 1
         end as _kafka_offset,
-        case when is_kcat_record then timestamp_millis(kcat.ts) end as _kafka_timestamp,
+        case
+            when is_kcat_record then timestamp_millis(try_cast(kcat.ts as bigint))
+        end as _kafka_timestamp,
         source_file as _source_file,
         source_line as _source_line,
         source_file_modified_at as _source_file_modified_at,

@@ -23,7 +23,7 @@ counted as (
         _loaded_at,
         quarantine_stage,
         reason_code,
-        coalesce(_cdc_source_id, _kafka_topic, _source_file) as source,
+        coalesce(_cdc_source_id, _kafka_topic, _source_file) as source_name,
         count(*) as messages,
         min(_cdc_error_reason) as example_reason
     from quarantine
@@ -41,7 +41,7 @@ final as (
         counted._loaded_at,
         counted.quarantine_stage,
         counted.reason_code,
-        counted.source,
+        counted.source_name,
         counted.messages,
         counted.example_reason,
         reason_codes.meaning,

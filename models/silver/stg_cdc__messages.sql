@@ -79,6 +79,7 @@ unwrapped as (
         try_element_at(
             filter(envelope.schema.fields, f -> f.field = 'after'), 1
         ).fields as after_schema_fields,
+        envelope.schema.name as envelope_schema_name,
         {{ cdc_json_map(
             "case when key_envelope.schema is not null then key_envelope.payload"
             ~ " else message_key end"
@@ -93,6 +94,7 @@ classified as (
         *,
         {{ debezium_connector('source_block', 'coalesce(_kafka_topic, _source_file)') }} as connector,
         {{ debezium_is_snapshot('source_block') }} as is_snapshot,
+        {{ debezium_table_identity('source_block', 'envelope_schema_name', '_kafka_topic') }},
         {{ cdc_json_map('after_json') }} as after_map,
         {{ cdc_json_map('before_json') }} as before_map
     from unwrapped
@@ -107,8 +109,8 @@ keyed as (
         coalesce(
             {{ cdc_canonical_json_map('key_map') }},
             case
-                when op = 'd' then {{ cdc_key_from_image('source_block.table', 'before_map') }}
-                when op in ('c', 'r', 'u') then {{ cdc_key_from_image('source_block.table', 'after_map') }}
+                when op = 'd' then {{ cdc_key_from_image('source_table', 'before_map') }}
+                when op in ('c', 'r', 'u') then {{ cdc_key_from_image('source_table', 'after_map') }}
             end
         ) as row_key
     from classified
@@ -149,8 +151,9 @@ checked as (
             when connector not in ('oracle', 'sqlserver', 'db2', 'postgresql', 'mysql')
                 then 'unsupported_connector: ''' || connector || ''' is not a relational '
                     || 'Debezium connector this project reads'
-            when source_block.table is null
-                then 'missing_table: source.table is absent'
+            when source_table is null
+                then 'missing_table: neither source.table, the schema name nor the topic '
+                    || 'names the table'
             when source_position is null
                 then 'bad_position: the ' || connector || ' source position is missing '
                     || 'or not a number'
@@ -181,9 +184,9 @@ final as (
         connector as _cdc_connector,
         op as _cdc_op,
         source_block.db as _cdc_source_db,
-        source_block.schema as _cdc_source_schema,
-        source_block.table as _cdc_source_table,
-        lower(concat_ws('.', source_block.db, source_block.schema, source_block.table)) as _cdc_source_id,
+        source_schema as _cdc_source_schema,
+        source_table as _cdc_source_table,
+        lower(concat_ws('.', source_block.db, source_schema, source_table)) as _cdc_source_id,
         row_key as _cdc_key,
         before_json as _cdc_before,
         after_json as _cdc_after,
@@ -219,8 +222,8 @@ final as (
         ) as _cdc_sort_key,
         is_snapshot as _cdc_is_snapshot,
         source_block.snapshot as _cdc_snapshot,
-        timestamp_millis(source_block.ts_ms) as _cdc_source_ts,
-        timestamp_millis(emitted_ts_ms) as _cdc_emitted_ts,
+        timestamp_millis(try_cast(source_block.ts_ms as bigint)) as _cdc_source_ts,
+        timestamp_millis(try_cast(emitted_ts_ms as bigint)) as _cdc_emitted_ts,
         coalesce(transaction_block.id, source_block.txid) as _cdc_transaction_id,
         _kafka_topic,
         _kafka_partition,

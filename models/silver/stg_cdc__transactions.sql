@@ -7,39 +7,23 @@ with
 
 control_messages as (
 
-    select
-        _message_id,
-        _kafka_topic,
-        _kafka_partition,
-        _kafka_offset,
-        _source_file,
-        _source_line,
-        _loaded_at
-    from {{ ref('stg_cdc__messages') }}
+    select * from {{ ref('int_cdc__control_messages') }}
     where _cdc_message_kind = 'transaction'
-
-),
-
-bronze as (
-
-    select
-        _message_id,
-        message_value
-    from {{ ref('bronze_cdc_messages') }}
 
 ),
 
 parsed as (
 
     select
-        control_messages.*,
-        from_json(
-            bronze.message_value,
-            '{{ _cdc_transaction_schema() }}'
-        ) as envelope
+        _message_id,
+        from_json(message_value, '{{ _cdc_transaction_schema() }}') as envelope,
+        _kafka_topic,
+        _kafka_partition,
+        _kafka_offset,
+        _source_file,
+        _source_line,
+        _loaded_at
     from control_messages
-    inner join bronze
-        on control_messages._message_id = bronze._message_id
 
 ),
 
@@ -49,10 +33,17 @@ final as (
         _message_id,
         coalesce(envelope.payload.id, envelope.id) as transaction_id,
         coalesce(envelope.payload.status, envelope.status) as transaction_status,
-        coalesce(envelope.payload.event_count, envelope.event_count) as event_count,
-        to_json(coalesce(envelope.payload.data_collections, envelope.data_collections))
-            as data_collections,
-        timestamp_millis(coalesce(envelope.payload.ts_ms, envelope.ts_ms)) as _cdc_source_ts,
+        try_cast(coalesce(envelope.payload.event_count, envelope.event_count) as bigint)
+            as event_count,
+        to_json(transform(
+            coalesce(envelope.payload.data_collections, envelope.data_collections),
+            collection -> named_struct(
+                'data_collection', collection.data_collection,
+                'event_count', try_cast(collection.event_count as bigint)
+            )
+        )) as data_collections,
+        timestamp_millis(try_cast(coalesce(envelope.payload.ts_ms, envelope.ts_ms) as bigint))
+            as _cdc_source_ts,
         _kafka_topic,
         _kafka_partition,
         _kafka_offset,

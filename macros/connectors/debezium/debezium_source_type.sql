@@ -7,7 +7,7 @@
         MySQL: file, pos, row, server_id, gtid; MongoDB: rs, collection, ord, h.
     -#}
     {{- return(
-        'struct<version: string, connector: string, name: string, ts_ms: bigint, '
+        'struct<version: string, connector: string, name: string, ts_ms: string, '
         ~ 'snapshot: string, db: string, schema: string, table: string, '
         ~ 'txId: string, scn: string, commit_scn: string, rs_id: string, ssn: string, '
         ~ 'change_lsn: string, commit_lsn: string, event_serial_no: string, '
