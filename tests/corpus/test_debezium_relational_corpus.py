@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DbtProject
+from tests.corpus.captured_state import by_key, gold_rows
 
 pytestmark = pytest.mark.spark
 
@@ -63,22 +64,10 @@ def _project(spark, tmp_path: Path, name: str) -> DbtProject:  # type: ignore[no
     return project
 
 
-def _gold_rows(project: DbtProject, table: str) -> list[dict]:
-    rows = project.sql(
-        f"select _cdc_row_json from {project.layer('gold')}.captured_rows "
-        f"where _cdc_source_id = lower('{table}')"
-    )
-    return [json.loads(row["_cdc_row_json"]) for row in rows]
-
-
-def _by_key(rows: list[dict], key_columns: list[str]) -> dict[tuple, dict]:
-    return {tuple(json.dumps(row[k], sort_keys=True) for k in key_columns): row for row in rows}
-
-
 def _assert_state(project: DbtProject, expected: dict[str, dict], ignore: set[str] = frozenset()):  # type: ignore[assignment]
     for table, spec in expected.items():
-        actual = _by_key(_gold_rows(project, table), spec["key_columns"])
-        wanted = _by_key(spec["rows"], spec["key_columns"])
+        actual = by_key(gold_rows(project, table), spec["key_columns"])
+        wanted = by_key(spec["rows"], spec["key_columns"])
         assert actual.keys() == wanted.keys(), f"{table}: keys differ"
         for key, row in wanted.items():
             got = {c: v for c, v in actual[key].items() if c not in ignore}
@@ -122,8 +111,8 @@ def test_payload_only_and_replica_identity_default(spark, corpus_dir, tmp_path) 
     # is quarantined as delete_without_key and key 111 stays ("needs key").
     [replica] = [e for f, e in zip(PAYLOAD_ONLY, expectations, strict=True) if "replica" in f]
     table, spec = next(iter(replica.items()))
-    actual = _by_key(_gold_rows(project, table), spec["key_columns"])
-    wanted = _by_key(spec["rows"], spec["key_columns"])
+    actual = by_key(gold_rows(project, table), spec["key_columns"])
+    wanted = by_key(spec["rows"], spec["key_columns"])
     assert set(actual) - set(wanted) == {("111",)}
     assert all(actual[key] == row for key, row in wanted.items())
     quarantined = _quarantine(project)

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DbtProject
+from tests.corpus.captured_state import by_key, gold_rows
 
 pytestmark = pytest.mark.spark
 
@@ -87,25 +88,13 @@ def _quarantine(project: DbtProject, connector: str) -> dict[int, dict]:
     return {row["_source_line"]: row for row in rows}
 
 
-def _gold_rows(project: DbtProject, table: str) -> list[dict]:
-    rows = project.sql(
-        f"select _cdc_row_json from {project.layer('gold')}.captured_rows "
-        f"where _cdc_source_id = lower('{table}')"
-    )
-    return [json.loads(row["_cdc_row_json"]) for row in rows]
-
-
-def _by_key(rows: list[dict], key_columns: list[str]) -> dict[tuple, dict]:
-    return {tuple(json.dumps(row[k], sort_keys=True) for k in key_columns): row for row in rows}
-
-
 @pytest.mark.parametrize("connector", list(FILES))
 def test_captured_rows_equal_the_expected_state(project: DbtProject, connector: str) -> None:
     stem = FILES[connector].removesuffix(".jsonl")
     expected = json.loads((FIXTURES / f"{stem}.expected.json").read_text())
     for table, spec in expected.items():
-        actual = _by_key(_gold_rows(project, table), spec["key_columns"])
-        assert actual == _by_key(spec["rows"], spec["key_columns"]), table
+        actual = by_key(gold_rows(project, table), spec["key_columns"])
+        assert actual == by_key(spec["rows"], spec["key_columns"]), table
 
 
 @pytest.mark.parametrize("connector", list(FILES))
