@@ -893,6 +893,9 @@ def scaling_row(scenario: Scenario) -> dict[str, Any]:
         "incremental_minus_noop_s": round(incremental.wall_s - noop.wall_s, 2),
         "noop_s": round(noop.wall_s, 2),
         "full_peak_rss_mb": round(full.peak_rss_mb),
+        "full_cpu_s": round(full.cpu_s, 1),
+        "incremental_cpu_s": round(incremental.cpu_s, 1),
+        "noop_cpu_s": round(noop.cpu_s, 1),
     }
 
 
@@ -957,6 +960,18 @@ def build_report(
         "full_run_timing": full_detail,
         "incremental_run_timing": incremental.detail if incremental else {},
         "scaling": [scaling_row(s) for s in sorted(scaling, key=lambda s: s.events)],
+        "scenarios": [
+            {
+                "events": s.events,
+                "rows": [s.steps[step].row() for step in STEPS if step in s.steps],
+                "node_seconds": {
+                    step: {n["name"]: n["seconds"] for n in s.steps[step].detail.get("nodes", [])}
+                    for step in ("full", "incremental", "no-op")
+                    if step in s.steps
+                },
+            }
+            for s in sorted(scaling or [main], key=lambda s: s.events)
+        ],
     }
 
 

@@ -268,6 +268,9 @@ def test_build_report_and_markdown() -> None:
     assert [r["step"] for r in report["rows"]] == ["full", "incremental", "no-op", "baseline"]
     assert [s["events"] for s in report["scaling"]] == [100_000, 1_000_000]
     assert report["scaling"][1]["incremental_minus_noop_s"] == 60
+    assert report["scaling"][1]["noop_cpu_s"] == 30.0
+    assert [s["events"] for s in report["scenarios"]] == [100_000, 1_000_000]
+    assert report["scenarios"][1]["node_seconds"]["full"]["model silver"] == 40.0
     assert report["machine"]["nproc"] >= 1
     text = bench.render_markdown(report)
     assert "| step | wall s | events | events/s | peak RSS MB | CPU s | load1 before |" in text
