@@ -6,6 +6,7 @@
       tombstone, truncate markers (cdc_bucket = -1) turn older rows into tombstones, and
       expired tombstones are deleted. Each statement is atomic on these formats and a
       replayed batch changes nothing, so a killed run is simply run again.
+      `changes_sql` returns the batch's readable change rows.
   -#}
   {%- set key_match = [] -%}
   {%- set ranked_key = [] -%}
@@ -13,14 +14,6 @@
     {%- do key_match.append('target.' ~ column ~ ' <=> source.' ~ column) -%}
     {%- do ranked_key.append('ranked.' ~ column) -%}
   {%- endfor -%}
-  {%- set has_error_column = execute and '_cdc_error_reason' in (
-        get_columns_in_query(changes_sql) | map('lower') | list) -%}
-  {%- set batch -%}
-    select * from ({{ changes_sql }}) as changes
-    {%- if has_error_column %}
-    where _cdc_error_reason is null
-    {%- endif %}
-  {%- endset -%}
   {%- set statements = [] -%}
 
   {#- 1. truncate markers: keep the latest truncate of each source table -#}
@@ -28,7 +21,7 @@
     merge into {{ state_relation }} as target
     using (
         select _cdc_source_id, max(_cdc_sort_key) as truncated_before
-        from ({{ batch }}) as batch
+        from ({{ changes_sql }}) as batch
         where _cdc_op = 't'
         group by _cdc_source_id
     ) as source
@@ -66,7 +59,7 @@
                     partition by {{ unique_key | join(', ') }}
                     order by _cdc_sort_key desc, _cdc_op = 'd' desc
                 ) as change_rank
-            from ({{ batch }}) as batch
+            from ({{ changes_sql }}) as batch
             where _cdc_op != 't'
         ) as ranked
         left outer join (

@@ -1,4 +1,4 @@
-{% macro _cdc_state_merge_sql(changes_sql, columns, unique_key, state_relation, watermark, buckets, retention_days) %}
+{% macro _cdc_state_merge_sql(changes_sql, columns, unique_key, state_relation, buckets, retention_days) %}
   {#-
       The new content of every state bucket that `changes_sql` touches (all buckets when
       state_relation is none, i.e. a full build): for each key the change with the
@@ -17,9 +17,6 @@ new_changes as (
         {%- endfor %}
         pmod(xxhash64({{ key_list }}), {{ buckets }}) as cdc_bucket
     from ({{ changes_sql }}) as changes
-    {%- if '_cdc_error_reason' in (get_columns_in_query(changes_sql) | map('lower') | list) %}
-    where _cdc_error_reason is null
-    {%- endif %}
 
 ),
 

@@ -16,7 +16,7 @@
 
       The model's SQL must return the change rows with _cdc_op, _cdc_sort_key,
       _cdc_source_id, _cdc_source_ts and _loaded_at (and may return _cdc_error_reason:
-      rows with one are skipped). Physical layout: see docs/architecture.md.
+      rows with one are skipped, here, before either write path sees them). Physical layout: see docs/architecture.md.
   -#}
   {%- set unique_key = config.get('unique_key') -%}
   {%- if unique_key is string -%}{%- set unique_key = [unique_key] -%}{%- endif -%}
@@ -60,6 +60,9 @@
     {%- endif -%}
   {%- endfor -%}
   {%- set state_columns = model_columns | reject('in', ['_cdc_error_reason']) | list -%}
+  {#- Rows with an error reason were quarantined upstream: never applied. -#}
+  {%- set readable_only = "where _cdc_error_reason is null"
+        if '_cdc_error_reason' in model_columns else "" -%}
   {#- _cdc_sort_key ends with the arrival of the copy that won: internal, not published,
       so that copies of one event delivered differently give the same relation. -#}
   {%- set published_columns = state_columns | reject('in', ['_cdc_sort_key']) | list -%}
@@ -99,7 +102,9 @@
       using {{ file_format }}
       partitioned by (cdc_bucket)
       as
-      {{ _cdc_state_merge_sql(sql, state_columns, unique_key, none, none, buckets, retention_days) }}
+      {{ _cdc_state_merge_sql(
+            "select * from (" ~ sql ~ ") as model_changes " ~ readable_only,
+            state_columns, unique_key, none, buckets, retention_days) }}
     {% endcall %}
     {{ _cdc_create_runs_table(runs_relation) }}
     {{ _cdc_record_run(runs_relation, loaded_through, 'applied') }}
@@ -119,13 +124,14 @@
     {%- set loaded_through = run_query(
           "select cast(max(_loaded_at) as string) from (" ~ batch_sql ~ ")"
         ).columns[0].values()[0] -%}
+    {%- set readable_batch_sql = "select * from (" ~ batch_sql ~ ") as batch " ~ readable_only -%}
     {%- if loaded_through is none -%}
       {% call statement('main') %}
         select 'no new changes' as cdc_status
       {% endcall %}
     {%- elif file_format in merge_formats -%}
       {%- for statement_sql in _cdc_merge_into_statements(
-            batch_sql, state_columns, unique_key, state_relation, buckets, retention_days) -%}
+            readable_batch_sql, state_columns, unique_key, state_relation, buckets, retention_days) -%}
         {% call statement('main' if loop.last else 'cdc_merge_' ~ loop.index) %}
           {{ statement_sql }}
         {% endcall %}
@@ -137,7 +143,7 @@
         create table {{ staging_relation }}
         using parquet
         as
-        {{ _cdc_state_merge_sql(batch_sql, state_columns, unique_key, state_relation, watermark, buckets, retention_days) }}
+        {{ _cdc_state_merge_sql(readable_batch_sql, state_columns, unique_key, state_relation, buckets, retention_days) }}
       {% endcall %}
       {{ _cdc_record_run(runs_relation, loaded_through, 'staged') }}
       {%- if var('cdc_inject_failure', none) == 'after_staging' -%}
