@@ -23,7 +23,13 @@ landing_files as (
         path as source_file,
         modificationtime as source_file_modified_at,
         content,
-        is_valid_utf8(cast(content as string)) as is_valid_file
+        is_valid_utf8(cast(content as string)) as is_valid_file,
+        -- Kafka Connect sink layout: .../<topic>+<partition>+<start offset>.<ext>
+        nullif(regexp_extract(path, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 1), '') as file_topic,
+        try_cast(nullif(regexp_extract(path, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 2), '') as int)
+            as file_partition,
+        try_cast(nullif(regexp_extract(path, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 3), '') as bigint)
+            as file_start_offset
     from {{ cdc_landing_files_relation() }}
     where {{ cdc_in_list('path', new_files) }}
 
@@ -37,6 +43,9 @@ file_lines as (
         landing_files.source_file,
         landing_files.source_file_modified_at,
         landing_files.is_valid_file,
+        landing_files.file_topic,
+        landing_files.file_partition,
+        landing_files.file_start_offset,
         exploded.line_position + 1 as source_line,
         regexp_replace(exploded.line_text, '\r$', '') as line_text
     from landing_files
@@ -56,6 +65,9 @@ line_bytes as (
         source_file,
         source_file_modified_at,
         source_line,
+        file_topic,
+        file_partition,
+        file_start_offset,
         case
             when is_valid_file then line_text
             else cast(encode(line_text, 'ISO-8859-1') as string)
@@ -71,6 +83,9 @@ messages as (
         source_file,
         source_file_modified_at,
         source_line,
+        file_topic,
+        file_partition,
+        file_start_offset,
         is_valid_utf8(line_text) as is_valid_utf8,
         make_valid_utf8(line_text) as raw_line,
         case
@@ -96,23 +111,13 @@ kcat_records as (
 
 ),
 
-file_name_lineage as (
+record_kinds as (
 
-    -- Kafka Connect sink layout: .../<topic>+<partition>+<start offset>.<ext>
     select
         *,
         kcat.topic is not null
         and try_cast(kcat.partition as int) is not null
-        and try_cast(kcat.offset as bigint) is not null as is_kcat_record,
-        nullif(
-            regexp_extract(source_file, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 1), ''
-        ) as file_topic,
-        try_cast(nullif(
-            regexp_extract(source_file, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 2), ''
-        ) as int) as file_partition,
-        try_cast(nullif(
-            regexp_extract(source_file, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 3), ''
-        ) as bigint) as file_start_offset
+        and try_cast(kcat.offset as bigint) is not null as is_kcat_record
     from kcat_records
 
 ),
@@ -153,7 +158,7 @@ final as (
         source_file_modified_at as _source_file_modified_at,
         current_timestamp() as _loaded_at,
         '{{ invocation_id }}' as _load_id
-    from file_name_lineage
+    from record_kinds
 
 )
 
