@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -34,8 +33,7 @@ def run_dbt(
         "--no-partial-parse",
     ]
     if target_path is not None:
-        argv += ["--target-path", str(target_path)]
-        os.environ.setdefault("DBT_LOG_PATH", str(target_path / "logs"))
+        argv += ["--target-path", str(target_path), "--log-path", str(target_path / "logs")]
     if vars:
         argv += ["--vars", json.dumps(dict(vars))]
     result = dbtRunner().invoke(argv)
