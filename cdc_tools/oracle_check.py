@@ -82,26 +82,26 @@ def compare_database(
     return outcome
 
 
-def keys_ever_present(result, table: str) -> set[tuple]:  # type: ignore[no-untyped-def]
-    """Every key that existed in `table` at some point of a simulation."""
-    spec = TABLES[table]
-    keys: set[tuple] = set()
+def _row_images(result, table: str):  # type: ignore[no-untyped-def]
+    """(op, after image) of every change of `table` in a simulation, in commit order."""
     for batch in result.transactions:
         for transaction in batch:
             for change in transaction.changes:
                 if change.table == table and change.after is not None:
-                    keys.add(tuple(change.after[k] for k in spec.key))
-    return keys
+                    yield change.op, change.after
+
+
+def keys_ever_present(result, table: str) -> set[tuple]:  # type: ignore[no-untyped-def]
+    """Every key that existed in `table` at some point of a simulation."""
+    key = TABLES[table].key
+    return {tuple(after[k] for k in key) for _, after in _row_images(result, table)}
 
 
 def expected_history(result, table: str) -> dict[tuple, list[dict[str, object]]]:  # type: ignore[no-untyped-def]
     """Per key, the row images a type-2 history must hold, in change order."""
-    spec = TABLES[table]
+    key = TABLES[table].key
     versions: dict[tuple, list[dict[str, object]]] = {}
-    for batch in result.transactions:
-        for transaction in batch:
-            for change in transaction.changes:
-                if change.table == table and change.op in ("r", "c", "u"):
-                    key = tuple(change.after[k] for k in spec.key)
-                    versions.setdefault(key, []).append(dict(change.after))
+    for op, after in _row_images(result, table):
+        if op in ("r", "c", "u"):
+            versions.setdefault(tuple(after[k] for k in key), []).append(dict(after))
     return versions

@@ -54,6 +54,17 @@ def _append(spark, table: str, change: Callable[[object], object]) -> None:  # t
     change(row).select(*spark.table(table).columns).write.insertInto(table)
 
 
+def _with(**values: object) -> Callable[[object], object]:
+    """A change for `_append`: the row with these column values."""
+
+    def change(row):  # type: ignore[no-untyped-def]
+        for column, value in values.items():
+            row = row.withColumn(column, F.lit(value))
+        return row
+
+    return change
+
+
 def _assert_failed(results, test_prefix: str, status: str = "fail") -> None:  # type: ignore[no-untyped-def]
     hits = [r for r in results if r[0].startswith(test_prefix)]
     assert hits, f"no test named {test_prefix}* ran: {results}"
@@ -144,13 +155,7 @@ def test_unknown_op_in_change_log_fails_accepted_values(built) -> None:  # type:
         built,
         table,
         lambda s, t: _append(
-            s,
-            t,
-            lambda r: (
-                r.withColumn("_cdc_message_kind", F.lit("change"))
-                .withColumn("_cdc_op", F.lit("z"))
-                .withColumn("_message_id", F.lit("fault"))
-            ),
+            s, t, _with(_cdc_message_kind="change", _cdc_op="z", _message_id="fault")
         ),
         "int_cdc__change_log,test_name:accepted_values",
     )
@@ -165,10 +170,10 @@ def test_unexplained_quarantine_reason_fails_relationships(built) -> None:  # ty
         lambda s, t: _append(
             s,
             t,
-            lambda r: (
-                r.withColumn("_cdc_message_kind", F.lit("error"))
-                .withColumn("_cdc_error_reason", F.lit("bogus: no such reason"))
-                .withColumn("_message_id", F.lit("fault"))
+            _with(
+                _cdc_message_kind="error",
+                _cdc_error_reason="bogus: no such reason",
+                _message_id="fault",
             ),
         ),
         "cdc_quarantine_summary,test_name:relationships",
@@ -184,10 +189,10 @@ def test_quarantine_duplicates_fail_reconciliation(built) -> None:  # type: igno
             _append(
                 spark,
                 t,
-                lambda r: (
-                    r.withColumn("_cdc_message_kind", F.lit("error"))
-                    .withColumn("_cdc_error_reason", F.lit("unknown_op: twice"))
-                    .withColumn("_message_id", F.lit("twice"))
+                _with(
+                    _cdc_message_kind="error",
+                    _cdc_error_reason="unknown_op: twice",
+                    _message_id="twice",
                 ),
             )
 
