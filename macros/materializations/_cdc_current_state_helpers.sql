@@ -11,21 +11,28 @@
       invocation_id string,
       loaded_through timestamp,
       status string,
-      recorded_at timestamp
+      recorded_at timestamp,
+      kind string
     )
     using parquet
   {% endcall %}
 {% endmacro %}
 
-{% macro _cdc_record_run(runs_relation, loaded_through, status) %}
-  {#- Append-only run log: `staged` before the state is overwritten, `applied` after. -#}
+{% macro _cdc_record_run(runs_relation, loaded_through, status, kind) %}
+  {#-
+      Append-only run log: `staged` before the state is overwritten, `applied` after.
+      kind: full (a rebuild), delta (only the delta partition -2 was rewritten),
+      compaction (the touched buckets were rewritten and the delta folded into them),
+      merge (MERGE INTO formats).
+  -#}
   {% call statement('cdc_record_run_' ~ status) %}
     insert into {{ runs_relation }}
     select
       '{{ invocation_id }}',
       {% if loaded_through is none %}cast(null as timestamp){% else %}timestamp'{{ loaded_through }}'{% endif %},
       '{{ status }}',
-      current_timestamp()
+      current_timestamp(),
+      '{{ kind }}'
   {% endcall %}
 {% endmacro %}
 
@@ -44,7 +51,7 @@
   -#}
   {{ _cdc_create_runs_table(runs_relation) }}
   {%- set last = run_query(
-      "select status, cast(loaded_through as string) from " ~ runs_relation
+      "select status, cast(loaded_through as string), kind from " ~ runs_relation
       ~ " order by recorded_at desc, status desc limit 1") -%}
   {%- if last.rows | length > 0 and last.rows[0][0] == 'staged' -%}
     {%- set staging = adapter.get_relation(
@@ -52,12 +59,75 @@
           identifier=staging_relation.identifier) -%}
     {%- if staging is not none -%}
       {{ log("Resuming an interrupted run of " ~ this ~ ": re-applying staged buckets", info=True) }}
-      {% call statement('cdc_resume') %}
-        insert overwrite table {{ state_relation }} partition (cdc_bucket)
-        select * from {{ staging_relation }}
-      {% endcall %}
-      {{ _cdc_record_run(runs_relation, last.rows[0][1], 'applied') }}
+      {{ _cdc_apply_staging(state_relation, staging_relation, last.rows[0][2], 'cdc_resume') }}
+      {{ _cdc_record_run(runs_relation, last.rows[0][1], 'applied', last.rows[0][2]) }}
       {{ adapter.drop_relation(staging_relation) }}
     {%- endif -%}
   {%- endif -%}
+{% endmacro %}
+
+{% macro _cdc_apply_staging(state_relation, staging_relation, kind, statement_name='main') %}
+  {#-
+      Overwrite the state partitions present in the staging table (idempotent). After a
+      compaction the delta partition was folded into the buckets: it is dropped.
+  -#}
+  {% call statement(statement_name) %}
+    insert overwrite table {{ state_relation }} partition (cdc_bucket)
+    select * from {{ staging_relation }}
+  {% endcall %}
+  {%- if kind == 'compaction' %}
+    {% call statement('cdc_drop_delta') %}
+      alter table {{ state_relation }} drop if exists partition (cdc_bucket = -2)
+    {% endcall %}
+  {%- endif %}
+{% endmacro %}
+
+{% macro _cdc_state_counts(state_relation) %}
+  {#- Rows of the compacted buckets and of the delta partition, as a dict. -#}
+  {%- set result = run_query(
+      "select count_if(cdc_bucket >= 0), count_if(cdc_bucket = -2) from " ~ state_relation) -%}
+  {{ return({'compacted': result.rows[0][0] | int, 'delta': result.rows[0][1] | int}) }}
+{% endmacro %}
+
+{% macro _cdc_truncate_marker_rows(columns) %}
+  {#-
+      State rows of the truncate markers (cdc_bucket = -1), one per source table, from a
+      `truncates` CTE (_cdc_source_id, truncated_before) when the batch has a
+      `new_truncates` CTE with rows: otherwise nothing, so the stored markers stay.
+  -#}
+    select
+        {%- for column in columns %}
+        {%- if column == '_cdc_source_id' %}
+        _cdc_source_id,
+        {%- elif column == '_cdc_sort_key' %}
+        truncated_before as _cdc_sort_key,
+        {%- elif column == '_cdc_op' %}
+        't' as _cdc_op,
+        {%- elif column == '_loaded_at' %}
+        current_timestamp() as _loaded_at,
+        {%- else %}
+        null as {{ column }},
+        {%- endif %}
+        {%- endfor %}
+        true as _cdc_is_deleted,
+        -1 as cdc_bucket
+    from truncates
+    where exists (select 1 from new_truncates)
+{% endmacro %}
+
+{% macro _cdc_stage(staging_relation, state_relation, staged_sql) %}
+  {#-
+      Write the new content of some state partitions to the staging table. The table is
+      created empty first (a metadata step) and filled by an insert, so a run killed
+      while writing leaves a registered table, which the next run drops with its files;
+      a CTAS killed half-way would leave an unregistered folder that blocks the name.
+  -#}
+  {{ adapter.drop_relation(staging_relation) }}
+  {% call statement('cdc_create_staging') %}
+    create table {{ staging_relation }} like {{ state_relation }}
+  {% endcall %}
+  {% call statement('cdc_stage') %}
+    insert into {{ staging_relation }}
+    {{ staged_sql }}
+  {% endcall %}
 {% endmacro %}

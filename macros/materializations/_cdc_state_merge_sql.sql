@@ -111,24 +111,7 @@ final as (
 
     union all
 
-    select
-        {%- for column in columns %}
-        {%- if column == '_cdc_source_id' %}
-        _cdc_source_id,
-        {%- elif column == '_cdc_sort_key' %}
-        truncated_before as _cdc_sort_key,
-        {%- elif column == '_cdc_op' %}
-        't' as _cdc_op,
-        {%- elif column == '_loaded_at' %}
-        current_timestamp() as _loaded_at,
-        {%- else %}
-        null as {{ column }},
-        {%- endif %}
-        {%- endfor %}
-        true as _cdc_is_deleted,
-        -1 as cdc_bucket
-    from truncates
-    where exists (select 1 from new_truncates)
+    {{ _cdc_truncate_marker_rows(columns) }}
 
 )
 

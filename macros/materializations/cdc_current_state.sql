@@ -9,14 +9,26 @@
         cdc_delete_mode    hard (default): deleted keys leave the relation;
                            soft: they stay with _cdc_is_deleted / _cdc_deleted_at
         cdc_buckets        key-hash buckets of the state table (var cdc_gold_buckets)
-        file_format        parquet (default: copy-on-write of the touched buckets through a
-                           staging table and dynamic partition overwrite) or delta, iceberg,
+        file_format        parquet (default: merge on read, see below) or delta, iceberg,
                            hudi (MERGE INTO, see _cdc_merge_into_statements)
+        cdc_compaction_ratio  parquet: fold the delta partition into the buckets when it
+                           would exceed this fraction of the compacted rows (var
+                           cdc_compaction_ratio, default 0.1)
         cdc_tombstone_retention_days  (var cdc_tombstone_retention_days)
 
       The model's SQL must return the change rows with _cdc_op, _cdc_sort_key,
       _cdc_source_id, _cdc_source_ts and _loaded_at (and may return _cdc_error_reason:
-      rows with one are skipped, here, before either write path sees them). Physical layout: see docs/architecture.md.
+      rows with one are skipped, here, before either write path sees them).
+
+      Parquet layout (details in docs/architecture.md): a state table partitioned by
+      cdc_bucket: key-hash buckets >= 0 hold the compacted rows (tombstones included),
+      -1 the truncate markers, -2 the delta (latest changes since the last compaction).
+      An incremental run rewrites only the delta (and the truncate markers when it has
+      truncates), so its cost follows the batch; once the delta would exceed
+      cdc_compaction_ratio of the compacted rows, the run folds batch and delta into the
+      buckets they touch instead (copy-on-write through a staging table, dynamic
+      partition overwrite). The published view shows a compacted row unless the delta
+      has its key or a newer truncate marker hides it.
   -#}
   {%- set unique_key = config.get('unique_key') -%}
   {%- if unique_key is string -%}{%- set unique_key = [unique_key] -%}{%- endif -%}
@@ -40,6 +52,8 @@
         ~ "parquet (copy-on-write buckets), delta, iceberg, hudi (MERGE INTO)"
     ) }}
   {%- endif -%}
+  {%- set compaction_ratio = config.get(
+        'cdc_compaction_ratio', var('cdc_compaction_ratio', 0.1)) | float -%}
   {%- set retention_days = config.get(
         'cdc_tombstone_retention_days', var('cdc_tombstone_retention_days', 7)) | int -%}
 
@@ -107,7 +121,7 @@
             state_columns, unique_key, none, buckets, retention_days) }}
     {% endcall %}
     {{ _cdc_create_runs_table(runs_relation) }}
-    {{ _cdc_record_run(runs_relation, loaded_through, 'applied') }}
+    {{ _cdc_record_run(runs_relation, loaded_through, 'applied', 'full') }}
   {%- else -%}
     {%- if file_format in merge_formats -%}
       {{ _cdc_create_runs_table(runs_relation) }}
@@ -121,10 +135,13 @@
       where _loaded_at > timestamp'{{ watermark }}'
       {%- endif %}
     {%- endset -%}
-    {%- set loaded_through = run_query(
-          "select cast(max(_loaded_at) as string) from (" ~ batch_sql ~ ")"
-        ).columns[0].values()[0] -%}
-    {%- set readable_batch_sql = "select * from (" ~ batch_sql ~ ") as batch " ~ readable_only -%}
+    {%- set batch_stats = run_query(
+          "select cast(max(_loaded_at) as string), count(*) from ("
+          ~ batch_sql ~ ")"
+        ).rows[0] -%}
+    {%- set loaded_through = batch_stats[0] -%}
+    {%- set readable_batch_sql = "select " ~ state_columns | join(', ') ~ " from (" ~ batch_sql
+          ~ ") as batch " ~ readable_only -%}
     {%- if loaded_through is none -%}
       {% call statement('main') %}
         select 'no new changes' as cdc_status
@@ -136,27 +153,34 @@
           {{ statement_sql }}
         {% endcall %}
       {%- endfor -%}
-      {{ _cdc_record_run(runs_relation, loaded_through, 'applied') }}
+      {{ _cdc_record_run(runs_relation, loaded_through, 'applied', 'merge') }}
     {%- else -%}
-      {{ adapter.drop_relation(staging_relation) }}
-      {% call statement('cdc_stage') %}
-        create table {{ staging_relation }}
-        using parquet
-        as
-        {{ _cdc_state_merge_sql(readable_batch_sql, state_columns, unique_key, state_relation, buckets, retention_days) }}
-      {% endcall %}
-      {{ _cdc_record_run(runs_relation, loaded_through, 'staged') }}
+      {#- Merge on read: a batch goes to the delta partition, unless the delta would
+          outgrow compaction_ratio x the compacted rows; then the batch and the delta
+          are folded into the buckets they touch. -#}
+      {%- set counts = _cdc_state_counts(state_relation) -%}
+      {%- set compact = counts['delta'] + batch_stats[1] | int
+            > compaction_ratio * counts['compacted'] -%}
+      {%- set kind = 'compaction' if compact else 'delta' -%}
+      {%- if compact -%}
+        {%- set staged_sql = _cdc_state_merge_sql(
+              readable_batch_sql ~ " union all select " ~ state_columns | join(', ')
+              ~ " from " ~ state_relation ~ " where cdc_bucket = -2",
+              state_columns, unique_key, state_relation, buckets, retention_days) -%}
+      {%- else -%}
+        {%- set staged_sql = _cdc_delta_merge_sql(
+              readable_batch_sql, state_columns, unique_key, state_relation) -%}
+      {%- endif -%}
+      {{ _cdc_stage(staging_relation, state_relation, staged_sql) }}
+      {{ _cdc_record_run(runs_relation, loaded_through, 'staged', kind) }}
       {%- if var('cdc_inject_failure', none) == 'after_staging' -%}
         {{ exceptions.raise_compiler_error(
             "cdc_inject_failure=after_staging: " ~ this ~ " stopped after staging, before "
             ~ "overwriting its buckets (fault-injection hook of the crash-recovery tests)"
         ) }}
       {%- endif %}
-      {% call statement('main') %}
-        insert overwrite table {{ state_relation }} partition (cdc_bucket)
-        select * from {{ staging_relation }}
-      {% endcall %}
-      {{ _cdc_record_run(runs_relation, loaded_through, 'applied') }}
+      {{ _cdc_apply_staging(state_relation, staging_relation, kind) }}
+      {{ _cdc_record_run(runs_relation, loaded_through, 'applied', kind) }}
       {{ adapter.drop_relation(staging_relation) }}
     {%- endif -%}
   {%- endif -%}
@@ -165,18 +189,7 @@
     {{ adapter.drop_relation(existing_target) }}
   {%- endif -%}
   {% call statement('cdc_publish_view') %}
-    create or replace view {{ target_relation }} as
-    select
-      {{ published_columns | join(',\n      ') }}
-      {%- if delete_mode == 'soft' %},
-      _cdc_is_deleted,
-      case when _cdc_is_deleted then _cdc_source_ts end as _cdc_deleted_at
-      {%- endif %}
-    from {{ state_relation }}
-    where cdc_bucket >= 0
-    {%- if delete_mode == 'hard' %}
-      and not _cdc_is_deleted
-    {%- endif %}
+    {{ _cdc_current_view_sql(target_relation, state_relation, published_columns, unique_key, delete_mode) }}
   {% endcall %}
 
   {{ run_hooks(post_hooks) }}

@@ -2,8 +2,9 @@
 
 Two tests: a deterministic one, which stops the materialization right after it staged
 the new content of the touched buckets and then damages the state as an overwrite killed
-half-way would (a touched bucket emptied), and a real one, which SIGKILLs a `dbt build`
-process while it writes gold and runs it again. Both must end equal to the source.
+half-way would (a touched bucket emptied), then does the same to a run that writes the
+delta partition (merge on read); and a real one, which SIGKILLs a `dbt build` process
+while it writes gold and runs it again. Both must end equal to the source.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from cdc_tools.simulator import SimConfig, simulate, write_batch
 pytestmark = pytest.mark.spark
 
 CONFIG = SimConfig(
-    seed=77, flavour="sqlserver", database="CRASH_MSS", server="crash", batches=2, transactions=60
+    seed=77, flavour="sqlserver", database="CRASH_MSS", server="crash", batches=3, transactions=60
 )
 
 
@@ -81,6 +82,34 @@ def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project) -> No
         "applied",
     ]
     assert not spark.catalog.tableExists(f"{gold}.customers__cdc_staging")  # type: ignore[attr-defined]
+    assert _last_run(dbt_project, gold)["kind"] == "compaction"
+
+    # The same on a run that writes the delta partition (a large compaction ratio).
+    write_batch(result.batches[2], landing, 2, "kcat")
+    dbt_project.run("run", "--exclude", "customers")
+    failed = dbt_project.run(
+        "run",
+        "--select",
+        "customers",
+        vars={"cdc_inject_failure": "after_staging", "cdc_compaction_ratio": 100},
+        expect_success=False,
+    )
+    assert not failed.success
+    assert _last_run(dbt_project, gold) == {"status": "staged", "kind": "delta"}
+    stale = compare_database(spark, gold, CONFIG.database, result.expected[2])
+    assert any(d.startswith("customers") for d in stale.differences), "damage must be real"
+    dbt_project.run("run", "--select", "customers")
+    outcome = compare_database(spark, gold, CONFIG.database, result.expected[2])
+    assert outcome.ok, outcome.differences
+    assert _last_run(dbt_project, gold) == {"status": "applied", "kind": "delta"}
+
+
+def _last_run(dbt_project, gold: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    [row] = dbt_project.sql(
+        f"select status, kind from {gold}.customers__cdc_runs "
+        "order by recorded_at desc, status desc limit 1"
+    )
+    return {"status": row["status"], "kind": row["kind"]}
 
 
 VERIFY = """
@@ -90,7 +119,7 @@ from cdc_tools.oracle_check import compare_database
 from cdc_tools.simulator import SimConfig, simulate
 config = SimConfig(**json.loads(sys.argv[1]))
 outcome = compare_database(get_local_spark(), sys.argv[2], config.database,
-                           simulate(config).expected[-1])
+                           simulate(config).expected[int(sys.argv[3])])
 print("VERIFY " + json.dumps(outcome.differences))
 """
 
@@ -155,7 +184,7 @@ def test_killed_build_recovers_on_the_next_run(tmp_path) -> None:  # type: ignor
         for k in ("seed", "flavour", "database", "server", "batches", "transactions")
     }
     verify = subprocess.run(
-        [sys.executable, "-c", VERIFY, json.dumps(config), "t_killed_gold"],
+        [sys.executable, "-c", VERIFY, json.dumps(config), "t_killed_gold", "1"],
         env=env,
         cwd=REPO_ROOT,
         check=True,

@@ -5,7 +5,9 @@ have all their messages shuffled across three deliveries, each loaded by its own
 incremental `dbt build`: newer changes often land before older ones (late events), 10 % of
 each delivery is duplicated within it, and a fifth of the first delivery is replayed in the
 last one, as after a connector restart. Only the final state is defined, and it must equal
-the source database; a full refresh must then give the same gold tables.
+the source database; a full refresh must then give the same gold tables. The second
+delivery goes to the gold delta partitions (merge on read), the third folds them into the
+buckets (compaction), so both write paths meet late events and duplicates.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ SOURCES = [
     ("db2", False, "value_lines", 16),
 ]
 DELIVERIES = 3
+# Per delivery: the gold compaction ratio (a large one keeps every batch in the delta).
+COMPACTION_RATIO = (0.1, 100.0, 0.1)
+GOLD_TABLES = ("customers", "orders", "order_lines", "captured_rows")
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +74,7 @@ def _deliver(dbt_project, deliveries, number: int) -> None:  # type: ignore[no-u
             duplicate_fraction=0.1,
             seed=seed,
         )
-    dbt_project.run("build")
+    dbt_project.run("build", vars={"cdc_compaction_ratio": COMPACTION_RATIO[number]})
 
 
 def _differences(dbt_project, deliveries) -> list[str]:  # type: ignore[no-untyped-def]
@@ -116,9 +121,22 @@ def test_the_faults_really_happened(dbt_project, deliveries) -> None:  # type: i
     assert late[0]["late"] > 0
 
 
+def test_both_gold_write_paths_ran(dbt_project, deliveries) -> None:  # type: ignore[no-untyped-def]
+    """Guard: every gold table took a delta run and a compaction run."""
+    gold = dbt_project.layer("gold")
+    for table in GOLD_TABLES:
+        kinds = {
+            r["kind"]
+            for r in dbt_project.sql(
+                f"select distinct kind from {gold}.{table}__cdc_runs where status = 'applied'"
+            )
+        }
+        assert {"full", "delta", "compaction"} <= kinds, (table, kinds)
+
+
 def test_full_refresh_equals_the_incremental_result(dbt_project, deliveries) -> None:  # type: ignore[no-untyped-def]
     gold = dbt_project.layer("gold")
-    tables = ("customers", "orders", "order_lines", "captured_rows")
+    tables = GOLD_TABLES
     query = "select * except (_loaded_at) from {}.{} order by all"
     before = {t: dbt_project.sql(query.format(gold, t)) for t in tables}
     dbt_project.run("build", "--full-refresh")

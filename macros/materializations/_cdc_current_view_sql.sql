@@ -1,0 +1,82 @@
+{% macro _cdc_current_view_sql(target_relation, state_relation, columns, unique_key, delete_mode) %}
+  {#-
+      The published view of a state table: compacted rows (cdc_bucket >= 0) whose key
+      has no change in the delta partition (-2), plus the delta; a row older than its
+      source table's truncate marker (-1) counts as deleted. Deleted keys are left out
+      (hard) or flagged (soft). Delta and markers are small, so both joins are
+      broadcasts and the view costs one scan of the state.
+  -#}
+  {%- set same_key = [] -%}
+  {%- for column in unique_key -%}
+    {%- do same_key.append('compacted.' ~ column ~ ' <=> changed.' ~ column) -%}
+  {%- endfor -%}
+create or replace view {{ target_relation }} as
+with
+
+compacted as (
+
+    select * from {{ state_relation }}
+    where cdc_bucket >= 0
+
+),
+
+changed as (
+
+    select * from {{ state_relation }}
+    where cdc_bucket = -2
+
+),
+
+truncates as (
+
+    select _cdc_source_id, _cdc_sort_key as truncated_before
+    from {{ state_relation }}
+    where cdc_bucket = -1
+
+),
+
+latest_rows as (
+
+    select compacted.*
+    from compacted
+    left anti join changed
+        on {{ same_key | join('\n        and ') }}
+
+    union all
+
+    select * from changed
+
+),
+
+current_rows as (
+
+    select
+      {%- for column in columns %}
+      latest_rows.{{ column }},
+      {%- endfor %}
+      latest_rows._cdc_is_deleted
+      or coalesce(latest_rows._cdc_sort_key < truncates.truncated_before, false)
+      as _cdc_is_deleted
+    from latest_rows
+    left outer join truncates
+        on latest_rows._cdc_source_id = truncates._cdc_source_id
+
+),
+
+final as (
+
+    select
+      {{ columns | join(',\n      ') }}
+      {%- if delete_mode == 'soft' %},
+      _cdc_is_deleted,
+      case when _cdc_is_deleted then _cdc_source_ts end as _cdc_deleted_at
+      {%- endif %}
+    from current_rows
+    {%- if delete_mode == 'hard' %}
+    where not _cdc_is_deleted
+    {%- endif %}
+
+)
+
+select * from final
+{% endmacro %}

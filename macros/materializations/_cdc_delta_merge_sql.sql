@@ -1,0 +1,123 @@
+{% macro _cdc_delta_merge_sql(changes_sql, columns, unique_key, state_relation) %}
+  {#-
+      The new content of the delta partition (cdc_bucket = -2) of a parquet state table:
+      for each key the latest change among the stored delta and `changes_sql`, kept only
+      where it is newer than the key's compacted row (cdc_bucket >= 0). Rows older than
+      their table's latest truncate become tombstones. When the batch truncates tables,
+      the truncate markers (cdc_bucket = -1) are rewritten too; compacted rows older than
+      a marker are hidden by the published view until a compaction deletes them.
+      Cost follows the batch and the delta: the compacted buckets are only scanned for
+      their key and _cdc_sort_key columns, never rewritten.
+  -#}
+  {%- set key_list = unique_key | join(', ') -%}
+  {%- set compacted_is_newer = [] -%}
+  {%- for column in unique_key -%}
+    {%- do compacted_is_newer.append('compacted.' ~ column ~ ' <=> latest.' ~ column) -%}
+  {%- endfor -%}
+  {%- do compacted_is_newer.append('compacted._cdc_sort_key >= latest._cdc_sort_key') -%}
+with
+
+new_changes as (
+
+    select
+        {%- for column in columns %}
+        {{ column }},
+        {%- endfor %}
+        _cdc_op = 'd' as _cdc_is_deleted
+    from ({{ changes_sql }}) as changes
+    where _cdc_op != 't'
+
+),
+
+stored_delta as (
+
+    select
+        {%- for column in columns %}
+        {{ column }},
+        {%- endfor %}
+        _cdc_is_deleted
+    from {{ state_relation }}
+    where cdc_bucket = -2
+
+),
+
+compacted as (
+
+    select
+        {%- for column in unique_key %}
+        {{ column }},
+        {%- endfor %}
+        _cdc_sort_key
+    from {{ state_relation }}
+    where cdc_bucket >= 0
+
+),
+
+new_truncates as (
+
+    select _cdc_source_id, max(_cdc_sort_key) as truncated_before
+    from ({{ changes_sql }}) as changes
+    where _cdc_op = 't'
+    group by _cdc_source_id
+
+),
+
+truncates as (
+
+    select _cdc_source_id, max(truncated_before) as truncated_before
+    from (
+        select _cdc_source_id, truncated_before from new_truncates
+        union all
+        select _cdc_source_id, _cdc_sort_key as truncated_before
+        from {{ state_relation }}
+        where cdc_bucket = -1
+    ) as all_truncates
+    group by _cdc_source_id
+
+),
+
+ranked as (
+
+    select
+        *,
+        row_number() over (
+            partition by {{ key_list }}
+            order by _cdc_sort_key desc, _cdc_is_deleted desc
+        ) as change_rank
+    from (
+        select * from new_changes
+        union all
+        select * from stored_delta
+    ) as candidates
+
+),
+
+latest as (
+
+    select * from ranked where change_rank = 1
+
+),
+
+final as (
+
+    select
+        {%- for column in columns %}
+        latest.{{ column }},
+        {%- endfor %}
+        latest._cdc_is_deleted
+        or coalesce(latest._cdc_sort_key < truncates.truncated_before, false) as _cdc_is_deleted,
+        -2 as cdc_bucket
+    from latest
+    left outer join truncates
+        on latest._cdc_source_id = truncates._cdc_source_id
+    left anti join compacted
+        on {{ compacted_is_newer | join('\n        and ') }}
+
+)
+
+select * from final
+
+union all
+
+{{ _cdc_truncate_marker_rows(columns) }}
+{% endmacro %}
