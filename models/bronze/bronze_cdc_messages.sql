@@ -100,8 +100,9 @@ kcat_records as (
 
     select
         *,
+        -- kcat -J writes "topic" first: other lines skip the second JSON parse
         case
-            when left(raw_line, 1) = '{' then from_json(
+            when startswith(regexp_replace(left(raw_line, 24), '\\s', ''), '{"topic":') then from_json(
                     raw_line,
                     'struct<topic: string, partition: string, offset: string, tstype: string,
                     ts: string, key: string, payload: string>'
