@@ -672,11 +672,14 @@ class DebeziumEmitter:
 
     # -------------------------------------------------------- incremental snapshot
     def _remember_read_position(self, seq: int) -> None:
-        """The position a snapshot read made right after transaction ``seq`` carries."""
+        """The position a snapshot read made right after transaction ``seq`` carries:
+        Oracle the SCN current at the read (one past the commit), the others the last
+        commit LSN without a change LSN (so never equal to a change's position)."""
         if self.flavour == "oracle":
+            self._oracle.scn += 1
             position: dict[str, object] = {
                 "txId": None,
-                "scn": str(self._last_commit),
+                "scn": str(self._oracle.scn),
                 "commit_scn": None,
                 "lcr_position": None,
                 "rs_id": None,
