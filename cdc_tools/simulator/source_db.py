@@ -198,6 +198,8 @@ class SourceDatabase:
         self.tables: dict[str, _KeyedRows] = {name: _KeyedRows() for name in TABLES}
         self.specs: dict[str, TableSpec] = dict(TABLES)
         self._incremental: _IncrementalSnapshot | None = None
+        self.incremental_reads_discarded = 0
+        """Reads dropped because a streamed change hit their key inside the window."""
         # Oracle stores '' as NULL; the same draws are made for every flavour.
         self._empty_string_is_null = config.flavour == "oracle"
         self.clock_ms = CLOCK_START_MS + self.rng.randrange(0, 30 * 86_400) * 1000
@@ -393,7 +395,8 @@ class SourceDatabase:
             for image in (change.before, change.after):
                 if image is not None:
                     key = self.key_of(self.specs[change.table], image)
-                    inc.window.pop((change.table, key), None)
+                    if inc.window.pop((change.table, key), None) is not None:
+                        self.incremental_reads_discarded += 1
 
     def _close_window(self) -> Transaction:
         inc = self._incremental
