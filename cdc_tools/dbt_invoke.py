@@ -18,8 +18,10 @@ def run_dbt(
     vars: Mapping[str, object] | None = None,
     target_path: Path | None = None,
     expect_success: bool = True,
+    project_dir: Path | None = None,
 ):  # type: ignore[no-untyped-def]
-    """Invoke `dbt <args>` with the repo's project and profiles; returns the dbtRunnerResult."""
+    """Invoke `dbt <args>` with the repo's project (or a copy of it at `project_dir`) and
+    profiles; returns the dbtRunnerResult."""
     import json
 
     from dbt.cli.main import dbtRunner
@@ -27,7 +29,7 @@ def run_dbt(
     argv = [
         *args,
         "--project-dir",
-        str(REPO_ROOT),
+        str(project_dir or REPO_ROOT),
         "--profiles-dir",
         str(PROFILES_DIR),
         "--no-partial-parse",

@@ -57,12 +57,35 @@ class DbtProject:
         *args: str,
         vars: Mapping[str, object] | None = None,
         expect_success: bool = True,
+        project_dir: Path | None = None,
     ):  # type: ignore[no-untyped-def]
+        """Run dbt on the repo's project, or on a copy at `project_dir` (see `copy_project`)."""
         from cdc_tools.dbt_invoke import run_dbt
 
         os.environ["CDC_SCHEMA"] = self.schema
         os.environ["CDC_LANDING_DIR"] = str(self.landing)
-        return run_dbt(args, vars=vars, target_path=self.target_path, expect_success=expect_success)
+        return run_dbt(
+            args,
+            vars=vars,
+            target_path=self.target_path,
+            expect_success=expect_success,
+            project_dir=project_dir,
+        )
+
+    def copy_project(self, destination: Path) -> Path:
+        """A copy of the dbt project files (to edit a contract in a test)."""
+        import shutil
+
+        from cdc_tools.local_spark import REPO_ROOT
+
+        for name in ("dbt_project.yml", "models", "macros", "seeds", "tests/dbt"):
+            source = REPO_ROOT / name
+            if source.is_dir():
+                shutil.copytree(source, destination / name)
+            elif source.exists():
+                destination.mkdir(parents=True, exist_ok=True)
+                shutil.copy(source, destination / name)
+        return destination
 
     def sql(self, query: str) -> list[dict[str, object]]:
         return [row.asDict() for row in self.spark.sql(query).collect()]  # type: ignore[attr-defined]

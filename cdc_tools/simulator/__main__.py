@@ -26,6 +26,11 @@ def build_configs(args: argparse.Namespace) -> list[SimConfig]:
         batches=args.batches,
         schemas_enable=args.schemas_enable,
         tombstones=not args.no_tombstones,
+        snapshot_style=args.snapshot_style,
+        transaction_metadata=True if args.transaction_metadata else None,
+        schema_change_topic=args.schema_change_topic,
+        incremental_snapshot_batches=tuple(args.incremental_snapshot),
+        evolve_batch=args.evolve_batch,
     )
     if args.flavour != "all":
         return [replace(base, flavour=args.flavour)]
@@ -52,6 +57,18 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--format", choices=FORMATS, default="value_lines", dest="fmt")
     p.add_argument("--schemas-enable", action="store_true", help="schema+payload wrapper")
     p.add_argument("--no-tombstones", action="store_true")
+    p.add_argument("--snapshot-style", choices=["string", "boolean"], default=None)
+    p.add_argument("--transaction-metadata", action="store_true", help="write <server>.transaction")
+    p.add_argument("--schema-change-topic", action="store_true", help="write the <server> topic")
+    p.add_argument(
+        "--incremental-snapshot",
+        type=int,
+        action="append",
+        default=[],
+        metavar="BATCH",
+        help="start an incremental snapshot in batch BATCH (repeatable)",
+    )
+    p.add_argument("--evolve-batch", type=int, default=None, help="add/drop a column in this batch")
     p.add_argument("--batch", type=int, default=None, help="write only batch K")
     p.add_argument("--shuffle", action="store_true", help="perturb delivery order")
     p.add_argument("--duplicate-fraction", type=float, default=0.0)

@@ -34,6 +34,24 @@ class SimConfig:
     tombstones: bool = True
     truncate_probability: float = 0.02
     pk_change_probability: float = 0.05
+    # --- event-stream options (Debezium connector settings and workload events) ---
+    snapshot_style: str | None = None
+    """``source.snapshot`` form: ``"string"`` ("true"/"last"/"false"), ``"boolean"``
+    (true/false), or None for the flavour default (string snapshot markers; streaming
+    ``false`` as a boolean on Oracle/Db2, ``"false"`` on SQL Server)."""
+    transaction_metadata: bool | None = None
+    """``provide.transaction.metadata``: True writes the ``<server>.transaction`` topic
+    (BEGIN/END) and the ``transaction`` block; False neither (block null); None only the
+    block (the simulator's historical default)."""
+    schema_change_topic: bool = False
+    """Write the ``<server>`` schema-change topic (CREATE per table, then each ALTER)."""
+    incremental_snapshot_batches: tuple[int, ...] = ()
+    """Batches in which a signal starts an incremental snapshot of every table."""
+    incremental_chunk_size: int = 8
+    evolve_batch: int | None = None
+    """Batch in which ``customers`` gains a column and ``orders`` loses one."""
+    table_names: Mapping[str, str] = field(default_factory=dict)
+    """Logical table -> physical table name (e.g. a table no contract declares)."""
 
     def __post_init__(self) -> None:
         if self.flavour not in FLAVOURS:
@@ -44,6 +62,12 @@ class SimConfig:
             raise ValueError("truncate_probability must be within [0, 1]")
         if not 0.0 <= self.pk_change_probability <= 1.0:
             raise ValueError("pk_change_probability must be within [0, 1]")
+        if self.snapshot_style not in (None, "string", "boolean"):
+            raise ValueError("snapshot_style must be None, 'string' or 'boolean'")
+        if self.incremental_chunk_size < 1:
+            raise ValueError("incremental_chunk_size must be >= 1")
+        if self.evolve_batch is not None and not 0 <= self.evolve_batch < max(self.batches, 1):
+            raise ValueError("evolve_batch must name one of the batches")
         if any(n < 0 for n in self.initial_rows.values()):
             raise ValueError("initial_rows must be >= 0")
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from .config import SimConfig
+from .ddl import ddl_text, table_change
 from .schema import (
     BOOLEAN,
     DATE,
@@ -30,7 +31,7 @@ from .schema import (
     ColumnSpec,
     TableSpec,
 )
-from .source_db import Change, Row, Transaction
+from .source_db import Change, Row, SchemaChange, Transaction
 
 VERSION = "2.3.4.Final"
 ORACLE_SCN_START = 9_999_000
@@ -216,11 +217,20 @@ TRANSACTION_SCHEMA: dict[str, object] = {
 class TableCodec:
     """Per-table, per-flavour naming, row encoding and pre-serialized schemas."""
 
-    def __init__(self, spec: TableSpec, flavour: str, server: str, database: str, schema: str):
+    def __init__(
+        self,
+        spec: TableSpec,
+        flavour: str,
+        server: str,
+        database: str,
+        schema: str,
+        table_name: str | None = None,
+    ):
         upper = flavour != "sqlserver"
         self.spec = spec
         self.flavour = flavour
-        self.table = spec.name.upper() if upper else spec.name
+        name = table_name or spec.name
+        self.table = name.upper() if upper else name
         self.topic = (
             f"{server}.{database}.{schema}.{self.table}"
             if flavour == "sqlserver"
@@ -412,12 +422,41 @@ class DebeziumEmitter:
         self.schemas_enable = config.schemas_enable
         self.tombstones = config.tombstones
         self.codecs: dict[str, TableCodec] = {
-            name: TableCodec(spec, flavour, self.server, self.database, self.schema)
-            for name, spec in TABLES.items()
+            name: self._codec(spec) for name, spec in TABLES.items()
         }
         self._offsets: dict[str, int] = {c.topic: 0 for c in self.codecs.values()}
         self._oracle = _OracleLog(self.rng)
         self._lsn = _LsnLog(self.rng)
+        self.transaction_topic = f"{self.server}.transaction"
+        self.schema_change_topic = self.server
+        self.transaction_ids: dict[int, str] = {}
+        """Streamed transaction seq -> transaction id, of the last ``emit`` call."""
+        self._open_transaction: tuple[str, int, dict[str, int], int] | None = None
+        self._read_positions: dict[int, str] = {}
+        self._last_commit: int | str = 0
+        self._track_reads = bool(config.incremental_snapshot_batches)
+
+    def _codec(self, spec: TableSpec) -> TableCodec:
+        physical = self.config.table_names.get(spec.name)
+        return TableCodec(spec, self.flavour, self.server, self.database, self.schema, physical)
+
+    def data_collection(self, table: str) -> str:
+        """The transaction metadata name of a table: ``<db>.<schema>.<table>``."""
+        return f"{self.database}.{self.schema}.{self.codecs[table].table}"
+
+    def _snapshot_value(self, kind: str) -> tuple[str, str]:
+        """(JSON text, schema kind) of ``source.snapshot`` for ``initial``, ``last``,
+        ``streaming`` or ``incremental`` events, per ``SimConfig.snapshot_style``."""
+        style = self.config.snapshot_style
+        if kind == "incremental":
+            return '"incremental"', "string"
+        if style == "boolean":
+            return ("false" if kind == "streaming" else "true"), "boolean"
+        if kind == "streaming":
+            if style == "string" or self.flavour == "sqlserver":
+                return '"false"', "string"
+            return "false", "boolean"
+        return ('"last"' if kind == "last" else '"true"'), "string"
 
     @property
     def topics(self) -> dict[str, str]:
@@ -426,8 +465,13 @@ class DebeziumEmitter:
 
     def emit(self, transactions: Iterable[Transaction]) -> list[Message]:
         out: list[Message] = []
+        self.transaction_ids = {}
         for tx in transactions:
-            if tx.snapshot:
+            if tx.ddl:
+                self._emit_ddl(tx, out)
+            elif tx.incremental:
+                self._emit_incremental(tx, out)
+            elif tx.snapshot:
                 self._emit_snapshot(tx, out)
             else:
                 self._emit_transaction(tx, out)
@@ -504,14 +548,16 @@ class DebeziumEmitter:
         position_text = _dumps(position)[1:]
         ts = tx.ts_ms + 50 + int(rng.random() * 500)
         last = len(tx.changes) - 1
+        snap_true, snap_kind = self._snapshot_value("initial")
+        snap_last, _ = self._snapshot_value("last")
         for i, change in enumerate(tx.changes):
             codec = self.codecs[change.table]
             conn = self._with_connector()
-            snap = '"last"' if i == last else '"true"'
+            snap = snap_last if i == last else snap_true
             head = codec.source_head[conn]
             source = f'{head}{src_ts},"snapshot":{snap}{codec.source_mid}{position_text}'
             ts += int(rng.random() * 3)
-            self._record(out, codec, change, source, ("string", conn), "null", ts)
+            self._record(out, codec, change, source, (snap_kind, conn), "null", ts)
 
     # ---------------------------------------------------------------- streaming
     def _positions(self, changes: list[Change]) -> tuple[str, list[str]]:
@@ -525,7 +571,8 @@ class DebeziumEmitter:
             for change in changes:
                 scns.append(log.change() if not (change.same_position and scns) else scns[-1])
             head = f'"txId":{_dumps(tx_id)},"scn":"'
-            tail = f'","commit_scn":"{log.commit()}","lcr_position":null,"rs_id":"'
+            self._last_commit = commit_scn = log.commit()
+            tail = f'","commit_scn":"{commit_scn}","lcr_position":null,"rs_id":"'
             end = '","ssn":1,"redo_thread":1,"user_name":"SIMUSER"}'
             return tx_id, [f"{head}{scn}{tail}{rs_id}{end}" for scn, rs_id in scns]
         lsn = self._lsn
@@ -536,7 +583,7 @@ class DebeziumEmitter:
                 lsns.append((lsns[-1][0], lsns[-1][1] + 1))
             else:
                 lsns.append((lsn.change(), 1))
-        commit_lsn = lsn.commit()
+        self._last_commit = commit_lsn = lsn.commit()
         if flavour == "sqlserver":
             text = self.SQLSERVER_STRING_SERIAL_FRACTION
             serials = [f'"{n}"' if rng.random() < text else str(n) for _, n in lsns]
@@ -552,10 +599,12 @@ class DebeziumEmitter:
         tx_id, positions = self._positions(changes)
         tx_head = f'{{"id":{_dumps(tx_id)},"total_order":'
         src_ts = self._source_ts(tx.ts_ms)
-        snapshot, kind = (
-            ('"false"', "string") if self.flavour == "sqlserver" else ("false", "boolean")
-        )
+        snapshot, kind = self._snapshot_value("streaming")
         ts = tx.ts_ms + 5 + int(rng.random() * 2500)
+        metadata = self.config.transaction_metadata
+        if metadata:
+            self.transaction_ids[tx.seq] = tx_id
+            self._transaction_boundary(out, "BEGIN", tx_id, ts)
         per_table: dict[str, int] = {}
         for i, change in enumerate(changes):
             codec = self.codecs[change.table]
@@ -565,5 +614,222 @@ class DebeziumEmitter:
             n = per_table.get(change.table, 0) + 1
             per_table[change.table] = n
             block = f'{tx_head}{i + 1},"data_collection_order":{n}}}'
+            if metadata is False:
+                block = "null"
             ts += int(rng.random() * 3)
             self._record(out, codec, change, source, (kind, conn), block, ts)
+        if metadata:
+            self._open_transaction = (tx_id, len(changes), per_table, ts)
+        if self._track_reads:
+            self._remember_read_position(tx.seq)
+
+    # ------------------------------------------------------- transaction metadata
+    def _transaction_boundary(self, out: list[Message], status: str, tx_id: str, ts: int) -> None:
+        """BEGIN of ``tx_id``; first the END of the previous transaction, which Debezium
+        can only emit once the next transaction starts."""
+        if status == "BEGIN" and self._open_transaction is not None:
+            prev_id, count, per_table, prev_ts = self._open_transaction
+            self._open_transaction = None
+            collections = [
+                {"data_collection": self.data_collection(t), "event_count": n}
+                for t, n in per_table.items()
+            ]
+            end = {
+                "status": "END",
+                "id": prev_id,
+                "ts_ms": prev_ts,
+                "event_count": count,
+                "data_collections": collections,
+            }
+            self._control(out, self.transaction_topic, {"id": prev_id}, end, _TX_KEY, _TX_VALUE, ts)
+        begin = {
+            "status": "BEGIN",
+            "id": tx_id,
+            "ts_ms": ts,
+            "event_count": None,
+            "data_collections": None,
+        }
+        self._control(out, self.transaction_topic, {"id": tx_id}, begin, _TX_KEY, _TX_VALUE, ts)
+
+    def _control(
+        self,
+        out: list[Message],
+        topic: str,
+        key: dict[str, object],
+        payload: dict[str, object],
+        key_schema: dict[str, object],
+        value_schema: dict[str, object],
+        ts: int,
+    ) -> None:
+        """A transaction-metadata or schema-change record (schema wrapper as configured)."""
+        self._offsets.setdefault(topic, 0)
+        if self.schemas_enable:
+            key_text = _dumps({"schema": key_schema, "payload": key})
+            value_text = _dumps({"schema": value_schema, "payload": payload})
+        else:
+            key_text, value_text = _dumps(key), _dumps(payload)
+        self._append(out, topic, key_text, value_text, ts)
+
+    # -------------------------------------------------------- incremental snapshot
+    def _remember_read_position(self, seq: int) -> None:
+        """The position a snapshot read made right after transaction ``seq`` carries:
+        Oracle the SCN current at the read (one past the commit), the others the last
+        commit LSN without a change LSN (so never equal to a change's position)."""
+        if self.flavour == "oracle":
+            self._oracle.scn += 1
+            position: dict[str, object] = {
+                "txId": None,
+                "scn": str(self._oracle.scn),
+                "commit_scn": None,
+                "lcr_position": None,
+                "rs_id": None,
+                "ssn": 0,
+                "redo_thread": None,
+                "user_name": None,
+            }
+        else:
+            position = {"change_lsn": None, "commit_lsn": self._last_commit}
+            if self.flavour == "sqlserver":
+                position["event_serial_no"] = None
+        self._read_positions[seq] = _dumps(position)[1:]
+        for old in [s for s in self._read_positions if s < seq - 8]:
+            del self._read_positions[old]
+
+    def _emit_incremental(self, tx: Transaction, out: list[Message]) -> None:
+        """One chunk of an incremental snapshot: ``r`` events with the row as read and the
+        position of the read, published when the chunk's window closed."""
+        rng = self.rng
+        position_text = self._read_positions[tx.seq]
+        snap, kind = self._snapshot_value("incremental")
+        src_ts = self._source_ts(tx.ts_ms)
+        ts = tx.ts_ms + 50 + int(rng.random() * 500)
+        for change in tx.changes:
+            codec = self.codecs[change.table]
+            conn = self._with_connector()
+            head = codec.source_head[conn]
+            source = f'{head}{src_ts},"snapshot":{snap}{codec.source_mid}{position_text}'
+            ts += int(rng.random() * 3)
+            self._record(out, codec, change, source, (kind, conn), "null", ts)
+
+    # --------------------------------------------------------------- schema changes
+    def _emit_ddl(self, tx: Transaction, out: list[Message]) -> None:
+        """Apply table definition changes; publish them on the schema-change topic."""
+        for ddl in tx.ddl:
+            if ddl.kind != "CREATE":
+                self.codecs[ddl.table] = self._codec(ddl.spec)
+            if self.config.schema_change_topic:
+                self._schema_change(ddl, tx, out)
+
+    def _schema_change(self, ddl: SchemaChange, tx: Transaction, out: list[Message]) -> None:
+        flavour = self.flavour
+        codec = self.codecs[ddl.table]
+        initial = ddl.kind == "CREATE"
+        source: dict[str, object] = {
+            "version": VERSION,
+            "connector": flavour,
+            "name": self.server,
+            "ts_ms": self._source_ts(tx.ts_ms),
+            "snapshot": "true" if initial else "false",
+            "db": self.database,
+            "sequence": None,
+            "schema": self.schema,
+            "table": codec.table,
+        }
+        if flavour == "oracle":
+            log = self._oracle
+            tx_id = None if initial else log.begin()
+            scn = log.snapshot_scn() if initial else log.change()[0]
+            source |= {
+                "txId": tx_id,
+                "scn": str(scn),
+                "commit_scn": None if initial else str(log.commit()),
+                "lcr_position": None,
+                "rs_id": None,
+                "ssn": 0,
+                "redo_thread": None,
+                "user_name": None if initial else "SIMUSER",
+            }
+        else:
+            lsn = self._lsn
+            lsn.begin()
+            change_lsn = None if initial else lsn.change()
+            source |= {"change_lsn": change_lsn, "commit_lsn": lsn.commit()}
+            if flavour == "sqlserver":
+                source["event_serial_no"] = None
+        payload = {
+            "source": source,
+            "ts_ms": tx.ts_ms + 20,
+            "databaseName": self.database,
+            "schemaName": self.schema,
+            "ddl": ddl_text(
+                ddl.kind, ddl.spec, flavour, self.schema, codec.table, ddl.added, ddl.dropped
+            ),
+            "tableChanges": [
+                table_change(ddl.kind, ddl.spec, flavour, self.database, self.schema, codec.table)
+            ],
+        }
+        key_schema = {
+            "type": "struct",
+            "fields": [_f("string", False, "databaseName")],
+            "optional": False,
+            "name": f"io.debezium.connector.{flavour}.SchemaChangeKey",
+        }
+        value_schema = {
+            "type": "struct",
+            "fields": [
+                source_schema(flavour, "string", True),
+                _f("int64", False, "ts_ms"),
+                _f("string", True, "databaseName"),
+                _f("string", True, "schemaName"),
+                _f("string", True, "ddl"),
+                {
+                    "type": "array",
+                    "items": {"type": "struct", "name": "io.debezium.connector.schema.Change"},
+                    "optional": False,
+                    "field": "tableChanges",
+                },
+            ],
+            "optional": False,
+            "name": f"io.debezium.connector.{flavour}.SchemaChangeValue",
+        }
+        self._control(
+            out,
+            self.schema_change_topic,
+            {"databaseName": self.database},
+            payload,
+            key_schema,
+            value_schema,
+            tx.ts_ms + 20,
+        )
+
+
+_TX_KEY: dict[str, object] = {
+    "type": "struct",
+    "fields": [_f("string", False, "id")],
+    "optional": False,
+    "name": "io.debezium.connector.common.TransactionMetadataKey",
+}
+_TX_VALUE: dict[str, object] = {
+    "type": "struct",
+    "fields": [
+        _f("string", False, "status"),
+        _f("string", False, "id"),
+        _f("int64", True, "event_count"),
+        {
+            "type": "array",
+            "items": {
+                "type": "struct",
+                "fields": [
+                    _f("string", False, "data_collection"),
+                    _f("int64", False, "event_count"),
+                ],
+                "optional": False,
+            },
+            "optional": True,
+            "field": "data_collections",
+        },
+        _f("int64", False, "ts_ms"),
+    ],
+    "optional": False,
+    "name": "io.debezium.connector.common.TransactionMetadataValue",
+}

@@ -20,6 +20,8 @@ class BatchResult:
     transactions: list[Transaction]
     messages: list[Message]
     expected: State | None
+    transaction_ids: dict[int, str] = field(default_factory=dict)
+    """Transaction seq -> id (when ``SimConfig.transaction_metadata``)."""
 
 
 @dataclass
@@ -30,6 +32,10 @@ class SimResult:
     transactions: list[list[Transaction]] = field(default_factory=list)
     topics: dict[str, str] = field(default_factory=dict)
     """Logical table name -> Kafka topic."""
+    transaction_ids: dict[int, str] = field(default_factory=dict)
+    """Streamed transaction seq -> transaction id (when ``transaction_metadata``)."""
+    data_collections: dict[str, str] = field(default_factory=dict)
+    """Logical table name -> transaction-metadata data collection ``<db>.<schema>.<table>``."""
 
     @property
     def messages(self) -> list[Message]:
@@ -63,15 +69,21 @@ def iter_simulation(config: SimConfig, *, with_expected: bool = True) -> Iterato
             txs = db.generate_batch()
             messages = emitter.emit(txs)
             expected = db.expected_state() if with_expected else None
-        yield BatchResult(index, txs, messages, expected)
+        yield BatchResult(index, txs, messages, expected, dict(emitter.transaction_ids))
 
 
 def simulate(config: SimConfig) -> SimResult:
     """Run the whole simulation and keep every batch in memory."""
-    result = SimResult(config=config, topics=make_emitter(config).topics)
+    emitter = make_emitter(config)
+    result = SimResult(
+        config=config,
+        topics=emitter.topics,
+        data_collections={t: emitter.data_collection(t) for t in emitter.codecs},
+    )
     for batch in iter_simulation(config):
         assert batch.expected is not None
         result.batches.append(batch.messages)
         result.expected.append(batch.expected)
         result.transactions.append(batch.transactions)
+        result.transaction_ids.update(batch.transaction_ids)
     return result

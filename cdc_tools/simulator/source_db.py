@@ -13,13 +13,13 @@ import datetime as dt
 import json
 import random
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import TypeVar
 
 from .config import SimConfig
-from .schema import TABLES, ColumnSpec, TableSpec
+from .schema import INT32, TABLES, ColumnSpec, TableSpec
 
 Row = dict[str, object]
 Key = tuple[object, ...]
@@ -81,14 +81,52 @@ class Change:
     same_position: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class SchemaChange:
+    """A table definition change: ``CREATE`` (capture starts) or ``ALTER`` (columns
+    ``added`` / ``dropped``); ``spec`` is the table after the change."""
+
+    table: str
+    kind: str
+    spec: TableSpec
+    added: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
+
+
 @dataclass(slots=True)
 class Transaction:
-    """Changes committed together; ``seq`` increases in commit order (0 = snapshot)."""
+    """Changes committed together; ``seq`` increases in commit order (0 = snapshot).
+
+    ``incremental``: the surviving reads of one incremental-snapshot chunk, read right
+    after transaction ``seq`` committed and published when the chunk's window closed.
+    ``ddl``: table definition changes (no row changes).
+    """
 
     seq: int
     ts_ms: int
     changes: list[Change]
     snapshot: bool = False
+    incremental: bool = False
+    ddl: list[SchemaChange] = field(default_factory=list)
+
+
+# Schema evolution (SimConfig.evolve_batch): a column added to one table, one dropped
+# from another.
+ADDED_COLUMN = ("customers", ColumnSpec("loyalty_points", INT32, True))
+DROPPED_COLUMN = ("orders", "note")
+
+
+@dataclass(slots=True)
+class _IncrementalSnapshot:
+    """A running incremental snapshot: tables still to read, by primary-key chunks."""
+
+    tables: list[str]
+    last_key: Key | None = None
+    max_key: Key | None = None
+    window: dict[tuple[str, Key], Change] = field(default_factory=dict)
+    window_left: int = -1
+    read_seq: int = 0
+    read_ts: int = 0
 
 
 class _KeyedRows:
@@ -158,6 +196,10 @@ class SourceDatabase:
         self.config = config
         self.rng = random.Random(config.seed)
         self.tables: dict[str, _KeyedRows] = {name: _KeyedRows() for name in TABLES}
+        self.specs: dict[str, TableSpec] = dict(TABLES)
+        self._incremental: _IncrementalSnapshot | None = None
+        self.incremental_reads_discarded = 0
+        """Reads dropped because a streamed change hit their key inside the window."""
         # Oracle stores '' as NULL; the same draws are made for every flavour.
         self._empty_string_is_null = config.flavour == "oracle"
         self.clock_ms = CLOCK_START_MS + self.rng.randrange(0, 30 * 86_400) * 1000
@@ -175,6 +217,7 @@ class SourceDatabase:
                 "birth_date": self._date,
                 "created_at": self._timestamp_us,
                 "is_active": lambda: self.rng.random() < 0.7,
+                ADDED_COLUMN[1].name: lambda: int(self.rng.random() * 10_000),
             },
             "orders": {
                 "customer_id": self._customer_ref,
@@ -277,6 +320,112 @@ class SourceDatabase:
             row[col.name] = self._value(table, col, 0.1)
         return {c: row[c] for c in self._names[table]}
 
+    # ------------------------------------------------------------ schema evolution
+    def _alter(
+        self, table: str, spec: TableSpec, added: tuple[str, ...], dropped: tuple[str, ...]
+    ) -> Transaction:
+        """Change a table's definition: new rows follow ``spec``; existing rows get null
+        in added columns (``ALTER TABLE ... ADD`` without default) and lose dropped ones."""
+        self.specs[table] = spec
+        self._non_key[table] = spec.non_key_columns
+        self._names[table] = spec.column_names
+        rows = self.tables[table]
+        for key, row in list(rows.rows.items()):
+            rows.rows[key] = {c: row.get(c) for c in spec.column_names}
+        self.clock_ms += 1 + int(self.rng.random() * 1000)
+        self._tx_seq += 1
+        ddl = SchemaChange(table, "ALTER", spec, added, dropped)
+        return Transaction(self._tx_seq, self.clock_ms, [], ddl=[ddl])
+
+    def _add_column(self) -> Transaction:
+        table, column = ADDED_COLUMN
+        spec = self.specs[table]
+        new = TableSpec(spec.name, [*spec.columns, column], spec.key)
+        return self._alter(table, new, (column.name,), ())
+
+    def _drop_column(self) -> Transaction:
+        table, name = DROPPED_COLUMN
+        spec = self.specs[table]
+        new = TableSpec(spec.name, [c for c in spec.columns if c.name != name], spec.key)
+        return self._alter(table, new, (), (name,))
+
+    # ------------------------------------------------------- incremental snapshots
+    def _start_incremental(self) -> None:
+        """A signal asks for an ad-hoc incremental snapshot of every table."""
+        self._incremental = _IncrementalSnapshot(tables=list(TABLES))
+
+    def _read_chunk(self, seq: int) -> None:
+        """Read the next chunk (primary-key order) as of now and open its window."""
+        inc = self._incremental
+        assert inc is not None
+        size = self.config.incremental_chunk_size
+        while inc.tables and not inc.window:
+            table = inc.tables[0]
+            rows = self.tables[table].rows
+            if inc.last_key is None:  # the snapshot of this table starts: fix its end
+                inc.max_key = max(rows, key=_sort_key, default=None)
+            keys = sorted(
+                (
+                    k
+                    for k in rows
+                    if (inc.last_key is None or _sort_key(k) > _sort_key(inc.last_key))
+                    and inc.max_key is not None
+                    and _sort_key(k) <= _sort_key(inc.max_key)
+                ),
+                key=_sort_key,
+            )[:size]
+            if not keys:
+                inc.tables.pop(0)
+                inc.last_key = inc.max_key = None
+                continue
+            inc.last_key = keys[-1]
+            for k in keys:
+                inc.window[(table, k)] = Change("r", table, None, dict(rows[k]))
+        if not inc.window:
+            self._incremental = None
+            return
+        inc.read_seq, inc.read_ts = seq, self.clock_ms
+        inc.window_left = int(self.rng.random() * 3)
+
+    def _deduplicate(self, tx: Transaction) -> None:
+        """A streamed change to a key of the open window discards that key's read."""
+        inc = self._incremental
+        assert inc is not None
+        for change in tx.changes:
+            for image in (change.before, change.after):
+                if image is not None:
+                    key = self.key_of(self.specs[change.table], image)
+                    if inc.window.pop((change.table, key), None) is not None:
+                        self.incremental_reads_discarded += 1
+
+    def _close_window(self) -> Transaction:
+        inc = self._incremental
+        assert inc is not None
+        reads = list(inc.window.values())
+        inc.window = {}
+        inc.window_left = -1
+        if not inc.tables:
+            self._incremental = None
+        return Transaction(inc.read_seq, inc.read_ts, reads, snapshot=True, incremental=True)
+
+    def _incremental_step(self, tx: Transaction, txs: list[Transaction]) -> None:
+        """After streamed transaction ``tx``: deduplicate, close or open a window."""
+        inc = self._incremental
+        if inc is None:
+            return
+        if inc.window_left >= 0:
+            self._deduplicate(tx)
+            if inc.window_left == 0:
+                txs.append(self._close_window())
+            else:
+                inc.window_left -= 1
+            return
+        if self.rng.random() < 0.6:
+            self._read_chunk(tx.seq)
+            inc = self._incremental
+            if inc is not None and inc.window_left == 0:
+                txs.append(self._close_window())
+
     @staticmethod
     def key_of(spec: TableSpec, row: Row) -> Key:
         return tuple(row[c] for c in spec.key)
@@ -377,14 +526,34 @@ class SourceDatabase:
         index = self._batches_done
         self._batches_done += 1
         txs: list[Transaction] = []
+        config = self.config
         if index == 0:
+            if config.schema_change_topic:
+                creates = [SchemaChange(t, "CREATE", spec) for t, spec in self.specs.items()]
+                txs.append(Transaction(0, self.clock_ms, [], ddl=creates))
             txs.append(self.initial_snapshot())
-        n = self.config.transactions
+        n = config.transactions
         forced = -1
-        if index == 0 and n > 0 and self.config.truncate_probability > 0:
+        if index == 0 and n > 0 and config.truncate_probability > 0:
             forced = self.rng.randrange(n)
+        evolve = {n // 3: self._add_column, (2 * n) // 3: self._drop_column}
+        if config.evolve_batch != index:
+            evolve = {}
+        signal = -1
+        if index in config.incremental_snapshot_batches and n > 0:
+            signal = self.rng.randrange(max(1, n // 2))
         for i in range(n):
-            txs.append(self._next_transaction(force_truncate=i == forced))
+            if i in evolve:
+                if self._incremental is not None and self._incremental.window_left >= 0:
+                    txs.append(self._close_window())
+                txs.append(evolve[i]())
+            if i == signal:
+                self._start_incremental()
+            tx = self._next_transaction(force_truncate=i == forced)
+            txs.append(tx)
+            self._incremental_step(tx, txs)
+        if self._incremental is not None and self._incremental.window_left >= 0:
+            txs.append(self._close_window())
         return txs
 
     def expected_state(self) -> State:
@@ -429,7 +598,10 @@ def write_expected(state: State, path: str | Path) -> Path:
 
 
 __all__ = [
+    "ADDED_COLUMN",
+    "DROPPED_COLUMN",
     "Change",
+    "SchemaChange",
     "Key",
     "Row",
     "SourceDatabase",

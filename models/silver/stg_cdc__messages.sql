@@ -101,19 +101,45 @@ classified as (
 
 ),
 
+announced_keys as (
+
+    -- the newest primary key the schema-change topic announced for each table
+    select
+        _cdc_source_id as announced_source_id,
+        max_by(
+            primary_key_columns,
+            struct(
+                _cdc_source_ts, _loaded_at, _kafka_partition, _kafka_offset, _source_file,
+                _source_line
+            )
+        ) as announced_key
+    from {{ ref('int_cdc__schema_change_keys') }}
+    where change_type != 'DROP' and size(primary_key_columns) > 0
+    group by _cdc_source_id
+
+),
+
 keyed as (
 
-    select
-        *,
-        {{ debezium_position('connector', 'source_block') }} as source_position,
+    select /*+ broadcast(announced_keys) */
+        classified.*,
+        {{ debezium_position('classified.connector', 'classified.source_block') }} as source_position,
         coalesce(
-            {{ cdc_canonical_json_map('key_map') }},
+            {{ cdc_canonical_json_map('classified.key_map') }},
             case
-                when op = 'd' then {{ cdc_key_from_image('source_table', 'before_map') }}
-                when op in ('c', 'r', 'u') then {{ cdc_key_from_image('source_table', 'after_map') }}
+                when classified.op = 'd' then {{ cdc_key_from_image(
+                    'classified.source_table', 'classified.before_map', 'announced_keys.announced_key'
+                ) }}
+                when classified.op in ('c', 'r', 'u') then {{ cdc_key_from_image(
+                    'classified.source_table', 'classified.after_map', 'announced_keys.announced_key'
+                ) }}
             end
         ) as row_key
     from classified
+    left join announced_keys
+        on lower(concat_ws(
+                '.', classified.source_block.db, classified.source_schema, classified.source_table
+            )) = announced_keys.announced_source_id
 
 ),
 
@@ -203,8 +229,11 @@ final as (
             )
         )) as _cdc_column_types,
         source_position as _cdc_position,
+        -- the parts are joined by a space, which sorts below every character of a position:
+        -- a position that is a prefix of another (a Db2 snapshot read without change_lsn)
+        -- sorts first in the sort key too, as it does on its own
         concat_ws(
-            '|',
+            ' ',
             source_position,
             case when is_snapshot then '0' else '1' end,
             case

@@ -4,10 +4,14 @@ Six simulated source databases (three connectors, both wrapper modes, different 
 have all their messages shuffled across three deliveries, each loaded by its own
 incremental `dbt build`: newer changes often land before older ones (late events), 10 % of
 each delivery is duplicated within it, and a fifth of the first delivery is replayed in the
-last one, as after a connector restart. Only the final state is defined, and it must equal
-the source database; a full refresh must then give the same gold tables. The second
-delivery goes to the gold delta partitions (merge on read), the third folds them into the
-buckets (compaction), so both write paths meet late events and duplicates.
+last one, as after a connector restart. Three of the sources also run incremental
+snapshots (their reads shuffled among the streamed changes like everything else), two
+with transaction metadata and the schema-change topic, two with a column added and one
+dropped mid-stream, `source.snapshot` as strings or booleans. Only the final state is
+defined, and it must equal the source database; a full refresh must then give the same
+gold tables. The second delivery goes to the gold delta partitions (merge on read), the
+third folds them into the buckets (compaction), so both write paths meet late events and
+duplicates.
 """
 
 from __future__ import annotations
@@ -21,14 +25,23 @@ from cdc_tools.simulator import SimConfig, simulate, write_batch
 
 pytestmark = pytest.mark.spark
 
-SOURCES = [
-    ("oracle", True, "kcat", 11),
-    ("oracle", False, "value_lines", 12),
-    ("sqlserver", True, "value_lines", 13),
-    ("sqlserver", False, "kcat", 14),
-    ("db2", True, "kcat", 15),
-    ("db2", False, "value_lines", 16),
-]
+_EVENTS: dict[str, object] = {"transaction_metadata": True, "schema_change_topic": True}
+SOURCES: list[tuple[str, bool, str, int, dict[str, object]]] = [
+    ("oracle", True, "kcat", 11, {
+        **_EVENTS, "snapshot_style": "boolean", "incremental_snapshot_batches": (0, 1, 2),
+    }),
+    ("oracle", False, "value_lines", 12, {}),
+    ("sqlserver", True, "value_lines", 13, {
+        **_EVENTS, "snapshot_style": "string", "incremental_snapshot_batches": (1,),
+        "evolve_batch": 1,
+    }),
+    ("sqlserver", False, "kcat", 14, {}),
+    ("db2", True, "kcat", 15, {}),
+    ("db2", False, "value_lines", 16, {
+        "transaction_metadata": False, "incremental_snapshot_batches": (0, 2),
+        "evolve_batch": 2,
+    }),
+]  # fmt: skip
 DELIVERIES = 3
 # Per delivery: the gold compaction ratio (a large one keeps every batch in the delta).
 COMPACTION_RATIO = (0.1, 100.0, 0.1)
@@ -39,7 +52,7 @@ GOLD_TABLES = ("customers", "orders", "order_lines", "captured_rows")
 def deliveries(dbt_project):  # type: ignore[no-untyped-def]
     """Write nothing yet; return per-source results and their delivery plans."""
     plans = []
-    for index, (flavour, wrapped, fmt, seed) in enumerate(SOURCES):
+    for index, (flavour, wrapped, fmt, seed, options) in enumerate(SOURCES):
         result = simulate(
             SimConfig(
                 seed=seed,
@@ -51,6 +64,7 @@ def deliveries(dbt_project):  # type: ignore[no-untyped-def]
                 transactions=40,
                 truncate_probability=0.05,
                 pk_change_probability=0.1,
+                **options,  # type: ignore[arg-type]
             )
         )
         rng = random.Random(seed)

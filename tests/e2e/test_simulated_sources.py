@@ -1,34 +1,60 @@
 """End to end: simulator -> landing files -> dbt build -> gold equals the source database.
 
-Six simulated source databases share one landing folder and one `dbt build`: the three
+Ten simulated source databases share one landing folder and one `dbt build`: the three
 Debezium relational flavours (Oracle, SQL Server, Db2), each with and without the schema
-wrapper, alternating the two landing formats. A second batch of files on top of the first
-is then loaded incrementally, and gold must equal the source state after each batch.
+wrapper, alternating the two landing formats; four more exercise the event stream:
+incremental snapshots interleaved with streaming, `source.snapshot` as strings or booleans,
+transaction metadata (topic and block), the schema-change topic, a column added and one
+dropped mid-stream, and tables no contract declares whose key comes from the schema-change
+topic. A second batch of files on top of the first is then loaded incrementally, and gold
+must equal the source state after each batch.
 """
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from cdc_tools.oracle_check import compare_database
-from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
+from cdc_tools.oracle_check import canonical_key, compare_database
+from cdc_tools.simulator import TABLES, SimConfig, SimResult, simulate, write_batch
+from cdc_tools.simulator.source_db import ADDED_COLUMN
 
 pytestmark = pytest.mark.spark
 
-SOURCES = [
-    ("oracle", False, "value_lines"),
-    ("oracle", True, "kcat"),
-    ("sqlserver", False, "kcat"),
-    ("sqlserver", True, "value_lines"),
-    ("db2", False, "value_lines"),
-    ("db2", True, "kcat"),
-]
+_EVENTS: dict[str, object] = {"transaction_metadata": True, "schema_change_topic": True}
+SOURCES: list[tuple[str, bool, str, dict[str, object]]] = [
+    ("oracle", False, "value_lines", {}),
+    ("oracle", True, "kcat", {}),
+    ("sqlserver", False, "kcat", {}),
+    ("sqlserver", True, "value_lines", {}),
+    ("db2", False, "value_lines", {}),
+    ("db2", True, "kcat", {}),
+    # the event stream (see the module docstring)
+    ("sqlserver", True, "value_lines", {
+        **_EVENTS, "snapshot_style": "string", "incremental_snapshot_batches": (0, 1),
+        "evolve_batch": 1,
+    }),
+    ("oracle", False, "value_lines", {
+        **_EVENTS, "snapshot_style": "boolean", "incremental_snapshot_batches": (1,),
+        "evolve_batch": 1, "table_names": {"order_lines": "order_items"},
+    }),
+    ("db2", False, "value_lines", {
+        "transaction_metadata": False, "schema_change_topic": True, "snapshot_style": "boolean",
+        "incremental_snapshot_batches": (0,),
+        "table_names": {"orders": "purchases", "order_lines": "purchase_lines"},
+    }),
+    ("oracle", True, "kcat", {
+        **_EVENTS, "snapshot_style": "string", "incremental_snapshot_batches": (0, 1),
+        "evolve_batch": 1,
+    }),
+]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def simulations() -> list[tuple[SimResult, str]]:
     results = []
-    for index, (flavour, wrapped, fmt) in enumerate(SOURCES):
+    for index, (flavour, wrapped, fmt, options) in enumerate(SOURCES):
         config = SimConfig(
             seed=100 + index,
             flavour=flavour,
@@ -37,12 +63,13 @@ def simulations() -> list[tuple[SimResult, str]]:
             schemas_enable=wrapped,
             batches=2,
             transactions=50,
+            **options,  # type: ignore[arg-type]
         )
         results.append((simulate(config), fmt))
     return results
 
 
-def _assert_gold_matches(dbt_project, simulations, batch: int) -> None:  # type: ignore[no-untyped-def]
+def _assert_gold_matches(dbt_project, simulations, batch: int, columns=None) -> None:  # type: ignore[no-untyped-def]
     failures = []
     for result, _ in simulations:
         outcome = compare_database(
@@ -50,6 +77,8 @@ def _assert_gold_matches(dbt_project, simulations, batch: int) -> None:  # type:
             dbt_project.layer("gold"),
             result.config.database,
             result.expected[batch],
+            columns=columns,
+            skip=set(result.config.table_names),
         )
         assert sum(outcome.rows.values()) > 0 or not any(result.expected[batch].values())
         if not outcome.ok:
@@ -95,6 +124,200 @@ def test_second_batch_applies_incrementally(dbt_project, simulations) -> None:  
         == sum(len(r.batches[0]) + len(r.batches[1]) for r, _ in simulations)
     )
     _assert_gold_matches(dbt_project, simulations, 1)
+
+
+# ------------------------------------------------------------------ the event stream
+def _with(simulations, option: str):  # type: ignore[no-untyped-def]
+    """The simulations whose config sets `option` (truthy)."""
+    return [(r, fmt) for r, fmt in simulations if getattr(r.config, option)]
+
+
+def test_snapshot_forms_and_incremental_reads_reached_the_change_log(
+    dbt_project, simulations
+) -> None:  # type: ignore[no-untyped-def]
+    """Guard: every `source.snapshot` form and the incremental reads were really read, and
+    some incremental reads arrived after a change with a higher position (the chunk
+    window), so the gold equality above covers them."""
+    silver = dbt_project.layer("silver")
+    for result, _ in _with(simulations, "incremental_snapshot_batches"):
+        database = result.config.database
+        rows = dbt_project.sql(
+            f"select _cdc_op, _cdc_snapshot, _cdc_is_snapshot, count(*) as n "
+            f"from {silver}.int_cdc__change_log where lower(_cdc_source_db) = lower('{database}') "
+            f"group by 1, 2, 3"
+        )
+        seen = {(r["_cdc_op"], r["_cdc_snapshot"], r["_cdc_is_snapshot"]): r["n"] for r in rows}
+        reads = sum(
+            len(tx.changes) for batch in result.transactions for tx in batch if tx.incremental
+        )
+        assert reads > 0 and seen.get(("r", "incremental", True)) == reads, seen
+        if result.config.snapshot_style == "boolean":
+            assert ("r", "true", True) in seen and ("c", "false", False) in seen, seen
+        else:
+            assert ("r", "last", True) in seen and ("c", "false", False) in seen, seen
+    [late] = dbt_project.sql(
+        f"""
+        select count(*) as n
+        from {silver}.int_cdc__change_log as incremental_read
+        inner join {silver}.int_cdc__change_log as streamed
+            on incremental_read._cdc_source_id = streamed._cdc_source_id
+            and incremental_read._kafka_topic = streamed._kafka_topic
+            and incremental_read._kafka_offset > streamed._kafka_offset
+            and incremental_read._cdc_position < streamed._cdc_position
+        where incremental_read._cdc_snapshot = 'incremental' and not streamed._cdc_is_snapshot
+        """
+    )
+    assert late["n"] > 0
+
+
+def _expected_transactions(result):  # type: ignore[no-untyped-def]
+    """{transaction id: (event count, {data collection: event count})} from the simulator."""
+    expected = {}
+    for batch in result.transactions:
+        for tx in batch:
+            if tx.seq in result.transaction_ids and not (tx.snapshot or tx.ddl):
+                per_table: dict[str, int] = {}
+                for change in tx.changes:
+                    name = result.data_collections[change.table]
+                    per_table[name] = per_table.get(name, 0) + 1
+                expected[result.transaction_ids[tx.seq]] = (len(tx.changes), per_table)
+    return expected
+
+
+def test_transaction_metadata_matches_the_simulator(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
+    """BEGIN for every transaction, END (event counts per data collection) for every one but
+    the last (END waits for the next transaction), and the change events' transaction block."""
+    silver = dbt_project.layer("silver")
+    checked = 0
+    for result, _ in simulations:
+        config = result.config
+        rows = dbt_project.sql(
+            f"select transaction_id, transaction_status, event_count, data_collections "
+            f"from {silver}.stg_cdc__transactions "
+            f"where _kafka_topic = '{config.server}.transaction'"
+        )
+        changes = dbt_project.sql(
+            f"select _cdc_transaction_id, count(*) as n from {silver}.int_cdc__change_log "
+            f"where lower(_cdc_source_db) = lower('{config.database}') and not _cdc_is_snapshot "
+            f"group by 1"
+        )
+        if not config.transaction_metadata:
+            assert rows == []
+            if config.transaction_metadata is False and config.flavour != "oracle":
+                assert [c["_cdc_transaction_id"] for c in changes] == [None]
+            continue
+        expected = _expected_transactions(result)
+        last = result.transaction_ids[max(result.transaction_ids)]
+        begins = sorted(r["transaction_id"] for r in rows if r["transaction_status"] == "BEGIN")
+        assert begins == sorted(expected)
+        ends = {
+            r["transaction_id"]: (
+                r["event_count"],
+                {c["data_collection"]: c["event_count"] for c in json.loads(r["data_collections"])},
+            )
+            for r in rows
+            if r["transaction_status"] == "END"
+        }
+        assert len(ends) == len(rows) - len(begins)
+        assert ends == {i: counts for i, counts in expected.items() if i != last}
+        assert {c["_cdc_transaction_id"]: c["n"] for c in changes} == {
+            i: count for i, (count, _) in expected.items()
+        }
+        checked += 1
+    assert checked == 3
+
+
+def _expected_schema_changes(result):  # type: ignore[no-untyped-def]
+    out = []
+    for batch in result.transactions:
+        for tx in batch:
+            for ddl in tx.ddl:
+                case = str if result.config.flavour == "sqlserver" else str.upper
+                out.append(
+                    (
+                        ddl.kind,
+                        result.data_collections[ddl.table].lower(),
+                        [case(k) for k in ddl.spec.key],
+                        [case(c) for c in ddl.spec.column_names],
+                    )
+                )
+    return sorted(out)
+
+
+def test_schema_change_topic_matches_the_simulator(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
+    silver = dbt_project.layer("silver")
+    sources = _with(simulations, "schema_change_topic")
+    assert len(sources) == 4
+    for result, _ in sources:
+        rows = dbt_project.sql(
+            f"select change_type, _cdc_source_id, primary_key_columns, columns_json, ddl "
+            f"from {silver}.stg_cdc__schema_changes where _kafka_topic = '{result.config.server}'"
+        )
+        actual = sorted(
+            (
+                r["change_type"],
+                r["_cdc_source_id"],
+                r["primary_key_columns"],
+                [
+                    c["name"]
+                    for c in sorted(json.loads(r["columns_json"]), key=lambda c: int(c["position"]))
+                ],
+            )
+            for r in rows
+        )
+        expected = _expected_schema_changes(result)
+        assert actual == expected
+        assert len(expected) == 3 + 2 * (result.config.evolve_batch is not None)
+        assert all((r["ddl"] is None) == (result.config.flavour == "sqlserver") for r in rows)
+
+
+def test_an_added_column_waits_in_the_overflow_until_declared(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
+    """A column added mid-stream breaks nothing and loses nothing: typed silver and gold keep
+    it in `_cdc_undeclared_columns` with the source's value."""
+    gold = dbt_project.layer("gold")
+    table, column = ADDED_COLUMN[0], ADDED_COLUMN[1].name
+    sources = _with(simulations, "evolve_batch")
+    assert len(sources) == 3
+    values = 0
+    for result, _ in sources:
+        rows = dbt_project.sql(
+            f"select id, _cdc_undeclared_columns from {gold}.{table} "
+            f"where lower(_cdc_source_db) = lower('{result.config.database}')"
+        )
+        actual = {
+            (r["id"],): json.loads(r["_cdc_undeclared_columns"] or "{}").get(column) for r in rows
+        }
+        wanted = {
+            key: None if row[column] is None else str(row[column])
+            for key, row in result.expected[-1][table].items()
+        }
+        assert actual == wanted
+        values += sum(v is not None for v in wanted.values())
+    assert values > 0
+
+
+def test_keys_of_undeclared_tables_come_from_the_schema_change_topic(
+    dbt_project, simulations
+) -> None:  # type: ignore[no-untyped-def]
+    """Messages without a Kafka key, of tables no contract declares: `captured_rows` keys them
+    by the schema-change topic's primaryKeyColumnNames (else each row image would be a key)."""
+    gold = dbt_project.layer("gold")
+    checked = 0
+    for result, fmt in simulations:
+        for table, physical in result.config.table_names.items():
+            assert fmt == "value_lines"  # no message keys
+            rows = dbt_project.sql(
+                f"select _cdc_key from {gold}.captured_rows "
+                f"where lower(_cdc_source_db) = lower('{result.config.database}') "
+                f"and lower(_cdc_source_table) = '{physical}'"
+            )
+            wanted = sorted(
+                canonical_key(table, row) for row in result.expected[-1][table].values()
+            )
+            assert sorted(r["_cdc_key"] for r in rows) == wanted
+            assert len(TABLES[table].key) >= 1 and wanted
+            checked += 1
+    assert checked == 3
 
 
 def test_a_run_without_new_files_changes_nothing(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
@@ -148,6 +371,8 @@ def test_soft_deleted_orders_stay_flagged(dbt_project, simulations) -> None:  # 
 
     gold = dbt_project.layer("gold")
     for result, _ in simulations:
+        if "orders" in result.config.table_names:
+            continue
         rows = dbt_project.sql(
             f"select order_id, _cdc_deleted_at from {gold}.orders where _cdc_is_deleted "
             f"and lower(_cdc_source_db) = lower('{result.config.database}')"
@@ -180,7 +405,9 @@ def test_customer_history_matches_the_source_history(dbt_project, simulations) -
         current = result.expected[-1]["customers"]
         for key, versions in wanted.items():
             got = actual[key]
-            assert [{c: v[c] for c in columns} for v in got] == versions, key
+            assert [{c: v[c] for c in columns} for v in got] == [
+                {c: v.get(c) for c in columns} for v in versions
+            ], key
             assert [v["is_current"] for v in got] == [False] * (len(got) - 1) + [key in current]
             assert all(
                 a["valid_to"] == b["valid_from"] for a, b in zip(got, got[1:], strict=False)
@@ -209,3 +436,41 @@ def test_scaffolding_from_bronze_recovers_the_contract(dbt_project, simulations,
     assert {c.name: c.data_type for c in contract.columns} == wanted
     assert contract.key == ["id"]
     assert contract.silver_model == "stg_inventory__customers"
+
+
+def test_declaring_the_added_column_backfills_gold_from_history(
+    dbt_project, simulations, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    """Declare the added column in the contract (a copy of the project) and rebuild the typed
+    model and gold with --full-refresh: gold equals the source including the new column."""
+    import re
+
+    table, column = ADDED_COLUMN
+    project = dbt_project.copy_project(tmp_path / "project")
+    contract = project / "models" / "silver" / "inventory" / "_inventory__models.yml"
+    text = contract.read_text()
+    declared = (
+        "  - name: is_active\n    description: Whether the customer is active.\n"
+        "    data_type: boolean\n"
+    )
+    assert declared in text
+    contract.write_text(
+        text.replace(
+            declared,
+            declared + f"  - name: {column.name}\n    description: Added mid-stream.\n"
+            "    data_type: int\n",
+        )
+    )
+    model = project / "models" / "gold" / "inventory" / f"{table}.sql"
+    sql = model.read_text()
+    assert re.search(r"\n\s+is_active,\n", sql)
+    model.write_text(re.sub(r"\n(\s+)is_active,\n", rf"\n\1is_active,\n\1{column.name},\n", sql))
+    dbt_project.run(
+        "build", "--full-refresh", "--select", f"stg_inventory__{table}", table,
+        project_dir=project,
+    )  # fmt: skip
+    columns = {table: [*TABLES[table].column_names, column.name]}
+    _assert_gold_matches(dbt_project, simulations, 1, columns=columns)
+    gold = dbt_project.layer("gold")
+    [row] = dbt_project.sql(f"select count({column.name}) as n from {gold}.{table}")
+    assert row["n"] > 0
