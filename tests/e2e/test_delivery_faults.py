@@ -1,6 +1,7 @@
 """Gold stays equal to the source under at-least-once, out-of-order delivery.
 
-Six simulated source databases (three connectors, both wrapper modes, different seeds)
+Six simulated source databases (three connectors, both wrapper modes, different seeds,
+decimals sent as doubles or strings, Kafka Connect temporal types where the schema is on)
 have all their messages shuffled across three deliveries, each loaded by its own
 incremental `dbt build`: newer changes often land before older ones (late events), 10 % of
 each delivery is duplicated within it, and a fifth of the first delivery is replayed in the
@@ -20,12 +21,13 @@ from cdc_tools.simulator import SimConfig, simulate, write_batch
 pytestmark = pytest.mark.spark
 
 SOURCES = [
-    ("oracle", True, "kcat", 11),
-    ("oracle", False, "value_lines", 12),
-    ("sqlserver", True, "value_lines", 13),
-    ("sqlserver", False, "kcat", 14),
-    ("db2", True, "kcat", 15),
-    ("db2", False, "value_lines", 16),
+    # (flavour, schemas_enable, landing format, seed, decimal / time precision mode)
+    ("oracle", True, "kcat", 11, "double", "connect"),
+    ("oracle", False, "value_lines", 12, "string", "adaptive"),
+    ("sqlserver", True, "value_lines", 13, "string", "connect"),
+    ("sqlserver", False, "kcat", 14, "double", "adaptive"),
+    ("db2", True, "kcat", 15, "double", "connect"),
+    ("db2", False, "value_lines", 16, "string", "adaptive"),
 ]
 DELIVERIES = 3
 
@@ -34,7 +36,7 @@ DELIVERIES = 3
 def deliveries(dbt_project):  # type: ignore[no-untyped-def]
     """Write nothing yet; return per-source results and their delivery plans."""
     plans = []
-    for index, (flavour, wrapped, fmt, seed) in enumerate(SOURCES):
+    for index, (flavour, wrapped, fmt, seed, decimals, times) in enumerate(SOURCES):
         result = simulate(
             SimConfig(
                 seed=seed,
@@ -46,6 +48,8 @@ def deliveries(dbt_project):  # type: ignore[no-untyped-def]
                 transactions=40,
                 truncate_probability=0.05,
                 pk_change_probability=0.1,
+                decimal_handling_mode=decimals,
+                time_precision_mode=times,
             )
         )
         rng = random.Random(seed)
