@@ -676,6 +676,24 @@ def test_cli(tmp_path: Path) -> None:
     assert data["db2"]["database"] == "SIMDB1_DB2" and len(data["db2"]["batches"]) == 2
     assert main(["--out", str(tmp_path / "v"), "--schemas-enable", "--batches", "1"]) == 0
     assert list((tmp_path / "v" / "topics").iterdir())
+    modes = ["--decimal-handling-mode", "string", "--time-precision-mode", "connect"]
+    modes += ["--flavour", "sqlserver"]
+    assert main(["--out", str(tmp_path / "m"), "--schemas-enable", "--batches", "1", *modes]) == 0
+    lines = [
+        json.loads(line)
+        for f in sorted((tmp_path / "m" / "topics").rglob("*"))
+        if f.is_file()
+        for line in read_lines(f)
+    ]
+    names = {
+        fld.get("name")
+        for doc in lines
+        if doc and "schema" in doc
+        for part in doc["schema"]["fields"][:1]
+        for fld in part["fields"]
+    }
+    assert "org.apache.kafka.connect.data.Time" in names
+    assert "org.apache.kafka.connect.data.Decimal" not in names
 
 
 # ------------------------------------------------- connector modes and encodings
