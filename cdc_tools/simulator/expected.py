@@ -4,7 +4,8 @@ The source database (:mod:`.source_db`) holds source values (nanosecond times, z
 timestamps, exact decimals). A consumer of the connector's messages cannot see more than
 the connector sends: SQL Server DATETIME2(7) reaches Spark's microsecond timestamps cut to
 the microsecond, ``time.precision.mode=connect`` keeps milliseconds,
-``decimal.handling.mode=double`` rounds to the nearest double. This module predicts the
+``decimal.handling.mode=double`` rounds to the nearest double (and the consumer's JVM
+decides which decimal text of that double it reads). This module predicts the
 decoded value from the source value with plain Python date and Decimal arithmetic,
 independently of the pipeline's SQL. Decoded types: Decimal, datetime.date, naive UTC
 datetime.datetime (microseconds), times of day as 'HH:MM:SS.ffffff' text, str, int, bool.
@@ -13,6 +14,11 @@ datetime.datetime (microseconds), times of day as 'HH:MM:SS.ffffff' text, str, i
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import math
+import os
+import re
+import subprocess
 from decimal import ROUND_HALF_UP, Context, Decimal
 
 from .config import SimConfig
@@ -47,11 +53,54 @@ def _time_of_day(ns: int) -> str:
     return t.strftime("%H:%M:%S.%f")
 
 
-def _double_as_decimal(value: Decimal, scale: int) -> Decimal:
-    """A decimal sent as a double, read back into decimal(p, scale): the shortest text of
-    the double, rounded half up to the scale (what casting the JSON number does)."""
-    text = repr(float(value))
-    return Decimal(text).quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP, _WIDE)
+# java.lang.Double.toString before JDK 19 (JDK-4511638): an integer-valued double below
+# 2**63 is printed as its exact integer with this many low digits rounded away (half up),
+# indexed by binary exponent - 54 (FloatingDecimal.insignificantDigitsNumber), not as the
+# shortest text that reads back as the same double.
+_INSIGNIFICANT_DIGITS = (
+    0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7,
+    8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 11, 11, 11, 12, 12, 12, 12, 13, 13, 13, 14, 14, 14,
+    15, 15, 15, 15, 16, 16, 16, 17, 17, 17, 18, 18, 18, 19,
+)  # fmt: skip
+
+
+@functools.cache
+def java_major_version() -> int:
+    """Major version of the JVM Spark runs on (JAVA_HOME, else `java` on PATH); 17 when
+    it cannot be asked (the project's minimum)."""
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else "java"
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return 17
+    found = re.search(r'version "(?:1\.)?(\d+)', out.stderr + out.stdout)
+    return int(found.group(1)) if found else 17
+
+
+def jvm_double_text_value(value: float, java_major: int) -> Decimal:
+    """The value of the text a JVM writes for a double (Spark's JSON reader re-serializes
+    every JSON number it reads as a string with java.lang.Double.toString): the shortest
+    round-trip text from JDK 19 on (Python's repr), the legacy digits before."""
+    if java_major < 19 and value != 0 and value.is_integer():
+        binary_exponent = math.frexp(value)[1] - 1
+        if 0 <= binary_exponent <= 62:
+            magnitude = abs(int(value))
+            p2 = binary_exponent - 54
+            k = _INSIGNIFICANT_DIGITS[p2] if 1 < p2 < len(_INSIGNIFICANT_DIGITS) else 0
+            if k:
+                kept, residue = divmod(magnitude, 10**k)
+                magnitude = (kept + (residue >= 10**k // 2)) * 10**k
+            return Decimal(magnitude if value > 0 else -magnitude)
+    return Decimal(repr(value))
+
+
+def double_as_decimal(value: float, scale: int, java_major: int | None = None) -> Decimal:
+    """A decimal sent as a double (decimal.handling.mode=double), read into decimal(p, scale):
+    the JVM's text of the double, rounded half up to the scale (what casting it does)."""
+    major = java_major_version() if java_major is None else java_major
+    text_value = jvm_double_text_value(value, major)
+    return text_value.quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP, _WIDE)
 
 
 def consumer_value(col: ColumnSpec, value: object, config: SimConfig) -> object:
@@ -63,7 +112,7 @@ def consumer_value(col: ColumnSpec, value: object, config: SimConfig) -> object:
     if t == DECIMAL:
         assert isinstance(value, Decimal) and col.scale is not None
         if config.decimal_handling_mode == "double":
-            return _double_as_decimal(value, col.scale)
+            return double_as_decimal(float(value), col.scale)
         return value
     if t == TIMESTAMP:
         assert isinstance(value, dt.datetime)
