@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from cdc_tools.simulator import TABLES
+from cdc_tools.simulator import TABLES, consumer_row
 
 # {logical table: {key tuple: {column: python value}}}
 ExpectedState = Mapping[str, Mapping[tuple[object, ...], Mapping[str, object]]]
@@ -112,12 +112,13 @@ def keys_ever_present(result, table: str) -> set[tuple]:  # type: ignore[no-unty
 
 
 def expected_history(result, table: str) -> dict[tuple, list[dict[str, object]]]:  # type: ignore[no-untyped-def]
-    """Per key, the row images a type-2 history must hold, in change order."""
+    """Per key, the row images a type-2 history must hold (decoded), in change order."""
     key = TABLES[table].key
     versions: dict[tuple, list[dict[str, object]]] = {}
     for op, after in _row_images(result, table):
         if op in ("r", "c", "u"):
-            versions.setdefault(tuple(after[k] for k in key), []).append(dict(after))
+            image = consumer_row(table, after, result.config)
+            versions.setdefault(tuple(after[k] for k in key), []).append(image)
     return versions
 
 

@@ -79,7 +79,8 @@ def doc_block_name(column: str) -> str:
 class ColumnContract:
     name: str
     data_type: str
-    encoding: str | None = None
+    encoding: str | dict[str, str] | None = None
+    """A semantic type or decimal mode, or connector -> semantic type (see cdc_decode_value)."""
     source_name: str | None = None
     description: str = ""
 
@@ -287,6 +288,7 @@ _SEMANTIC_TYPES: dict[str, tuple[str, str | None]] = {
     "io.debezium.time.MicroTime": ("string", "io.debezium.time.MicroTime"),
     "io.debezium.time.NanoTime": ("string", "io.debezium.time.NanoTime"),
     "io.debezium.data.VariableScaleDecimal": ("decimal(38,10)", None),
+    "io.debezium.data.Xml": ("string", None),
 }
 _PLAIN_TYPES: dict[str, str] = {
     "int8": "tinyint",

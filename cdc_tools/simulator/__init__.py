@@ -10,9 +10,10 @@
 """
 
 from .config import FLAVOURS, SimConfig
-from .debezium import DebeziumEmitter, Message, encode_decimal
+from .debezium import DebeziumEmitter, Message, column_encoding, encode_decimal
+from .expected import consumer_row, consumer_state, consumer_value
 from .landing import FORMATS, write_batch
-from .schema import TABLES, ColumnSpec, TableSpec
+from .schema import TABLES, ColumnSpec, TableSpec, ZonedValue
 from .simulation import BatchResult, SimResult, iter_simulation, simulate
 from .source_db import (
     Change,
@@ -36,6 +37,11 @@ __all__ = [
     "SourceDatabase",
     "TableSpec",
     "Transaction",
+    "ZonedValue",
+    "column_encoding",
+    "consumer_row",
+    "consumer_state",
+    "consumer_value",
     "encode_decimal",
     "iter_simulation",
     "simulate",

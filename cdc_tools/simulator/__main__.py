@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from .config import FLAVOURS, SimConfig
+from .config import DECIMAL_HANDLING_MODES, FLAVOURS, TIME_PRECISION_MODES, SimConfig
 from .landing import FORMATS, write_batch
 from .simulation import iter_simulation, make_emitter
 from .source_db import state_to_jsonable
@@ -31,6 +31,8 @@ def build_configs(args: argparse.Namespace) -> list[SimConfig]:
         schema_change_topic=args.schema_change_topic,
         incremental_snapshot_batches=tuple(args.incremental_snapshot),
         evolve_batch=args.evolve_batch,
+        decimal_handling_mode=args.decimal_handling_mode,
+        time_precision_mode=args.time_precision_mode,
     )
     if args.flavour != "all":
         return [replace(base, flavour=args.flavour)]
@@ -69,11 +71,20 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="start an incremental snapshot in batch BATCH (repeatable)",
     )
     p.add_argument("--evolve-batch", type=int, default=None, help="add/drop a column in this batch")
+    p.add_argument("--decimal-handling-mode", choices=DECIMAL_HANDLING_MODES, default="precise")
+    p.add_argument(
+        "--time-precision-mode",
+        choices=TIME_PRECISION_MODES,
+        default="adaptive",
+        help="connect needs --schemas-enable",
+    )
     p.add_argument("--batch", type=int, default=None, help="write only batch K")
     p.add_argument("--shuffle", action="store_true", help="perturb delivery order")
     p.add_argument("--duplicate-fraction", type=float, default=0.0)
     p.add_argument("--expected-json", type=Path, default=None)
     args = p.parse_args(argv)
+    if args.time_precision_mode == "connect" and not args.schemas_enable:
+        p.error("--time-precision-mode connect needs --schemas-enable")
     if args.batch is not None and not 0 <= args.batch < args.batches:
         p.error(f"--batch must be within [0, {args.batches - 1}]")
     return args

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 FLAVOURS: tuple[str, ...] = ("oracle", "sqlserver", "db2")
+DECIMAL_HANDLING_MODES: tuple[str, ...] = ("precise", "double", "string")
+TIME_PRECISION_MODES: tuple[str, ...] = ("adaptive", "connect")
 
 DEFAULT_INITIAL_ROWS: Mapping[str, int] = {"customers": 20, "orders": 30, "order_lines": 40}
 
@@ -20,6 +22,11 @@ class SimConfig:
 
     ``schema`` is the logical source schema name; ``None`` means the flavour default
     (``INVENTORY`` for oracle/db2, ``dbo`` for sqlserver). Emitters apply identifier case.
+
+    ``decimal_handling_mode`` and ``time_precision_mode`` are the connector settings of the
+    same names. ``time_precision_mode="connect"`` needs ``schemas_enable``: without the
+    schema a consumer cannot tell Kafka Connect milliseconds from the adaptive mode's
+    micro- or nanoseconds of the same column (the decimal modes it can tell by the value).
     """
 
     seed: int = 1
@@ -52,6 +59,8 @@ class SimConfig:
     """Batch in which ``customers`` gains a column and ``orders`` loses one."""
     table_names: Mapping[str, str] = field(default_factory=dict)
     """Logical table -> physical table name (e.g. a table no contract declares)."""
+    decimal_handling_mode: str = "precise"
+    time_precision_mode: str = "adaptive"
 
     def __post_init__(self) -> None:
         if self.flavour not in FLAVOURS:
@@ -70,6 +79,15 @@ class SimConfig:
             raise ValueError("evolve_batch must name one of the batches")
         if any(n < 0 for n in self.initial_rows.values()):
             raise ValueError("initial_rows must be >= 0")
+        if self.decimal_handling_mode not in DECIMAL_HANDLING_MODES:
+            raise ValueError(f"decimal_handling_mode must be one of {DECIMAL_HANDLING_MODES}")
+        if self.time_precision_mode not in TIME_PRECISION_MODES:
+            raise ValueError(f"time_precision_mode must be one of {TIME_PRECISION_MODES}")
+        if self.time_precision_mode == "connect" and not self.schemas_enable:
+            raise ValueError(
+                "time_precision_mode='connect' needs schemas_enable=True: without the schema "
+                "its milliseconds cannot be told from the adaptive mode's micro/nanoseconds"
+            )
 
     @property
     def logical_schema(self) -> str:

@@ -1,9 +1,10 @@
 """Debezium relational connector emitter: Oracle, SQL Server and Db2 flavours.
 
 Turns logical :class:`~.source_db.Transaction` objects into the Kafka messages the
-connector would publish with the JSON converter, ``decimal.handling.mode=precise`` and
-``time.precision.mode=adaptive`` (Debezium 2.x naming: the record schema names use the
-topic name as prefix).
+connector would publish with the JSON converter and the configured
+``decimal.handling.mode`` (precise, double, string) and ``time.precision.mode`` (adaptive,
+connect), Debezium 2.x naming (the record schema names use the topic name as prefix). Each
+logical column gets the type its connector really uses for it (see :func:`column_encoding`).
 """
 
 from __future__ import annotations
@@ -27,9 +28,14 @@ from .schema import (
     INT32,
     INT64,
     TABLES,
+    TIME,
     TIMESTAMP,
+    TIMESTAMP_NS,
+    TIMESTAMP_TZ,
+    XML,
     ColumnSpec,
     TableSpec,
+    ZonedValue,
 )
 from .source_db import Change, Row, SchemaChange, Transaction
 
@@ -97,48 +103,141 @@ def epoch_millis(value: dt.datetime) -> int:
 
 Encoder = Callable[[object], object]
 
+NS_PER_MS = 1_000_000
 
-def _column_encoder(col: ColumnSpec, flavour: str) -> Encoder | None:
+
+def time_text(ns: int) -> str:
+    """'HH:MM:SS.ffffff' of a time of day (what an Oracle VARCHAR2 time column holds)."""
+    seconds, fraction = divmod(ns // 1000, 1_000_000)
+    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}.{fraction:06d}"
+
+
+def zoned_text(value: ZonedValue) -> str:
+    """io.debezium.time.ZonedTimestamp: ISO-8601 with the source's offset (``Z`` for UTC) and
+    as many fractional digits as needed (none for whole seconds), like Java's
+    ``DateTimeFormatter.ISO_OFFSET_DATE_TIME``."""
+    seconds, nanos = divmod(value.epoch_ns + value.offset_minutes * 60 * 10**9, 10**9)
+    local = _EPOCH_DT + dt.timedelta(seconds=seconds)
+    text = local.strftime("%Y-%m-%dT%H:%M:%S")
+    if nanos:
+        text += "." + f"{nanos:09d}".rstrip("0")
+    offset = value.offset_minutes
+    if offset == 0:
+        return text + "Z"
+    sign = "+" if offset > 0 else "-"
+    return f"{text}{sign}{abs(offset) // 60:02d}:{abs(offset) % 60:02d}"
+
+
+def decimal_plain(value: Decimal) -> str:
+    """decimal.handling.mode=string: Java ``BigDecimal.toPlainString()``."""
+    return format(value, "f")
+
+
+def decimal_double(value: Decimal) -> float:
+    """decimal.handling.mode=double: the nearest double."""
+    return float(value)
+
+
+def _time_semantic(precision: int, mode: str) -> tuple[str, str, Encoder]:
+    """(type, semantic name, encoder from ns since midnight) of a TIME column."""
+    if mode == "connect":
+        return "int64", "org.apache.kafka.connect.data.Time", lambda v: v // NS_PER_MS  # type: ignore[operator]
+    if precision <= 3:
+        return "int32", "io.debezium.time.Time", lambda v: v // NS_PER_MS  # type: ignore[operator]
+    if precision <= 6:
+        return "int64", "io.debezium.time.MicroTime", lambda v: v // 1000  # type: ignore[operator]
+    return "int64", "io.debezium.time.NanoTime", lambda v: v
+
+
+def _timestamp_semantic(precision: int, mode: str) -> tuple[str, str, Encoder]:
+    """(type, semantic name, encoder from ns since the epoch) of a zone-less timestamp."""
+    if mode == "connect":
+        return "int64", "org.apache.kafka.connect.data.Timestamp", lambda v: v // NS_PER_MS  # type: ignore[operator]
+    if precision <= 3:
+        return "int64", "io.debezium.time.Timestamp", lambda v: v // NS_PER_MS  # type: ignore[operator]
+    if precision <= 6:
+        return "int64", "io.debezium.time.MicroTimestamp", lambda v: v // 1000  # type: ignore[operator]
+    return "int64", "io.debezium.time.NanoTimestamp", lambda v: v
+
+
+@dataclass(frozen=True)
+class ColumnEncoding:
+    """How one column is written: Kafka Connect type, semantic name, parameters, encoder."""
+
+    type: str
+    name: str | None = None
+    parameters: dict[str, str] | None = None
+    encoder: Encoder | None = None
+
+
+def column_encoding(col: ColumnSpec, config: SimConfig) -> ColumnEncoding:
+    """The encoding of ``col`` by the connector ``config`` describes (flavour and modes)."""
+    flavour, time_mode = config.flavour, config.time_precision_mode
     t = col.type
     if t == DECIMAL:
         scale = col.scale
         assert scale is not None
-        return lambda v: encode_decimal(v, scale)  # type: ignore[arg-type]
-    if t == DATE:
-        if flavour == "oracle":  # Oracle DATE carries a time part -> Timestamp (ms)
-            return lambda v: epoch_days(v) * 86_400_000  # type: ignore[arg-type]
-        return epoch_days  # type: ignore[return-value]
-    if t == TIMESTAMP:
-        return epoch_micros if col.precision == 6 else epoch_millis  # type: ignore[return-value]
-    if t == BOOLEAN and flavour == "oracle":  # NUMBER(1) -> int16 0/1
-        return int
-    return None
-
-
-def _column_schema(col: ColumnSpec, flavour: str, field: str) -> dict[str, object]:
-    t = col.type
-    s: dict[str, object] = {"type": t, "optional": col.nullable}
-    if t == DECIMAL:
-        s["type"] = "bytes"
-        s["name"] = "org.apache.kafka.connect.data.Decimal"
-        s["version"] = 1
-        s["parameters"] = {"scale": str(col.scale), "connect.decimal.precision": str(col.precision)}
-    elif t == DATE:
-        if flavour == "oracle":
-            s["type"], s["name"] = "int64", "io.debezium.time.Timestamp"
-        else:
-            s["type"], s["name"] = "int32", "io.debezium.time.Date"
-        s["version"] = 1
-    elif t == TIMESTAMP:
-        s["type"] = "int64"
-        s["name"] = (
-            "io.debezium.time.MicroTimestamp"
-            if col.precision == 6
-            else "io.debezium.time.Timestamp"
+        if config.decimal_handling_mode == "double":
+            return ColumnEncoding("float64", encoder=decimal_double)  # type: ignore[arg-type]
+        if config.decimal_handling_mode == "string":
+            return ColumnEncoding("string", encoder=decimal_plain)  # type: ignore[arg-type]
+        return ColumnEncoding(
+            "bytes",
+            "org.apache.kafka.connect.data.Decimal",
+            {"scale": str(scale), "connect.decimal.precision": str(col.precision)},
+            lambda v: encode_decimal(v, scale),  # type: ignore[arg-type]
         )
+    if t == DATE:
+        if flavour == "oracle":  # Oracle DATE carries a time part -> a timestamp (ms)
+            name = (
+                "org.apache.kafka.connect.data.Timestamp"
+                if time_mode == "connect"
+                else "io.debezium.time.Timestamp"
+            )
+            return ColumnEncoding("int64", name, encoder=lambda v: epoch_days(v) * 86_400_000)  # type: ignore[arg-type]
+        name = (
+            "org.apache.kafka.connect.data.Date"
+            if time_mode == "connect"
+            else "io.debezium.time.Date"
+        )
+        return ColumnEncoding("int32", name, encoder=epoch_days)  # type: ignore[arg-type]
+    if t == TIMESTAMP:
+        if time_mode == "connect":
+            return ColumnEncoding(
+                "int64",
+                "org.apache.kafka.connect.data.Timestamp",
+                encoder=epoch_millis,  # type: ignore[arg-type]
+            )
+        if col.precision == 6:
+            return ColumnEncoding("int64", "io.debezium.time.MicroTimestamp", encoder=epoch_micros)  # type: ignore[arg-type]
+        return ColumnEncoding("int64", "io.debezium.time.Timestamp", encoder=epoch_millis)  # type: ignore[arg-type]
+    if t == TIMESTAMP_NS:
+        type_, name, enc = _timestamp_semantic(col.precision_for(flavour), time_mode)
+        return ColumnEncoding(type_, name, encoder=enc)
+    if t == TIMESTAMP_TZ:
+        if flavour == "db2":  # a zone-less TIMESTAMP holding UTC
+            type_, name, enc = _timestamp_semantic(col.precision_for(flavour), time_mode)
+            return ColumnEncoding(type_, name, encoder=lambda v: enc(v.epoch_ns))  # type: ignore[attr-defined]
+        return ColumnEncoding("string", "io.debezium.time.ZonedTimestamp", encoder=zoned_text)  # type: ignore[arg-type]
+    if t == TIME:
+        if flavour == "oracle":  # no TIME type: text in a VARCHAR2
+            return ColumnEncoding("string", encoder=time_text)  # type: ignore[arg-type]
+        type_, name, enc = _time_semantic(col.precision_for(flavour), time_mode)
+        return ColumnEncoding(type_, name, encoder=enc)
+    if t == XML:
+        return ColumnEncoding("string", "io.debezium.data.Xml")
+    if t == BOOLEAN and flavour == "oracle":  # NUMBER(1) -> int16 0/1
+        return ColumnEncoding("int16", encoder=int)
+    return ColumnEncoding(t)
+
+
+def _column_schema(encoding: ColumnEncoding, nullable: bool, field: str) -> dict[str, object]:
+    s: dict[str, object] = {"type": encoding.type, "optional": nullable}
+    if encoding.name is not None:
+        s["name"] = encoding.name
         s["version"] = 1
-    elif t == BOOLEAN and flavour == "oracle":
-        s["type"] = "int16"
+    if encoding.parameters is not None:
+        s["parameters"] = dict(encoding.parameters)
     s["field"] = field
     return s
 
@@ -220,12 +319,12 @@ class TableCodec:
     def __init__(
         self,
         spec: TableSpec,
-        flavour: str,
-        server: str,
+        config: SimConfig,
         database: str,
         schema: str,
         table_name: str | None = None,
     ):
+        flavour, server = config.flavour, config.server
         upper = flavour != "sqlserver"
         self.spec = spec
         self.flavour = flavour
@@ -240,13 +339,14 @@ class TableCodec:
         def out(name: str) -> str:
             return name.upper() if upper else name
 
+        self.encodings = {c.name: column_encoding(c, config) for c in spec.columns}
         self.columns: list[tuple[str, str, Encoder | None]] = [
-            (c.name, out(c.name), _column_encoder(c, flavour)) for c in spec.columns
+            (c.name, out(c.name), self.encodings[c.name].encoder) for c in spec.columns
         ]
         self.key_columns = [c for c in self.columns if c[0] in spec.key]
         self.key_schema: dict[str, object] = {
             "type": "struct",
-            "fields": [_column_schema(spec.column(n), flavour, out(n)) for n in spec.key],
+            "fields": [self._field_schema(n, out(n)) for n in spec.key],
             "optional": False,
             "name": f"{self.topic}.Key",
         }
@@ -272,13 +372,13 @@ class TableCodec:
         db, sch, tbl = _dumps(database), _dumps(schema), _dumps(self.table)
         self.source_mid = f',"db":{db},"sequence":null,"schema":{sch},"table":{tbl},'
 
+    def _field_schema(self, lname: str, oname: str) -> dict[str, object]:
+        return _column_schema(self.encodings[lname], self.spec.column(lname).nullable, oname)
+
     def value_struct_schema(self, field: str) -> dict[str, object]:
         return {
             "type": "struct",
-            "fields": [
-                _column_schema(self.spec.column(lname), self.flavour, oname)
-                for lname, oname, _ in self.columns
-            ],
+            "fields": [self._field_schema(lname, oname) for lname, oname, _ in self.columns],
             "optional": True,
             "name": f"{self.topic}.Value",
             "field": field,
@@ -438,7 +538,7 @@ class DebeziumEmitter:
 
     def _codec(self, spec: TableSpec) -> TableCodec:
         physical = self.config.table_names.get(spec.name)
-        return TableCodec(spec, self.flavour, self.server, self.database, self.schema, physical)
+        return TableCodec(spec, self.config, self.database, self.schema, physical)
 
     def data_collection(self, table: str) -> str:
         """The transaction metadata name of a table: ``<db>.<schema>.<table>``."""

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
-# Logical column types understood by the simulator.
+# Logical column types understood by the simulator. Source values: int for the integers,
+# str, bool, Decimal, datetime.date; ``timestamp`` datetime.datetime (precision 3 or 6);
+# ``timestamp_ns`` int nanoseconds since the epoch (zone-less, read as UTC);
+# ``timestamp_tz`` :class:`ZonedValue`; ``time`` int nanoseconds since midnight;
+# ``xml`` str (an XML document).
 INT16 = "int16"
 INT32 = "int32"
 INT64 = "int64"
@@ -13,8 +18,28 @@ BOOLEAN = "boolean"
 DECIMAL = "decimal"
 DATE = "date"
 TIMESTAMP = "timestamp"
+TIMESTAMP_NS = "timestamp_ns"
+TIMESTAMP_TZ = "timestamp_tz"
+TIME = "time"
+XML = "xml"
 
-COLUMN_TYPES = frozenset({INT16, INT32, INT64, STRING, BOOLEAN, DECIMAL, DATE, TIMESTAMP})
+COLUMN_TYPES = frozenset(
+    {
+        INT16, INT32, INT64, STRING, BOOLEAN, DECIMAL, DATE, TIMESTAMP,
+        TIMESTAMP_NS, TIMESTAMP_TZ, TIME, XML,
+    }
+)  # fmt: skip
+# Types whose fractional-second precision may differ per connector (the DDL differs).
+_FLAVOUR_PRECISION_TYPES = frozenset({TIMESTAMP_NS, TIMESTAMP_TZ, TIME})
+
+
+@dataclass(frozen=True, slots=True)
+class ZonedValue:
+    """A timestamp with time zone: the instant (ns since the epoch, UTC) and the UTC offset
+    (minutes) the source wrote it with."""
+
+    epoch_ns: int
+    offset_minutes: int = 0
 
 
 @dataclass(frozen=True)
@@ -22,7 +47,10 @@ class ColumnSpec:
     """One column of a logical table.
 
     ``precision``/``scale`` are used by ``decimal`` columns; for ``timestamp`` columns
-    ``precision`` is the number of fractional-second digits (3 or 6).
+    ``precision`` is the number of fractional-second digits (3 or 6). ``timestamp_ns``,
+    ``timestamp_tz`` and ``time`` columns have a fractional-second precision (0-9) per
+    connector flavour in ``flavour_precision`` (the same logical column has a different
+    type in each source database, e.g. Oracle DATE vs SQL Server DATETIME2(7)).
     """
 
     name: str
@@ -30,6 +58,7 @@ class ColumnSpec:
     nullable: bool
     precision: int | None = None
     scale: int | None = None
+    flavour_precision: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.type not in COLUMN_TYPES:
@@ -38,6 +67,18 @@ class ColumnSpec:
             raise ValueError(f"decimal column {self.name!r} needs precision and scale")
         if self.type == TIMESTAMP and self.precision not in (3, 6):
             raise ValueError(f"timestamp column {self.name!r} needs precision 3 or 6")
+        if self.type in _FLAVOUR_PRECISION_TYPES:
+            if set(self.flavour_precision) != {"oracle", "sqlserver", "db2"}:
+                raise ValueError(f"column {self.name!r} needs a precision for every flavour")
+            if not all(0 <= p <= 9 for p in self.flavour_precision.values()):
+                raise ValueError(f"column {self.name!r}: precisions must be within [0, 9]")
+
+    def precision_for(self, flavour: str) -> int:
+        """Fractional-second digits of this column in a flavour's source database."""
+        if self.type in _FLAVOUR_PRECISION_TYPES:
+            return self.flavour_precision[flavour]
+        assert self.precision is not None, self.name
+        return self.precision
 
 
 @dataclass(frozen=True)
@@ -74,6 +115,18 @@ CUSTOMERS = TableSpec(
         ColumnSpec("birth_date", DATE, True),
         ColumnSpec("created_at", TIMESTAMP, False, precision=6),
         ColumnSpec("is_active", BOOLEAN, False),
+        # Oracle: VARCHAR2 'HH:MM:SS.ffffff' (no TIME type); SQL Server TIME(7); Db2 TIME.
+        ColumnSpec(
+            "contact_time", TIME, True, flavour_precision={"oracle": 6, "sqlserver": 7, "db2": 0}
+        ),
+        # Oracle TIMESTAMP(9) WITH TIME ZONE, SQL Server DATETIMEOFFSET(7); Db2 has no zoned
+        # type: TIMESTAMP(9) holding UTC.
+        ColumnSpec(
+            "last_seen_at",
+            TIMESTAMP_TZ,
+            True,
+            flavour_precision={"oracle": 9, "sqlserver": 7, "db2": 9},
+        ),
     ],
     key=("id",),
 )
@@ -88,6 +141,19 @@ ORDERS = TableSpec(
         ColumnSpec("ordered_at", TIMESTAMP, False, precision=3),
         ColumnSpec("note", STRING, True),
         ColumnSpec("quantity", INT16, False),
+        # Oracle DATE, SQL Server DATETIME2(7), Db2 TIMESTAMP(6).
+        ColumnSpec(
+            "shipped_at",
+            TIMESTAMP_NS,
+            True,
+            flavour_precision={"oracle": 0, "sqlserver": 7, "db2": 6},
+        ),
+        # Oracle: VARCHAR2 'HH:MM:SS.ffffff'; SQL Server TIME(6); Db2 TIME.
+        ColumnSpec(
+            "promised_time", TIME, True, flavour_precision={"oracle": 6, "sqlserver": 6, "db2": 0}
+        ),
+        ColumnSpec("ledger_amount", DECIMAL, True, precision=38, scale=9),
+        ColumnSpec("packing_slip", XML, True),
     ],
     key=("order_id",),
 )

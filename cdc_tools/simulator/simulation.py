@@ -9,12 +9,14 @@ from dataclasses import dataclass, field
 
 from .config import SimConfig
 from .debezium import DebeziumEmitter, Message
+from .expected import consumer_state
 from .source_db import SourceDatabase, State, Transaction
 
 
 @dataclass
 class BatchResult:
-    """One batch: the logical transactions, the emitted messages and the oracle state."""
+    """One batch: the logical transactions, the emitted messages and the oracle state
+    (the source state as a correct consumer decodes it, see :mod:`.expected`)."""
 
     index: int
     transactions: list[Transaction]
@@ -68,7 +70,7 @@ def iter_simulation(config: SimConfig, *, with_expected: bool = True) -> Iterato
         with gc_paused():
             txs = db.generate_batch()
             messages = emitter.emit(txs)
-            expected = db.expected_state() if with_expected else None
+            expected = consumer_state(db.expected_state(), config) if with_expected else None
         yield BatchResult(index, txs, messages, expected, dict(emitter.transaction_ids))
 
 

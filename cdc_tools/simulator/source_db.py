@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from .config import SimConfig
-from .schema import INT32, TABLES, ColumnSpec, TableSpec
+from .schema import INT32, TABLES, ColumnSpec, TableSpec, ZonedValue
 
 Row = dict[str, object]
 Key = tuple[object, ...]
@@ -62,6 +62,12 @@ _NOTES = (
     "null",
 )
 _STATUSES = ("NEW", "PAID", "SHIPPED", "CANCELLED")
+_NS_PER_DAY = 86_400 * 10**9
+_TS_MIN_NS = _TS_MIN_US * 1000
+_TS_MAX_NS = _TS_MAX_US * 1000 + 999
+# UTC offsets (minutes) seen on zoned timestamps, including the extremes and odd ones.
+_OFFSETS = (0, 0, 60, 120, -300, -480, 330, 345, 540, 840, -720, -570)
+_XML_ITEMS = ("Tisch & Stuhl", "café ✓", 'he said "hi"', "日本語", "a<b>c", "emoji 🚀", "")
 _TLDS = ("com", "org", "net", "io", "de", "co.jp")
 
 
@@ -166,6 +172,10 @@ class _KeyedRows:
         self.pos.clear()
 
 
+def _escape_xml(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
+
+
 def decimal_from_unscaled(unscaled: int, scale: int) -> Decimal:
     """Exact Decimal ``unscaled * 10**-scale`` (no context rounding)."""
     return Decimal(f"{unscaled}E-{scale}") if scale else Decimal(unscaled)
@@ -218,6 +228,10 @@ class SourceDatabase:
                 "created_at": self._timestamp_us,
                 "is_active": lambda: self.rng.random() < 0.7,
                 ADDED_COLUMN[1].name: lambda: int(self.rng.random() * 10_000),
+                "contact_time": lambda: self._time_of_day(
+                    TABLES["customers"].column("contact_time")
+                ),
+                "last_seen_at": lambda: self._zoned(TABLES["customers"].column("last_seen_at")),
             },
             "orders": {
                 "customer_id": self._customer_ref,
@@ -226,6 +240,12 @@ class SourceDatabase:
                 "ordered_at": self._timestamp_ms,
                 "note": self._note,
                 "quantity": self._int16,
+                "shipped_at": lambda: self._timestamp_ns(TABLES["orders"].column("shipped_at")),
+                "promised_time": lambda: self._time_of_day(
+                    TABLES["orders"].column("promised_time")
+                ),
+                "ledger_amount": lambda: self._decimal(TABLES["orders"].column("ledger_amount")),
+                "packing_slip": self._xml,
             },
             "order_lines": {
                 "sku": lambda: f"SKU-{int(self.rng.random() * 100_000):05d}",
@@ -262,6 +282,36 @@ class SourceDatabase:
     def _timestamp_ms(self) -> dt.datetime:
         ms = _TS_MIN_US // 1000 + int(self.rng.random() * (_TS_MAX_US - _TS_MIN_US) / 1000)
         return EPOCH_DT + dt.timedelta(milliseconds=ms)
+
+    def _truncate_ns(self, col: ColumnSpec, ns: int) -> int:
+        """``ns`` cut to the column's precision in this flavour's source database."""
+        unit = 10 ** (9 - col.precision_for(self.config.flavour))
+        return ns - ns % unit
+
+    def _time_of_day(self, col: ColumnSpec) -> int:
+        r = self.rng.random()
+        if r < 0.05:  # midnight and the last representable instant of the day
+            return self._truncate_ns(col, _pick(self.rng, (0, _NS_PER_DAY - 1)))
+        return self._truncate_ns(col, self.rng.randrange(_NS_PER_DAY))
+
+    def _timestamp_ns(self, col: ColumnSpec) -> int:
+        return self._truncate_ns(col, self.rng.randrange(_TS_MIN_NS, _TS_MAX_NS))
+
+    def _zoned(self, col: ColumnSpec) -> ZonedValue:
+        ns = self._timestamp_ns(col)
+        offset = _pick(self.rng, _OFFSETS)
+        # Db2 has no zoned type: the column holds the UTC time only.
+        return ZonedValue(ns, 0 if self.config.flavour == "db2" else offset)
+
+    def _xml(self) -> str:
+        rng = self.rng
+        items = "".join(
+            f'<item sku="SKU-{int(rng.random() * 1000):03d}" qty="{1 + int(rng.random() * 9)}">'
+            f"{_escape_xml(_pick(rng, _XML_ITEMS))}</item>"
+            for _ in range(1 + int(rng.random() * 3))
+        )
+        newline = "\n" if rng.random() < 0.3 else ""
+        return f'<?xml version="1.0"?>{newline}<slip n="{int(rng.random() * 10**6)}">{items}</slip>'
 
     def _note(self) -> str:
         rng = self.rng
@@ -571,6 +621,8 @@ def json_value(value: object) -> object:
         return str(value)
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()
+    if isinstance(value, ZonedValue):
+        return {"epoch_ns": value.epoch_ns, "offset_minutes": value.offset_minutes}
     return value
 
 

@@ -7,7 +7,12 @@
         and io.debezium.data.VariableScaleDecimal, an object {"scale": s, "value": base64}
         (PostgreSQL NUMERIC without scale, Oracle NUMBER without precision).
         The mode is the column's encoding, else what the message schema says (bytes
-        means precise), else the project var cdc_decimal_handling.
+        means precise), else, for a message without a schema, the value itself: a decimal
+        literal with a point or a minus sign (a double's or BigDecimal.toPlainString()
+        text; base64 has neither character) is read as a number, anything else by the
+        project var cdc_decimal_handling. So sources with different modes share one
+        contract; only an unsigned integer literal of a scale-0 column is ambiguous
+        (declare the column's encoding, or set the var, for such sources).
     -#}
     {%- set accepted = ['precise', 'double', 'string', 'org.apache.kafka.connect.data.Decimal'] -%}
     {%- if encoding and encoding not in accepted -%}
@@ -30,6 +35,10 @@
                 when {{ column_type }}.type = 'bytes' then 'precise'
                 when {{ column_type }}.type in ('float32', 'float64') then 'double'
                 when {{ column_type }}.type = 'string' then 'string'
+                when {{ column_type }}.type is null
+                    and {{ raw }} rlike '^-?[0-9]+([.][0-9]*)?([eE][-+]?[0-9]+)?$'
+                    and {{ raw }} rlike '[.-]'
+                    then 'string'
                 else '{{ default_mode }}'
             end
         {%- endif -%}

@@ -14,17 +14,31 @@
           encoding     the column's `meta.cdc_encoding`, or none: a Debezium semantic
                        type name (io.debezium.time.Date, ...MicroTimestamp, ...Time,
                        ...MicroTime, ...NanoTime: times of day become 'HH:mm:ss.ffffff'
-                       strings) or a decimal handling mode (precise, double, string)
+                       strings), or a mapping connector -> semantic type name when the
+                       connectors differ (e.g. {sqlserver: io.debezium.time.NanoTime,
+                       db2: io.debezium.time.Time}), or a decimal handling mode (precise,
+                       double, string). It says how a message WITHOUT a schema encodes the
+                       column: a message's own schema, when present, wins.
           column_type  expression: struct<type, name, scale> from the message's own
                        schema, null when the message carried none
           connector    expression: the connector name (its defaults differ)
     -#}
     {%- set dtype = data_type | lower | replace(' ', '') -%}
+    {%- set declared -%}
+        {%- if encoding is mapping -%}
+            case {{ connector }}
+            {%- for name, semantic_name in encoding.items() %}
+                when '{{ name | lower }}' then '{{ semantic_name }}'
+            {%- endfor %}
+            end
+        {%- elif encoding -%}
+            '{{ encoding }}'
+        {%- else -%}
+            cast(null as string)
+        {%- endif -%}
+    {%- endset -%}
     {%- set semantic -%}
-        coalesce(
-            {% if encoding %}'{{ encoding }}'{% else %}cast(null as string){% endif %},
-            {{ column_type }}.name
-        )
+        coalesce({{ column_type }}.name, {{ declared }})
     {%- endset -%}
     {%- if dtype in ['bigint', 'int', 'integer', 'smallint', 'tinyint', 'long', 'short'] -%}
         case when {{ raw }} rlike '^-?[0-9]+$' then try_cast({{ raw }} as {{ dtype }}) end
@@ -44,6 +58,12 @@
                 then try_cast({{ raw }} as {{ dtype }})
         end
     {%- elif dtype.startswith('decimal') or dtype.startswith('numeric') -%}
+        {%- if encoding is mapping -%}
+            {{ exceptions.raise_compiler_error(
+                "decimal column encoding must be one of precise, double, string (not a mapping "
+                ~ "per connector): the decoder tells the modes apart by value"
+            ) }}
+        {%- endif -%}
         {{ _cdc_decode_decimal(raw, dtype, encoding, column_type) }}
     {%- elif dtype == 'date' -%}
         {{ _cdc_decode_date(raw, semantic, connector) }}

@@ -1,6 +1,7 @@
 """Gold stays equal to the source under at-least-once, out-of-order delivery.
 
-Six simulated source databases (three connectors, both wrapper modes, different seeds)
+Six simulated source databases (three connectors, both wrapper modes, different seeds,
+decimals sent as doubles or strings, Kafka Connect temporal types where the schema is on)
 have all their messages shuffled across three deliveries, each loaded by its own
 incremental `dbt build`: newer changes often land before older ones (late events), 10 % of
 each delivery is duplicated within it, and a fifth of the first delivery is replayed in the
@@ -26,18 +27,29 @@ from cdc_tools.simulator import SimConfig, simulate, write_batch
 pytestmark = pytest.mark.spark
 
 _EVENTS: dict[str, object] = {"transaction_metadata": True, "schema_change_topic": True}
+# (flavour, schemas_enable, landing format, seed, SimConfig options: value encodings and
+# event kinds)
 SOURCES: list[tuple[str, bool, str, int, dict[str, object]]] = [
     ("oracle", True, "kcat", 11, {
+        "decimal_handling_mode": "double", "time_precision_mode": "connect",
         **_EVENTS, "snapshot_style": "boolean", "incremental_snapshot_batches": (0, 1, 2),
     }),
-    ("oracle", False, "value_lines", 12, {}),
+    ("oracle", False, "value_lines", 12, {
+        "decimal_handling_mode": "string", "time_precision_mode": "adaptive",
+    }),
     ("sqlserver", True, "value_lines", 13, {
+        "decimal_handling_mode": "string", "time_precision_mode": "connect",
         **_EVENTS, "snapshot_style": "string", "incremental_snapshot_batches": (1,),
         "evolve_batch": 1,
     }),
-    ("sqlserver", False, "kcat", 14, {}),
-    ("db2", True, "kcat", 15, {}),
+    ("sqlserver", False, "kcat", 14, {
+        "decimal_handling_mode": "double", "time_precision_mode": "adaptive",
+    }),
+    ("db2", True, "kcat", 15, {
+        "decimal_handling_mode": "double", "time_precision_mode": "connect",
+    }),
     ("db2", False, "value_lines", 16, {
+        "decimal_handling_mode": "string", "time_precision_mode": "adaptive",
         "transaction_metadata": False, "incremental_snapshot_batches": (0, 2),
         "evolve_batch": 2,
     }),

@@ -89,6 +89,26 @@ DECIMALS = [
     ),
     ('{"scale": 2, "value": "ME8="}', "decimal(10,2)", None, None, Decimal("123.67")),
     ("not base64!", "decimal(12,2)", "precise", None, None),
+    # No schema, no declared mode: a literal with a point or a minus sign is a number
+    # (decimal.handling.mode double or string), anything else base64 (precise).
+    ("-12.5", "decimal(12,2)", None, None, Decimal("-12.50")),
+    ("12.30", "decimal(12,2)", None, None, Decimal("12.30")),
+    ("-7", "decimal(12,2)", None, None, Decimal("-7.00")),
+    ("1.2345678901234568E13", "decimal(18,4)", None, None, Decimal("12345678901234.5680")),
+    (
+        "-9.999999999999999E28",
+        "decimal(38,9)",
+        None,
+        None,
+        Decimal("-99999999999999990" + "0" * 12),
+    ),
+    (
+        "1234",
+        "decimal(12,2)",
+        None,
+        None,
+        Decimal(int.from_bytes(base64.b64decode("1234"), "big", signed=True)).scaleb(-2),
+    ),
 ]
 
 
@@ -165,6 +185,57 @@ def test_value_decoding(render) -> None:  # type: ignore[no-untyped-def]
         )
     rows = render(" union all ".join(parts) + " order by id")
     assert [r["decoded"] for r in rows] == [expected for *_, expected in TEMPORALS]
+
+
+DBZ, KAFKA = "io.debezium.time.", "org.apache.kafka.connect.data."
+ENCODING_CASES = [
+    # (raw, type, contract encoding, (schema type, schema name) or None, connector, expected)
+    # a mapping per connector: each connector's entry applies, others get the defaults
+    ("75723000000000", "string", {"sqlserver": DBZ + "NanoTime"}, None, "sqlserver",
+     "21:02:03.000000"),
+    ("75723000", "string", {"sqlserver": DBZ + "NanoTime", "db2": DBZ + "Time"}, None, "db2",
+     "21:02:03.000000"),
+    ("21:02:03.000000", "string", {"db2": DBZ + "Time"}, None, "oracle", "21:02:03.000000"),
+    ("1529507596945104", "timestamp", {"db2": DBZ + "NanoTimestamp"}, None, "sqlserver",
+     "2018-06-20 15:13:16.945104"),
+    ("1529507596945104700", "timestamp", {"db2": DBZ + "NanoTimestamp"}, None, "db2",
+     "2018-06-20 15:13:16.945104"),
+    ("2018-06-20T20:43:16.9451047+05:30", "timestamp", {"db2": DBZ + "NanoTimestamp"}, None,
+     "oracle", "2018-06-20 15:13:16.945104"),
+    # the message's own schema wins over the contract's declaration
+    ("1529507596945", "timestamp", DBZ + "MicroTimestamp", ("int64", KAFKA + "Timestamp"),
+     "sqlserver", "2018-06-20 15:13:16.945"),
+    ("75723000", "string", {"sqlserver": DBZ + "NanoTime"}, ("int64", KAFKA + "Time"),
+     "sqlserver", "21:02:03.000000"),
+    ("17702", "date", None, ("int32", KAFKA + "Date"), "oracle", "2018-06-20"),
+    ("1529452800000", "date", None, ("int64", KAFKA + "Timestamp"), "oracle", "2018-06-20"),
+]  # fmt: skip
+
+
+def _jinja_literal(value: object) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"'{k}': '{v}'" for k, v in value.items()) + "}"
+    return f"'{value}'"
+
+
+def test_contract_encoding_per_connector_and_schema_precedence(render) -> None:  # type: ignore[no-untyped-def]
+    parts = []
+    for i, (raw, dtype, encoding, schema, connector, _) in enumerate(ENCODING_CASES):
+        column_type = (
+            f"named_struct('type', '{schema[0]}', 'name', '{schema[1]}', 'scale', "
+            "cast(null as string))"
+            if schema
+            else "cast(null as struct<type:string,name:string,scale:string>)"
+        )
+        parts.append(
+            f"select {i} as id, cast({{{{ cdc_decode_value("
+            f"{json.dumps(_sql_string(raw))}, '{dtype}', {_jinja_literal(encoding)}, "
+            f'"{column_type}", "\'{connector}\'") }}}} as string) as decoded'
+        )
+    rows = render(" union all ".join(parts) + " order by id")
+    assert [r["decoded"] for r in rows] == [expected for *_, expected in ENCODING_CASES]
 
 
 def test_canonical_keys_agree_between_message_key_and_row_image(render) -> None:  # type: ignore[no-untyped-def]

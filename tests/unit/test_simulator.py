@@ -16,6 +16,7 @@ from decimal import Decimal, localcontext
 from pathlib import Path
 
 import pytest
+import yaml
 
 from cdc_tools.simulator import (
     FLAVOURS,
@@ -40,24 +41,129 @@ def decode_decimal(text: str, scale: int) -> Decimal:
         return Decimal(unscaled).scaleb(-scale)
 
 
-def decode_value(col, flavour: str, v: object) -> object:
+def _contract_encodings() -> dict[str, object]:
+    """column -> meta.cdc_encoding of the silver YAML contract (how schemaless values are
+    encoded), read from the project, not from the simulator."""
+    path = Path(__file__).resolve().parents[2] / "models/silver/inventory/_inventory__models.yml"
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return {
+        c["name"]: c["meta"]["cdc_encoding"]
+        for m in doc["models"]
+        for c in m["columns"]
+        if "cdc_encoding" in (c.get("meta") or {})
+    }
+
+
+CONTRACT_ENCODINGS = _contract_encodings()
+_ZONED = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)")
+_LITERAL = re.compile(r"-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?")
+
+
+def parse_zoned(text: str) -> dt.datetime:
+    """io.debezium.time.ZonedTimestamp text -> naive UTC datetime cut to microseconds."""
+    m = _ZONED.fullmatch(text)
+    assert m, text
+    local = dt.datetime.fromisoformat(m.group(1))
+    micros = int((m.group(2) or "").ljust(9, "0")) // 1000
+    zone = m.group(3)
+    offset = dt.timedelta(0)
+    if zone != "Z":
+        sign = 1 if zone[0] == "+" else -1
+        offset = sign * dt.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
+    return local + dt.timedelta(microseconds=micros) - offset
+
+
+def clock(micros: int) -> str:
+    assert 0 <= micros < 86_400_000_000
+    s, us = divmod(micros, 1_000_000)
+    return f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}.{us:06d}"
+
+
+def semantic_of(col, flavour: str, field: dict | None) -> str | None:
+    """The semantic type: the message schema's, else the contract's, else the flavour's default."""
+    if field is not None:
+        return field.get("name")
+    declared = CONTRACT_ENCODINGS.get(col.name)
+    if isinstance(declared, dict):
+        return declared.get(flavour)
+    if declared:
+        return declared
+    if col.type == "date":
+        return "io.debezium.time.Timestamp" if flavour == "oracle" else "io.debezium.time.Date"
+    return None
+
+
+def decode_time_value(semantic: str | None, v: object) -> object:
+    if semantic is None:  # Oracle: VARCHAR2 text
+        assert isinstance(v, str) and re.fullmatch(r"\d\d:\d\d:\d\d\.\d{6}", v), v
+        return v
+    assert isinstance(v, int) and not isinstance(v, bool), v
+    if semantic in ("io.debezium.time.Time", "org.apache.kafka.connect.data.Time"):
+        return clock(v * 1000)
+    if semantic == "io.debezium.time.MicroTime":
+        return clock(v)
+    assert semantic == "io.debezium.time.NanoTime", semantic
+    return clock(v // 1000)
+
+
+def decode_instant(semantic: str | None, v: object) -> dt.datetime:
+    if isinstance(v, str):  # without a schema an ISO text is read as a ZonedTimestamp
+        assert semantic in (None, "io.debezium.time.ZonedTimestamp"), semantic
+        return parse_zoned(v)
+    assert isinstance(v, int) and not isinstance(v, bool), v
+    unit = {
+        "io.debezium.time.Timestamp": 1000,
+        "org.apache.kafka.connect.data.Timestamp": 1000,
+        "io.debezium.time.MicroTimestamp": 1,
+    }
+    if semantic == "io.debezium.time.NanoTimestamp":
+        return EPOCH + dt.timedelta(microseconds=v // 1000)
+    return EPOCH + dt.timedelta(microseconds=v * unit[semantic])  # type: ignore[index]
+
+
+def decode_decimal_value(col, v: object, field: dict | None) -> Decimal:
+    if isinstance(v, float):  # decimal.handling.mode=double
+        assert field is None or field["type"] == "float64"
+        # How the consumer's JVM writes the double as text is not the emitter's business:
+        # take that rule from the oracle (its own test is below).
+        from cdc_tools.simulator.expected import double_as_decimal
+
+        return double_as_decimal(v, col.scale)
+    assert isinstance(v, str)
+    if field is not None and field["type"] == "bytes":
+        assert field["parameters"]["scale"] == str(col.scale)
+        return decode_decimal(v, col.scale)
+    if field is not None or ("." in v or "-" in v) and _LITERAL.fullmatch(v):
+        assert field is None or field["type"] == "string"
+        value = Decimal(v)  # decimal.handling.mode=string: BigDecimal.toPlainString()
+        assert value.as_tuple().exponent == -col.scale, v
+        return value
+    return decode_decimal(v, col.scale)
+
+
+def decode_value(col, flavour: str, v: object, field: dict | None = None) -> object:
     if v is None:
         assert col.nullable, col.name
         return None
     t = col.type
+    semantic = semantic_of(col, flavour, field)
     if t == "decimal":
-        assert isinstance(v, str)
-        return decode_decimal(v, col.scale)
+        return decode_decimal_value(col, v, field)
     if t == "date":
         assert isinstance(v, int) and not isinstance(v, bool)
-        if flavour == "oracle":
-            assert v % 86_400_000 == 0
+        if semantic in ("io.debezium.time.Timestamp", "org.apache.kafka.connect.data.Timestamp"):
+            assert flavour == "oracle" and v % 86_400_000 == 0
             return dt.date(1970, 1, 1) + dt.timedelta(days=v // 86_400_000)
+        assert semantic in ("io.debezium.time.Date", "org.apache.kafka.connect.data.Date")
         return dt.date(1970, 1, 1) + dt.timedelta(days=v)
-    if t == "timestamp":
-        assert isinstance(v, int) and not isinstance(v, bool)
-        unit = "microseconds" if col.precision == 6 else "milliseconds"
-        return EPOCH + dt.timedelta(**{unit: v})
+    if t in ("timestamp", "timestamp_ns", "timestamp_tz"):
+        return decode_instant(semantic, v)
+    if t == "time":
+        return decode_time_value(semantic, v)
+    if t == "xml":
+        assert semantic in (None, "io.debezium.data.Xml") and isinstance(v, str)
+        assert v.startswith("<?xml") and v.endswith("</slip>")
+        return v
     if t == "boolean":
         if flavour == "oracle":
             assert v in (0, 1) and not isinstance(v, bool)
@@ -77,14 +183,27 @@ def column_name(name: str, flavour: str) -> str:
     return name if flavour == "sqlserver" else name.upper()
 
 
-def decode_row(table: str, flavour: str, row: dict | None) -> dict | None:
+def decode_row(
+    table: str, flavour: str, row: dict | None, fields: dict[str, dict] | None = None
+) -> dict | None:
+    """Decode a row image; ``fields``: the message schema's fields by name (None: no schema)."""
     if row is None:
         return None
     spec = TABLES[table]
     assert list(row) == [column_name(c.name, flavour) for c in spec.columns]
-    return {
-        c.name: decode_value(c, flavour, row[column_name(c.name, flavour)]) for c in spec.columns
-    }
+    out = {}
+    for c in spec.columns:
+        name = column_name(c.name, flavour)
+        out[c.name] = decode_value(c, flavour, row[name], None if fields is None else fields[name])
+    return out
+
+
+def schema_fields(text: str) -> dict[str, dict] | None:
+    doc = json.loads(text)
+    if "schema" not in doc:
+        return None
+    [after] = [f for f in doc["schema"]["fields"] if f["field"] == "after"]
+    return {f["field"]: f for f in after["fields"]}
 
 
 def typed(state: dict) -> dict:
@@ -131,6 +250,7 @@ def replay(messages: list[Message], result: SimResult, shuffle_seed: int | None 
         if m.value is None:  # tombstone
             continue
         payload = unwrap(m.value, cfg.schemas_enable)
+        payload["_fields"] = schema_fields(m.value)
         events.append((position_key(cfg.flavour, payload["source"]), m.offset, m.topic, payload))
     if shuffle_seed is not None:
         random.Random(shuffle_seed).shuffle(events)
@@ -143,8 +263,8 @@ def replay(messages: list[Message], result: SimResult, shuffle_seed: int | None 
         if op == "t":
             state[table].clear()
             continue
-        before = decode_row(table, cfg.flavour, payload["before"])
-        after = decode_row(table, cfg.flavour, payload["after"])
+        before = decode_row(table, cfg.flavour, payload["before"], payload["_fields"])
+        after = decode_row(table, cfg.flavour, payload["after"], payload["_fields"])
         if op in ("r", "c", "u"):
             state[table][tuple(after[c] for c in spec.key)] = after
         elif op == "d":
@@ -413,24 +533,32 @@ def test_schema_wrapper(results) -> None:
 
 
 def test_expected_value_types(results) -> None:
-    state = results[("db2", False)].expected[-1]
-    for table, rows in state.items():
-        spec = TABLES[table]
-        for key, row in rows.items():
-            assert key == tuple(row[c] for c in spec.key)
-            for col in spec.columns:
-                v = row[col.name]
-                if v is None:
-                    assert col.nullable
-                elif col.type == "decimal":
-                    assert v.as_tuple().exponent == -col.scale
-                elif col.type == "timestamp":
-                    assert type(v) is dt.datetime and v.tzinfo is None
-                    if col.precision == 3:
-                        assert v.microsecond % 1000 == 0
-                elif col.type == "date":
-                    assert type(v) is dt.date
-                    assert 1940 <= v.year <= 2010
+    """The expected state holds decoded values: what the pipeline's typed columns hold."""
+    for (flavour, _), result in results.items():
+        state = result.expected[-1]
+        for table, rows in state.items():
+            spec = TABLES[table]
+            for key, row in rows.items():
+                assert key == tuple(row[c] for c in spec.key)
+                for col in spec.columns:
+                    v = row[col.name]
+                    if v is None:
+                        assert col.nullable
+                    elif col.type == "decimal":
+                        assert v.as_tuple().exponent == -col.scale
+                    elif col.type in ("timestamp", "timestamp_ns", "timestamp_tz"):
+                        assert type(v) is dt.datetime and v.tzinfo is None
+                        if col.type == "timestamp" and col.precision == 3:
+                            assert v.microsecond % 1000 == 0
+                        if col.type == "timestamp_ns" and flavour == "oracle":  # DATE
+                            assert v.microsecond == 0
+                    elif col.type == "time":
+                        assert re.fullmatch(r"\d\d:\d\d:\d\d\.\d{6}", v)
+                        if flavour == "db2":  # Db2 TIME has whole seconds
+                            assert v.endswith(".000000")
+                    elif col.type == "date":
+                        assert type(v) is dt.date
+                        assert 1940 <= v.year <= 2010
 
 
 def test_write_expected(tmp_path: Path, results) -> None:
@@ -549,3 +677,237 @@ def test_cli(tmp_path: Path) -> None:
     assert data["db2"]["database"] == "SIMDB1_DB2" and len(data["db2"]["batches"]) == 2
     assert main(["--out", str(tmp_path / "v"), "--schemas-enable", "--batches", "1"]) == 0
     assert list((tmp_path / "v" / "topics").iterdir())
+    modes = ["--decimal-handling-mode", "string", "--time-precision-mode", "connect"]
+    modes += ["--flavour", "sqlserver"]
+    assert main(["--out", str(tmp_path / "m"), "--schemas-enable", "--batches", "1", *modes]) == 0
+    lines = [
+        json.loads(line)
+        for f in sorted((tmp_path / "m" / "topics").rglob("*"))
+        if f.is_file()
+        for line in read_lines(f)
+    ]
+    names = {
+        fld.get("name")
+        for doc in lines
+        if doc and "schema" in doc
+        for part in doc["schema"]["fields"][:1]
+        for fld in part["fields"]
+    }
+    assert "org.apache.kafka.connect.data.Time" in names
+    assert "org.apache.kafka.connect.data.Decimal" not in names
+
+
+# ------------------------------------------------- connector modes and encodings
+MODE_CONFIGS = [
+    # (flavour, schemas_enable, decimal.handling.mode, time.precision.mode)
+    ("oracle", False, "double", "adaptive"),
+    ("oracle", True, "string", "connect"),
+    ("sqlserver", False, "string", "adaptive"),
+    ("sqlserver", True, "double", "connect"),
+    ("db2", False, "double", "adaptive"),
+    ("db2", True, "string", "connect"),
+]
+
+
+@pytest.mark.parametrize(("flavour", "schemas", "decimals", "times"), MODE_CONFIGS)
+def test_replay_reproduces_expected_in_every_mode(
+    flavour: str, schemas: bool, decimals: str, times: str
+) -> None:
+    cfg = SimConfig(
+        seed=21,
+        flavour=flavour,
+        schemas_enable=schemas,
+        batches=2,
+        decimal_handling_mode=decimals,
+        time_precision_mode=times,
+    )
+    result = simulate(cfg)
+    for i in range(len(result.batches)):
+        messages = [m for batch in result.batches[: i + 1] for m in batch]
+        assert typed(replay(messages, result, shuffle_seed=i)) == typed(result.expected[i])
+
+
+def _after_schema_names(cfg: SimConfig, table: str) -> dict[str, tuple[str, str | None]]:
+    result = simulate(replace(cfg, batches=1, transactions=0))
+    topic = result.topics[table]
+    value = next(m.value for m in result.messages if m.topic == topic and m.value)
+    fields = schema_fields(value)
+    assert fields is not None
+    return {name.lower(): (f["type"], f.get("name")) for name, f in fields.items()}
+
+
+def test_every_encoding_of_the_table_is_emitted() -> None:
+    """Each row of ENVELOPES.md §1's encoding table is produced by some flavour and mode."""
+    seen: set[tuple[str, str | None]] = set()
+    for flavour in FLAVOURS:
+        for decimals in ("precise", "double", "string"):
+            for times in ("adaptive", "connect"):
+                cfg = SimConfig(
+                    flavour=flavour,
+                    schemas_enable=True,
+                    decimal_handling_mode=decimals,
+                    time_precision_mode=times,
+                )
+                for table in TABLES:
+                    seen |= set(_after_schema_names(cfg, table).values())
+    wanted = {
+        ("string", "io.debezium.data.Xml"),
+        ("string", "io.debezium.time.ZonedTimestamp"),
+        ("int32", "io.debezium.time.Date"),
+        ("int32", "io.debezium.time.Time"),
+        ("int64", "io.debezium.time.MicroTime"),
+        ("int64", "io.debezium.time.NanoTime"),
+        ("int64", "io.debezium.time.Timestamp"),
+        ("int64", "io.debezium.time.MicroTimestamp"),
+        ("int64", "io.debezium.time.NanoTimestamp"),
+        ("int32", "org.apache.kafka.connect.data.Date"),
+        ("int64", "org.apache.kafka.connect.data.Time"),
+        ("int64", "org.apache.kafka.connect.data.Timestamp"),
+        ("bytes", "org.apache.kafka.connect.data.Decimal"),
+        ("float64", None),
+        ("string", None),
+        ("boolean", None),
+        ("int16", None),
+        ("int32", None),
+        ("int64", None),
+    }
+    assert wanted <= seen, wanted - seen
+
+
+def test_realistic_types_per_flavour() -> None:
+    ora = _after_schema_names(SimConfig(flavour="oracle", schemas_enable=True), "orders")
+    mss = _after_schema_names(SimConfig(flavour="sqlserver", schemas_enable=True), "orders")
+    db2 = _after_schema_names(SimConfig(flavour="db2", schemas_enable=True), "orders")
+    assert ora["shipped_at"] == ("int64", "io.debezium.time.Timestamp")  # DATE
+    assert mss["shipped_at"] == ("int64", "io.debezium.time.NanoTimestamp")  # DATETIME2(7)
+    assert db2["shipped_at"] == ("int64", "io.debezium.time.MicroTimestamp")  # TIMESTAMP(6)
+    assert ora["promised_time"] == ("string", None)  # no TIME type
+    assert mss["promised_time"] == ("int64", "io.debezium.time.MicroTime")  # TIME(6)
+    assert db2["promised_time"] == ("int32", "io.debezium.time.Time")
+    assert {f["packing_slip"] for f in (ora, mss, db2)} == {("string", "io.debezium.data.Xml")}
+    mss_c = _after_schema_names(SimConfig(flavour="sqlserver", schemas_enable=True), "customers")
+    db2_c = _after_schema_names(SimConfig(flavour="db2", schemas_enable=True), "customers")
+    assert mss_c["contact_time"] == ("int64", "io.debezium.time.NanoTime")  # TIME(7)
+    assert mss_c["last_seen_at"] == ("string", "io.debezium.time.ZonedTimestamp")
+    assert db2_c["last_seen_at"] == ("int64", "io.debezium.time.NanoTimestamp")
+    connect = SimConfig(flavour="sqlserver", schemas_enable=True, time_precision_mode="connect")
+    mss_k = _after_schema_names(connect, "customers")
+    assert mss_k["contact_time"] == ("int64", "org.apache.kafka.connect.data.Time")
+    assert mss_k["birth_date"] == ("int32", "org.apache.kafka.connect.data.Date")
+    assert mss_k["created_at"] == ("int64", "org.apache.kafka.connect.data.Timestamp")
+    assert mss_k["last_seen_at"] == ("string", "io.debezium.time.ZonedTimestamp")
+
+
+def test_connect_mode_needs_the_schema() -> None:
+    with pytest.raises(ValueError, match="schemas_enable"):
+        SimConfig(time_precision_mode="connect")
+    with pytest.raises(ValueError):
+        SimConfig(decimal_handling_mode="exact")
+
+
+def test_negative_38_digit_decimal_round_trip() -> None:
+    for text in ("-" + "9" * 29 + "." + "9" * 9, "-0.000000001", "-1" + "0" * 28 + ".000000000"):
+        encoded = encode_decimal(Decimal(text), 9)
+        assert base64.b64decode(encoded)[0] >= 0x80  # the sign bit is set
+        assert decode_decimal(encoded, 9) == Decimal(text)
+    assert (
+        encode_decimal(Decimal("-" + "9" * 38), 0)
+        == base64.b64encode((-(10**38) + 1).to_bytes(16, "big", signed=True)).decode()
+    )
+
+
+@pytest.mark.parametrize(
+    ("double_text", "java_major", "read_back"),
+    [
+        # observed: Spark 4 on JDK 17 reads the JSON number as Double.toString's text
+        ("-1.48339557563187e+18", 17, "-1483395575631869950"),
+        ("6.85182716473237e+17", 17, "685182716473236990"),
+        ("1.5182228535886646e+17", 17, "151822285358866464"),
+        ("-1.48339557563187e+18", 21, "-1483395575631870000"),
+        ("12345.6789", 17, "12345.6789"),
+        ("9007199254740991.0", 17, "9007199254740991"),
+    ],
+)
+def test_double_read_back_by_the_jvm(double_text: str, java_major: int, read_back: str) -> None:
+    from cdc_tools.simulator.expected import jvm_double_text_value
+
+    assert jvm_double_text_value(float(double_text), java_major) == Decimal(read_back)
+
+
+def test_decimal_double_and_string_modes() -> None:
+    from cdc_tools.simulator import consumer_value
+    from cdc_tools.simulator.debezium import decimal_double, decimal_plain
+
+    col = TABLES["orders"].column("ledger_amount")
+    value = Decimal("-12345678901234567890.123456789")
+    assert decimal_plain(value) == "-12345678901234567890.123456789"
+    assert decimal_plain(Decimal("0E-9")) == "0.000000000"
+    assert decimal_double(value) == -1.2345678901234567e19
+    double = SimConfig(decimal_handling_mode="double")
+    assert consumer_value(col, value, double) == Decimal("-12345678901234567000.000000000")
+    small = Decimal("-1234.500000000")  # fewer than 16 digits: the double keeps it exactly
+    assert consumer_value(col, small, double) == small
+    assert consumer_value(col, value, SimConfig(decimal_handling_mode="string")) == value
+
+
+@pytest.mark.parametrize(
+    ("ns", "offset", "text"),
+    [
+        (0, 0, "1970-01-01T00:00:00Z"),
+        (1_529_507_596_945_104_700, 0, "2018-06-20T15:13:16.9451047Z"),
+        (1_529_507_596_945_104_700, 330, "2018-06-20T20:43:16.9451047+05:30"),
+        (1_529_507_596_100_000_000, -720, "2018-06-20T03:13:16.1-12:00"),
+        (1_529_539_200_000_000_001, 840, "2018-06-21T14:00:00.000000001+14:00"),
+        (1_529_539_200_000_000_000, -570, "2018-06-20T14:30:00-09:30"),
+    ],
+)
+def test_zoned_timestamp_offsets(ns: int, offset: int, text: str) -> None:
+    from cdc_tools.simulator import ZonedValue, consumer_value
+    from cdc_tools.simulator.debezium import zoned_text
+
+    assert zoned_text(ZonedValue(ns, offset)) == text
+    assert parse_zoned(text) == EPOCH + dt.timedelta(microseconds=ns // 1000)
+    col = TABLES["customers"].column("last_seen_at")
+    for flavour in ("oracle", "sqlserver"):
+        got = consumer_value(col, ZonedValue(ns, offset), SimConfig(flavour=flavour))
+        assert got == parse_zoned(text)
+
+
+def test_time_of_day_encodings() -> None:
+    from cdc_tools.simulator import column_encoding, consumer_value
+    from cdc_tools.simulator.debezium import time_text
+
+    last = 86_399_999_999_900  # 23:59:59.9999999, TIME(7)
+    col = TABLES["customers"].column("contact_time")
+    nano = column_encoding(col, SimConfig(flavour="sqlserver"))
+    assert (nano.name, nano.encoder(last)) == ("io.debezium.time.NanoTime", last)
+    assert consumer_value(col, last, SimConfig(flavour="sqlserver")) == "23:59:59.999999"
+    micro = column_encoding(
+        TABLES["orders"].column("promised_time"), SimConfig(flavour="sqlserver")
+    )
+    assert (micro.name, micro.encoder(last - 900)) == ("io.debezium.time.MicroTime", 86_399_999_999)
+    milli = column_encoding(col, SimConfig(flavour="db2"))
+    assert (milli.name, milli.encoder(45_296_000_000_000)) == ("io.debezium.time.Time", 45_296_000)
+    connect = SimConfig(flavour="sqlserver", schemas_enable=True, time_precision_mode="connect")
+    kafka = column_encoding(col, connect)
+    assert (kafka.name, kafka.encoder(last)) == ("org.apache.kafka.connect.data.Time", 86_399_999)
+    assert consumer_value(col, last, connect) == "23:59:59.999000"
+    assert time_text(45_296_789_012_300) == "12:34:56.789012"
+    assert column_encoding(col, SimConfig(flavour="oracle")).name is None  # VARCHAR2 text
+
+
+def test_nano_timestamp_and_oracle_date() -> None:
+    from cdc_tools.simulator import column_encoding, consumer_value
+
+    col = TABLES["orders"].column("shipped_at")
+    ns = 1_529_507_596_945_104_700
+    mss = column_encoding(col, SimConfig(flavour="sqlserver"))
+    assert (mss.name, mss.encoder(ns)) == ("io.debezium.time.NanoTimestamp", ns)
+    assert consumer_value(col, ns, SimConfig(flavour="sqlserver")) == dt.datetime(
+        2018, 6, 20, 15, 13, 16, 945104
+    )
+    ora = column_encoding(col, SimConfig(flavour="oracle"))
+    assert (ora.name, ora.encoder(1_529_507_596_000_000_000)) == (
+        "io.debezium.time.Timestamp",
+        1_529_507_596_000,
+    )

@@ -6,5 +6,8 @@
 {{ cdc_history(
     ref('stg_inventory__customers'),
     key_columns=['id'],
-    value_columns=['first_name', 'last_name', 'email', 'balance', 'birth_date', 'created_at', 'is_active'],
+    value_columns=[
+        'first_name', 'last_name', 'email', 'balance', 'birth_date', 'created_at', 'is_active',
+        'contact_time', 'last_seen_at',
+    ],
 ) }}

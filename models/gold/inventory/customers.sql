@@ -19,6 +19,8 @@ final as (
         birth_date,
         created_at,
         is_active,
+        contact_time,
+        last_seen_at,
         _cdc_op,
         _cdc_connector,
         _cdc_source_id,
