@@ -136,8 +136,14 @@ def consumer_value(col: ColumnSpec, value: object, config: SimConfig) -> object:
 
 
 def consumer_row(table: str, row: Row, config: SimConfig) -> Row:
-    spec = TABLES[table]
-    return {c.name: consumer_value(c, row[c.name], config) for c in spec.columns}
+    """One row as a consumer decodes it; a column the table gained or lost mid-stream
+    (schema evolution) is simply present or absent, with its value as the source holds it
+    (the evolution columns are plain integers)."""
+    columns = {c.name: c for c in TABLES[table].columns}
+    return {
+        name: consumer_value(columns[name], value, config) if name in columns else value
+        for name, value in row.items()
+    }
 
 
 def consumer_state(state: State, config: SimConfig) -> State:
