@@ -78,7 +78,7 @@ class DbtProject:
 
         from cdc_tools.local_spark import REPO_ROOT
 
-        for name in ("dbt_project.yml", "models", "macros", "seeds", "tests/dbt"):
+        for name in ("dbt_project.yml", "models", "macros", "seeds", "tests/dbt", "docs/dbt"):
             source = REPO_ROOT / name
             if source.is_dir():
                 shutil.copytree(source, destination / name)

@@ -47,6 +47,7 @@ SOURCES: list[tuple[str, bool, str, dict[str, object]]] = [
     ("db2", False, "value_lines", {
         "transaction_metadata": False, "schema_change_topic": True, "snapshot_style": "boolean",
         "incremental_snapshot_batches": (0,), "decimal_handling_mode": "string",
+        "truncate_probability": 0.01,
         "table_names": {"orders": "purchases", "order_lines": "purchase_lines"},
     }),
     ("oracle", True, "kcat", {
