@@ -80,6 +80,8 @@
   {#- _cdc_sort_key ends with the arrival of the copy that won: internal, not published,
       so that copies of one event delivered differently give the same relation. -#}
   {%- set published_columns = state_columns | reject('in', ['_cdc_sort_key']) | list -%}
+  {#- Unavailable values (PostgreSQL TOAST placeholders) are carried over: _cdc_carry_over.sql -#}
+  {%- set carry = _cdc_carry_spec(sql, unique_key, state_columns) -%}
 
   {%- set existing_state = adapter.get_relation(
         database=state_relation.database, schema=state_relation.schema,
@@ -118,7 +120,7 @@
       as
       {{ _cdc_state_merge_sql(
             "select * from (" ~ sql ~ ") as model_changes " ~ readable_only,
-            state_columns, unique_key, none, buckets, retention_days) }}
+            state_columns, unique_key, none, buckets, retention_days, carry) }}
     {% endcall %}
     {{ _cdc_create_runs_table(runs_relation) }}
     {{ _cdc_record_run(runs_relation, loaded_through, 'applied', 'full') }}
@@ -162,14 +164,22 @@
       {%- set compact = counts['delta'] + batch_stats[1] | int
             > compaction_ratio * counts['compacted'] -%}
       {%- set kind = 'compaction' if compact else 'delta' -%}
+      {%- if carry is not none and carry.by_position -%}
+        {#- stored creates of a primary-key change waiting for their delete -#}
+        {%- set changes_sql = readable_batch_sql ~ " union all " ~ _cdc_carry_revisit_sql(
+              carry, state_columns, readable_batch_sql, state_relation,
+              "select * from " ~ state_relation ~ " where cdc_bucket != -1") -%}
+      {%- else -%}
+        {%- set changes_sql = readable_batch_sql -%}
+      {%- endif -%}
       {%- if compact -%}
         {%- set staged_sql = _cdc_state_merge_sql(
-              readable_batch_sql ~ " union all select " ~ state_columns | join(', ')
+              changes_sql ~ " union all select " ~ state_columns | join(', ')
               ~ " from " ~ state_relation ~ " where cdc_bucket = -2",
-              state_columns, unique_key, state_relation, buckets, retention_days) -%}
+              state_columns, unique_key, state_relation, buckets, retention_days, carry) -%}
       {%- else -%}
         {%- set staged_sql = _cdc_delta_merge_sql(
-              readable_batch_sql, state_columns, unique_key, state_relation) -%}
+              changes_sql, state_columns, unique_key, state_relation, carry) -%}
       {%- endif -%}
       {{ _cdc_stage(staging_relation, state_relation, staged_sql) }}
       {{ _cdc_record_run(runs_relation, loaded_through, 'staged', kind) }}
@@ -189,7 +199,7 @@
     {{ adapter.drop_relation(existing_target) }}
   {%- endif -%}
   {% call statement('cdc_publish_view') %}
-    {{ _cdc_current_view_sql(target_relation, state_relation, published_columns, unique_key, delete_mode) }}
+    {{ _cdc_current_view_sql(target_relation, state_relation, published_columns, unique_key, delete_mode, carry) }}
   {% endcall %}
 
   {{ run_hooks(post_hooks) }}
