@@ -11,7 +11,8 @@
        so that a later primary-key change can still find them;
     2. primary-key change: a create that still has placeholders takes them from the
        tombstone of the other key deleted at the same source position (Debezium emits the
-       delete of the old key and the create of the new key with the same LSN);
+       delete of the old key and the create of the new key with the same LSN; either may
+       sort first, as arrival breaks their tie, and either may arrive in a later run);
     3. a stored create still waiting for its delete (it arrived first) is revisited when
        the delete arrives.
 
@@ -123,54 +124,32 @@
   {{ parts | join(' and ') }}
 {%- endmacro %}
 
-{% macro _cdc_carry_ctes(carry, columns, winners, sources_sql, stored_tombstones_sql) %}
-  {#-
-      CTEs ending in `carried`: the rows of CTE `winners` (columns, _cdc_is_deleted,
-      cdc_bucket) with their unavailable values carried over. sources_sql (the key,
-      _cdc_sort_key, _cdc_is_deleted, _cdc_op and the carried columns; it may read the CTE
-      carry_keys) returns the known changes of the winners' keys: the stored rows and the
-      batch. stored_tombstones_sql: stored rows to look primary-key changes up in
-      (or none on a full build).
-  -#}
+{% macro _cdc_carry_fold_ctes(carry, name, keys_cte, sources_cte) %}
+  {#- CTE <name>: per key of keys_cte, its changes in sources_cte folded oldest first, each
+      change's gaps filled from the one before; `folded` is the latest change, resolved. -#}
   {%- set unique_key = carry.unique_key -%}
-  {%- set carried_columns = _cdc_carry_columns(carry) -%}
-  {%- set sources = 'carry_sources' -%}
-carry_keys as (
-
-    select {{ unique_key | join(', ') }}
-    from {{ winners }}
-    where _cdc_is_deleted or {{ _cdc_carry_has_placeholder(carry, '') }}
-
-),
-
-carry_sources as (
-
-    {{ sources_sql }}
-
-),
-
-carry_histories as (
+{{ name }}_histories as (
 
     select
         {%- for column in unique_key %}
-        {{ sources }}.{{ column }},
+        {{ sources_cte }}.{{ column }},
         {%- endfor %}
         sort_array(collect_list(struct(
-            {{ sources }}._cdc_sort_key,
-            {{ sources }}._cdc_is_deleted,
-            {{ sources }}._cdc_op
-            {%- for name in carried_columns %},
-            {{ sources }}.{{ name }}
+            {{ sources_cte }}._cdc_sort_key,
+            {{ sources_cte }}._cdc_is_deleted,
+            {{ sources_cte }}._cdc_op
+            {%- for name in _cdc_carry_columns(carry) %},
+            {{ sources_cte }}.{{ name }}
             {%- endfor %}
         ))) as history
-    from {{ sources }}
-    left semi join carry_keys
-        on {{ _cdc_key_match(unique_key, sources, 'carry_keys') }}
-    group by {% for column in unique_key %}{{ sources }}.{{ column }}{{ ", " if not loop.last }}{% endfor %}
+    from {{ sources_cte }}
+    left semi join {{ keys_cte }}
+        on {{ _cdc_key_match(unique_key, sources_cte, keys_cte) }}
+    group by {% for column in unique_key %}{{ sources_cte }}.{{ column }}{{ ", " if not loop.last }}{% endfor %}
 
 ),
 
-carry_folded as (
+{{ name }} as (
 
     select
         {%- for column in unique_key %}
@@ -181,11 +160,163 @@ carry_folded as (
             history[0],
             (previous, change) -> {{ _cdc_carry_step(carry, 'previous', 'change') }}
         ) as folded
-    from carry_histories
+    from {{ name }}_histories
+
+)
+{% endmacro %}
+
+{% macro _cdc_carry_ctes(carry, columns, winners, sources_sql, stored_tombstones_sql) %}
+  {#-
+      CTEs ending in `carried`: the rows of CTE `winners` (columns, _cdc_is_deleted,
+      cdc_bucket) with their unavailable values carried over. sources_sql (the columns of
+      _cdc_carry_source_columns; it may read the CTE carry_keys) returns the known changes
+      of the winners' keys: the stored rows and the batch. stored_tombstones_sql: stored
+      rows to look primary-key changes up in (or none on a full build).
+      Two passes: the tombstones of the deleted winners are resolved first (same key);
+      then the creates of primary-key changes among the sources take their placeholders
+      from the tombstone deleted at their position, and every winner is resolved from its
+      key's changes, so that later updates of the new key see the carried values.
+  -#}
+  {%- set unique_key = carry.unique_key -%}
+  {%- set carried_columns = _cdc_carry_columns(carry) -%}
+carry_keys as (
+
+    select {{ unique_key | join(', ') }}, _cdc_is_deleted
+    from {{ winners }}
+    where _cdc_is_deleted or {{ _cdc_carry_has_placeholder(carry, '') }}
 
 ),
 
-same_key_carried as (
+carry_sources as (
+
+    {{ sources_sql }}
+
+),
+  {%- if carry.by_position %}
+
+tombstone_keys as (
+
+    select * from carry_keys where _cdc_is_deleted
+
+),
+
+{{ _cdc_carry_fold_ctes(carry, 'tombstones_folded', 'tombstone_keys', 'carry_sources') }},
+
+pk_creates as (
+
+    select
+        {%- for column in unique_key %}
+        carry_sources.{{ column }},
+        {%- endfor %}
+        carry_sources._cdc_carry_source_id,
+        carry_sources._cdc_position,
+        carry_sources._cdc_sort_key
+    from carry_sources
+    left semi join carry_keys
+        on {{ _cdc_key_match(unique_key, 'carry_sources', 'carry_keys') }}
+    where carry_sources._cdc_op = 'c' and {{ _cdc_carry_has_placeholder(carry, 'carry_sources.') }}
+
+),
+
+pk_tombstones as (
+
+    select
+        {%- for column in unique_key %}
+        {{ winners }}.{{ column }},
+        {%- endfor %}
+        {{ winners }}._cdc_source_id as _cdc_carry_source_id,
+        {{ winners }}._cdc_position,
+        {{ winners }}._cdc_sort_key
+        {%- for name in carried_columns %},
+        tombstones_folded.folded.{{ name }}
+        {%- endfor %}
+    from {{ winners }}
+    inner join tombstones_folded
+        on {{ _cdc_key_match(unique_key, winners, 'tombstones_folded') }}
+    where {{ winners }}._cdc_op = 'd' and {{ winners }}._cdc_is_deleted
+        and ({{ winners }}._cdc_source_id, {{ winners }}._cdc_position) in (
+            select _cdc_carry_source_id, _cdc_position from pk_creates)
+    {%- if stored_tombstones_sql is not none %}
+
+    union all
+
+    select
+        {%- for column in unique_key %}
+        {{ column }},
+        {%- endfor %}
+        _cdc_source_id as _cdc_carry_source_id,
+        _cdc_position,
+        _cdc_sort_key
+        {%- for name in carried_columns %},
+        {{ name }}
+        {%- endfor %}
+    from ({{ stored_tombstones_sql }}) as stored_tombstones
+    where _cdc_op = 'd' and _cdc_is_deleted
+        and (_cdc_source_id, _cdc_position) in (
+            select _cdc_carry_source_id, _cdc_position from pk_creates)
+    {%- endif %}
+
+),
+
+pk_pairs as (
+
+    select
+        {%- for column in unique_key %}
+        pk_creates.{{ column }},
+        {%- endfor %}
+        pk_creates._cdc_sort_key
+        {%- for name in carried_columns %},
+        pk_tombstones.{{ name }} as previous_{{ name }}
+        {%- endfor %},
+        row_number() over (
+            partition by
+                {%- for column in unique_key %} pk_creates.{{ column }},{% endfor %}
+                pk_creates._cdc_sort_key
+            order by pk_tombstones._cdc_sort_key desc
+        ) as pair_rank
+    from pk_creates
+    inner join pk_tombstones
+        on pk_creates._cdc_carry_source_id = pk_tombstones._cdc_carry_source_id
+        and pk_creates._cdc_position = pk_tombstones._cdc_position
+        and not ({{ _cdc_key_match(unique_key, 'pk_creates', 'pk_tombstones') }})
+
+),
+
+patched_sources as (
+
+    select
+        {%- for column in unique_key %}
+        carry_sources.{{ column }},
+        {%- endfor %}
+        carry_sources._cdc_sort_key,
+        carry_sources._cdc_is_deleted,
+        carry_sources._cdc_op
+        {%- for column in carry.typed %},
+        if(pk_pairs.pair_rank is not null
+            and carry_sources.{{ column.name }} <=> {{ _cdc_carry_literal(carry, column) }},
+            pk_pairs.previous_{{ column.name }}, carry_sources.{{ column.name }}) as {{ column.name }}
+        {%- endfor %}
+        {%- for name in carry.json %},
+        if(pk_pairs.pair_rank is null, carry_sources.{{ name }},
+            {{ _cdc_carry_json(carry, 'carry_sources.' ~ name, 'pk_pairs.previous_' ~ name, 'false') }})
+            as {{ name }}
+        {%- endfor %}
+    from carry_sources
+    left outer join pk_pairs
+        on {{ _cdc_key_match(unique_key, 'carry_sources', 'pk_pairs') }}
+        and carry_sources._cdc_sort_key = pk_pairs._cdc_sort_key
+        and carry_sources._cdc_op = 'c'
+        and pk_pairs.pair_rank = 1
+
+),
+
+{{ _cdc_carry_fold_ctes(carry, 'carry_folded', 'carry_keys', 'patched_sources') }},
+  {%- else %}
+
+{{ _cdc_carry_fold_ctes(carry, 'carry_folded', 'carry_keys', 'carry_sources') }},
+  {%- endif %}
+
+carried as (
 
     select
         {%- for column in columns %}
@@ -202,93 +333,7 @@ same_key_carried as (
     left outer join carry_folded
         on {{ _cdc_key_match(unique_key, winners, 'carry_folded') }}
 
-),
-  {%- if carry.by_position %}
-
-pk_creates as (
-
-    select {{ unique_key | join(', ') }}, _cdc_source_id as pk_source_id, _cdc_position, _cdc_sort_key
-    from same_key_carried
-    where _cdc_op = 'c' and {{ _cdc_carry_has_placeholder(carry, '') }}
-
-),
-
-pk_tombstones as (
-
-    select
-        {{ unique_key | join(', ') }}, _cdc_source_id as pk_source_id, _cdc_position, _cdc_sort_key
-        {%- for name in carried_columns %}, {{ name }}{% endfor %}
-    from same_key_carried
-    where _cdc_op = 'd' and _cdc_is_deleted
-        and (_cdc_source_id, _cdc_position) in (select pk_source_id, _cdc_position from pk_creates)
-    {%- if stored_tombstones_sql is not none %}
-
-    union all
-
-    select
-        {{ unique_key | join(', ') }}, _cdc_source_id as pk_source_id, _cdc_position, _cdc_sort_key
-        {%- for name in carried_columns %}, {{ name }}{% endfor %}
-    from ({{ stored_tombstones_sql }}) as stored_tombstones
-    where _cdc_op = 'd' and _cdc_is_deleted
-        and (_cdc_source_id, _cdc_position) in (select pk_source_id, _cdc_position from pk_creates)
-    {%- endif %}
-
-),
-
-pk_pairs as (
-
-    select
-        {%- for column in unique_key %}
-        pk_creates.{{ column }},
-        {%- endfor %}
-        {%- for name in carried_columns %}
-        pk_tombstones.{{ name }} as previous_{{ name }},
-        {%- endfor %}
-        row_number() over (
-            partition by {% for column in unique_key %}pk_creates.{{ column }}{{ ", " if not loop.last }}{% endfor %}
-            order by pk_tombstones._cdc_sort_key desc
-        ) as pair_rank
-    from pk_creates
-    inner join pk_tombstones
-        on pk_creates.pk_source_id = pk_tombstones.pk_source_id
-        and pk_creates._cdc_position = pk_tombstones._cdc_position
-        and pk_tombstones._cdc_sort_key < pk_creates._cdc_sort_key
-        and not ({{ _cdc_key_match(unique_key, 'pk_creates', 'pk_tombstones') }})
-
-),
-
-carried as (
-
-    select
-        {%- for column in columns %}
-        {%- if column in carry.json %}
-        {{ _cdc_carry_json(carry, 'same_key_carried.' ~ column, 'pk_pairs.previous_' ~ column, 'false') }}
-            as {{ column }},
-        {%- elif column in carried_columns %}
-        {%- set typed_column = (carry.typed | selectattr('name', 'equalto', column) | list)[0] %}
-        if(pk_pairs.pair_rank is not null
-            and same_key_carried.{{ column }} <=> {{ _cdc_carry_literal(carry, typed_column) }},
-            pk_pairs.previous_{{ column }}, same_key_carried.{{ column }}) as {{ column }},
-        {%- else %}
-        same_key_carried.{{ column }},
-        {%- endif %}
-        {%- endfor %}
-        same_key_carried._cdc_is_deleted,
-        same_key_carried.cdc_bucket
-    from same_key_carried
-    left outer join pk_pairs
-        on {{ _cdc_key_match(unique_key, 'same_key_carried', 'pk_pairs') }}
-        and pk_pairs.pair_rank = 1
-
 )
-  {%- else %}
-
-carried as (
-
-    select * from same_key_carried
-
-)
-  {%- endif %}
 {% endmacro %}
 
 {% macro _cdc_carry_revisit_sql(carry, columns, changes_sql, state_relation, stored_sql) %}
@@ -324,5 +369,10 @@ carried as (
 {% macro _cdc_carry_source_columns(carry, prefix='') -%}
   {#- The columns a carry source row needs, qualified by prefix. -#}
   {%- set names = carry.unique_key + ['_cdc_sort_key', '_cdc_is_deleted', '_cdc_op'] + _cdc_carry_columns(carry) -%}
-  {%- for name in names %}{{ prefix }}{{ name }}{{ ", " if not loop.last }}{% endfor -%}
+  {%- for name in names %}{{ prefix }}{{ name }}, {% endfor -%}
+  {%- if carry.by_position -%}
+  {{ prefix }}_cdc_source_id as _cdc_carry_source_id, {{ prefix }}_cdc_position
+  {%- else -%}
+  null as _cdc_carry_source_id
+  {%- endif -%}
 {%- endmacro %}

@@ -150,7 +150,8 @@
       {% endcall %}
     {%- elif file_format in merge_formats -%}
       {%- for statement_sql in _cdc_merge_into_statements(
-            readable_batch_sql, state_columns, unique_key, state_relation, buckets, retention_days) -%}
+            readable_batch_sql, state_columns, unique_key, state_relation, buckets, retention_days,
+            carry) -%}
         {% call statement('main' if loop.last else 'cdc_merge_' ~ loop.index) %}
           {{ statement_sql }}
         {% endcall %}
