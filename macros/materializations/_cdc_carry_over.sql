@@ -336,21 +336,35 @@ carried as (
 )
 {% endmacro %}
 
-{% macro _cdc_carry_revisit_sql(carry, columns, changes_sql, state_relation, stored_sql) %}
+{% macro _cdc_carry_revisit_sql(carry, columns, changes_sql, state_relation) %}
   {#-
       Stored creates of a primary-key change still holding placeholders whose delete (same
       source and position) is in the batch: they are applied again so that step 2 can
-      resolve them. stored_sql: the current stored rows (columns, _cdc_is_deleted).
+      resolve them. The creates at the batch's delete positions are found on a few narrow
+      columns first; the wide columns are read only in their buckets (dynamic partition
+      pruning on cdc_bucket), so a run without such a create reads none.
   -#}
-    select {{ columns | join(', ') }}
-    from ({{ stored_sql }}) as stored
-    where _cdc_op = 'c' and not _cdc_is_deleted
-        and {{ _cdc_carry_has_placeholder(carry, '') }}
-        and (_cdc_source_id, _cdc_position) in (
-            select _cdc_source_id, _cdc_position
-            from ({{ changes_sql }}) as batch_deletes
-            where _cdc_op = 'd'
-        )
+    select
+        {%- for column in columns %}
+        stored.{{ column }}{{ "," if not loop.last }}
+        {%- endfor %}
+    from {{ state_relation }} as stored
+    left semi join (
+        select {{ carry.unique_key | join(', ') }}, _cdc_sort_key, cdc_bucket
+        from {{ state_relation }}
+        where cdc_bucket >= -2 and cdc_bucket != -1
+            and _cdc_op = 'c' and not _cdc_is_deleted
+            and (_cdc_source_id, _cdc_position) in (
+                select _cdc_source_id, _cdc_position
+                from ({{ changes_sql }}) as batch_deletes
+                where _cdc_op = 'd'
+            )
+    ) as waiting
+        on stored.cdc_bucket = waiting.cdc_bucket
+        and {{ _cdc_key_match(carry.unique_key, 'stored', 'waiting') }}
+        and stored._cdc_sort_key = waiting._cdc_sort_key
+    where stored.cdc_bucket != -1
+        and {{ _cdc_carry_has_placeholder(carry, 'stored.') }}
 {% endmacro %}
 
 {% macro _cdc_carry_published(carry, column) -%}

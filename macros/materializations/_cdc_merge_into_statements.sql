@@ -49,8 +49,7 @@
     {%- set batch_sql = "select " ~ columns | join(', ') ~ " from (" ~ changes_sql ~ ") as batch" -%}
     {%- if carry.by_position -%}
       {%- set batch_sql = batch_sql ~ " union all " ~ _cdc_carry_revisit_sql(
-            carry, columns, changes_sql, state_relation,
-            "select * from " ~ state_relation ~ " where cdc_bucket != -1") -%}
+            carry, columns, changes_sql, state_relation) -%}
     {%- endif -%}
   {%- endif -%}
   {%- set upsert -%}

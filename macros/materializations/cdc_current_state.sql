@@ -15,6 +15,10 @@
                            would exceed this fraction of the compacted rows (var
                            cdc_compaction_ratio, default 0.1)
         cdc_tombstone_retention_days  (var cdc_tombstone_retention_days)
+        cdc_unavailable_value_placeholder  (var of the same name, default
+                           '__debezium_unavailable_value'; empty: off) the value Debezium
+                           sends for an unchanged TOASTed column: carried over from the
+                           previous value, never stored (_cdc_carry_over.sql)
 
       The model's SQL must return the change rows with _cdc_op, _cdc_sort_key,
       _cdc_source_id, _cdc_source_ts and _loaded_at (and may return _cdc_error_reason:
@@ -168,8 +172,7 @@
       {%- if carry is not none and carry.by_position -%}
         {#- stored creates of a primary-key change waiting for their delete -#}
         {%- set changes_sql = readable_batch_sql ~ " union all " ~ _cdc_carry_revisit_sql(
-              carry, state_columns, readable_batch_sql, state_relation,
-              "select * from " ~ state_relation ~ " where cdc_bucket != -1") -%}
+              carry, state_columns, readable_batch_sql, state_relation) -%}
       {%- else -%}
         {%- set changes_sql = readable_batch_sql -%}
       {%- endif -%}
