@@ -1,10 +1,11 @@
-{% macro _cdc_current_view_sql(target_relation, state_relation, columns, unique_key, delete_mode) %}
+{% macro _cdc_current_view_sql(target_relation, state_relation, columns, unique_key, delete_mode, carry=none) %}
   {#-
       The published view of a state table: compacted rows (cdc_bucket >= 0) whose key
       has no change in the delta partition (-2), plus the delta; a row older than its
       source table's truncate marker (-1) counts as deleted. Deleted keys are left out
       (hard) or flagged (soft). Delta and markers are small, so both joins are
-      broadcasts and the view costs one scan of the state.
+      broadcasts and the view costs one scan of the state. With carry, a placeholder that
+      could not be resolved (yet) reads as null (_cdc_carry_published).
   -#}
   {%- set same_key = [] -%}
   {%- for column in unique_key -%}
@@ -66,7 +67,9 @@ current_rows as (
 final as (
 
     select
-      {{ columns | join(',\n      ') }}
+      {%- for column in columns %}
+      {{ _cdc_carry_published(carry, column) }}{{ "," if not loop.last }}
+      {%- endfor %}
       {%- if delete_mode == 'soft' %},
       _cdc_is_deleted,
       case when _cdc_is_deleted then _cdc_source_ts end as _cdc_deleted_at

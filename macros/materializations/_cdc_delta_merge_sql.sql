@@ -1,4 +1,4 @@
-{% macro _cdc_delta_merge_sql(changes_sql, columns, unique_key, state_relation) %}
+{% macro _cdc_delta_merge_sql(changes_sql, columns, unique_key, state_relation, carry=none) %}
   {#-
       The new content of the delta partition (cdc_bucket = -2) of a parquet state table:
       for each key the latest change among the stored delta and `changes_sql`, kept only
@@ -8,6 +8,11 @@
       a marker are hidden by the published view until a compaction deletes them.
       Cost follows the batch and the delta: the compacted buckets are only scanned for
       their key and _cdc_sort_key columns, never rewritten.
+      carry (_cdc_carry_spec): unavailable values of the new delta rows are carried over
+      (_cdc_carry_over.sql); for that, the compacted rows of the keys that need it are read
+      (key, sort key and the carried columns). A stored create revisited for a primary-key
+      change (_cdc_carry_revisit_sql, already part of changes_sql) is written to the delta
+      even though its compacted row has the same sort key.
   -#}
   {%- set key_list = unique_key | join(', ') -%}
   {%- set compacted_is_newer = [] -%}
@@ -97,6 +102,53 @@ latest as (
     select * from ranked where change_rank = 1
 
 ),
+{%- if carry is not none %}
+
+winners as (
+
+    select
+        {%- for column in columns %}
+        {{ column }},
+        {%- endfor %}
+        _cdc_is_deleted,
+        -2 as cdc_bucket
+    from latest
+
+),
+
+{{ _cdc_carry_ctes(
+    carry, columns, 'winners',
+    'select ' ~ _cdc_carry_source_columns(carry) ~ ' from new_changes union all select '
+    ~ _cdc_carry_source_columns(carry) ~ ' from stored_delta union all select '
+    ~ _cdc_carry_source_columns(carry, 'compacted_rows.') ~ ' from ' ~ state_relation
+    ~ ' as compacted_rows left semi join carry_keys on '
+    ~ _cdc_key_match(unique_key, 'compacted_rows', 'carry_keys')
+    ~ ' where compacted_rows.cdc_bucket >= 0',
+    'select * from ' ~ state_relation ~ ' where cdc_bucket != -1') }},
+
+revisited as (
+    {%- if not carry.by_position %}
+
+    select carried.*, false as _cdc_revisited from carried
+    {%- else %}
+
+    select carried.*, coalesce(stored._cdc_op = 'c', false) as _cdc_revisited
+    from carried
+    left outer join (
+        select {{ unique_key | join(', ') }}, _cdc_sort_key, _cdc_op
+        from {{ state_relation }}
+        where cdc_bucket >= 0 and _cdc_op = 'c'
+            and (_cdc_source_id, _cdc_position) in (
+                select _cdc_source_id, _cdc_position from new_changes where _cdc_op = 'd'
+            )
+    ) as stored
+        on {{ _cdc_key_match(unique_key, 'carried', 'stored') }}
+        and carried._cdc_sort_key = stored._cdc_sort_key
+        and not {{ _cdc_carry_has_placeholder(carry, 'carried.') }}
+    {%- endif %}
+
+),
+{%- endif %}
 
 final as (
 
@@ -107,11 +159,18 @@ final as (
         latest._cdc_is_deleted
         or coalesce(latest._cdc_sort_key < truncates.truncated_before, false) as _cdc_is_deleted,
         -2 as cdc_bucket
+    {%- if carry is not none %}
+    from revisited as latest
+    {%- else %}
     from latest
+    {%- endif %}
     left outer join truncates
         on latest._cdc_source_id = truncates._cdc_source_id
     left anti join compacted
         on {{ compacted_is_newer | join('\n        and ') }}
+        {%- if carry is not none %}
+        and not latest._cdc_revisited
+        {%- endif %}
 
 )
 

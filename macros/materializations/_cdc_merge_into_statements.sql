@@ -1,4 +1,4 @@
-{% macro _cdc_merge_into_statements(changes_sql, columns, unique_key, state_relation, buckets, retention_days) %}
+{% macro _cdc_merge_into_statements(changes_sql, columns, unique_key, state_relation, buckets, retention_days, carry=none) %}
   {#-
       The incremental run of cdc_current_state on a table format with MERGE (delta,
       iceberg, hudi), as a list of statements run in order. Same semantics as the parquet
@@ -6,7 +6,10 @@
       tombstone, truncate markers (cdc_bucket = -1) turn older rows into tombstones, and
       expired tombstones are deleted. Each statement is atomic on these formats and a
       replayed batch changes nothing, so a killed run is simply run again.
-      `changes_sql` returns the batch's readable change rows.
+      `changes_sql` returns the batch's readable change rows. carry (_cdc_carry_spec):
+      unavailable values are carried over as on parquet (_cdc_carry_over.sql), reading the
+      stored rows of the keys that need it; a stored create of a primary-key change still
+      holding placeholders is rewritten when its delete arrives.
   -#}
   {%- set key_match = [] -%}
   {%- set ranked_key = [] -%}
@@ -42,8 +45,79 @@
   {%- do statements.append(truncate_markers) -%}
 
   {#- 2. the latest change of each key in the batch, merged by sort key -#}
+  {%- if carry is not none -%}
+    {%- set batch_sql = "select " ~ columns | join(', ') ~ " from (" ~ changes_sql ~ ") as batch" -%}
+    {%- if carry.by_position -%}
+      {%- set batch_sql = batch_sql ~ " union all " ~ _cdc_carry_revisit_sql(
+            carry, columns, changes_sql, state_relation) -%}
+    {%- endif -%}
+  {%- endif -%}
   {%- set upsert -%}
     merge into {{ state_relation }} as target
+    {%- if carry is not none %}
+    using (
+        with
+
+        batch_changes as (
+
+            select
+                {%- for column in columns %}
+                {{ column }},
+                {%- endfor %}
+                _cdc_op = 'd' as _cdc_is_deleted
+            from ({{ batch_sql }}) as batch
+            where _cdc_op != 't'
+
+        ),
+
+        winners as (
+
+            select
+                {%- for column in columns %}
+                ranked.{{ column }},
+                {%- endfor %}
+                ranked._cdc_is_deleted
+                or coalesce(ranked._cdc_sort_key < markers._cdc_sort_key, false) as _cdc_is_deleted,
+                pmod(xxhash64({{ ranked_key | join(', ') }}), {{ buckets }}) as cdc_bucket
+            from (
+                select
+                    *,
+                    row_number() over (
+                        partition by {{ unique_key | join(', ') }}
+                        order by _cdc_sort_key desc, _cdc_is_deleted desc
+                    ) as change_rank
+                from batch_changes
+            ) as ranked
+            left outer join (
+                select _cdc_source_id, _cdc_sort_key
+                from {{ state_relation }}
+                where cdc_bucket = -1
+            ) as markers
+                on ranked._cdc_source_id = markers._cdc_source_id
+            where ranked.change_rank = 1
+
+        ),
+
+        {{ _cdc_carry_ctes(
+            carry, columns, 'winners',
+            'select ' ~ _cdc_carry_source_columns(carry) ~ ' from batch_changes union all select '
+            ~ _cdc_carry_source_columns(carry, 'stored_rows.') ~ ' from ' ~ state_relation
+            ~ ' as stored_rows left semi join carry_keys on '
+            ~ _cdc_key_match(unique_key, 'stored_rows', 'carry_keys')
+            ~ ' where stored_rows.cdc_bucket >= 0',
+            'select * from ' ~ state_relation ~ ' where cdc_bucket != -1') }}
+
+        select * from carried
+    ) as source
+    on target.cdc_bucket >= 0 and {{ key_match | join(' and ') }}
+    when matched and source._cdc_sort_key > target._cdc_sort_key
+        and source._cdc_is_deleted and {{ retention_days }} = 0 then delete
+    when matched and (source._cdc_sort_key > target._cdc_sort_key
+        or (source._cdc_sort_key = target._cdc_sort_key
+            and {{ _cdc_carry_has_placeholder(carry, 'target.') }}
+            and not {{ _cdc_carry_has_placeholder(carry, 'source.') }})) then update set *
+    when not matched and not (source._cdc_is_deleted and {{ retention_days }} = 0) then insert *
+    {%- else %}
     using (
         select
             {%- for column in columns %}
@@ -75,6 +149,7 @@
         and source._cdc_is_deleted and {{ retention_days }} = 0 then delete
     when matched and source._cdc_sort_key > target._cdc_sort_key then update set *
     when not matched and not (source._cdc_is_deleted and {{ retention_days }} = 0) then insert *
+    {%- endif %}
   {%- endset -%}
   {%- do statements.append(upsert) -%}
 

@@ -1,10 +1,12 @@
-{% macro _cdc_state_merge_sql(changes_sql, columns, unique_key, state_relation, buckets, retention_days) %}
+{% macro _cdc_state_merge_sql(changes_sql, columns, unique_key, state_relation, buckets, retention_days, carry=none) %}
   {#-
       The new content of every state bucket that `changes_sql` touches (all buckets when
       state_relation is none, i.e. a full build): for each key the change with the
       greatest _cdc_sort_key among the stored row (tombstones included) and the new
       changes; rows older than their table's latest truncate become tombstones;
       tombstones older than the retention are dropped. Truncate markers live in bucket -1.
+      carry (_cdc_carry_spec): the winners' unavailable values are carried over from the
+      key's older changes (see _cdc_carry_over.sql).
   -#}
   {%- set key_list = unique_key | join(', ') -%}
 with
@@ -86,6 +88,26 @@ ranked as (
     from candidates
 
 ),
+{%- if carry is not none %}
+
+winners as (
+
+    select
+        {%- for column in columns %}
+        {{ column }},
+        {%- endfor %}
+        _cdc_is_deleted,
+        cdc_bucket
+    from ranked
+    where change_rank = 1
+
+),
+
+{{ _cdc_carry_ctes(
+    carry, columns, 'winners',
+    'select ' ~ _cdc_carry_source_columns(carry) ~ ' from candidates',
+    none if state_relation is none else 'select * from ' ~ state_relation ~ ' where cdc_bucket != -1') }},
+{%- endif %}
 
 applied as (
 
@@ -96,10 +118,16 @@ applied as (
         ranked._cdc_is_deleted
         or coalesce(ranked._cdc_sort_key < truncates.truncated_before, false) as _cdc_is_deleted,
         ranked.cdc_bucket
+    {%- if carry is not none %}
+    from carried as ranked
+    {%- else %}
     from ranked
+    {%- endif %}
     left outer join truncates
         on ranked._cdc_source_id = truncates._cdc_source_id
+    {%- if carry is none %}
     where ranked.change_rank = 1
+    {%- endif %}
 
 ),
 

@@ -15,6 +15,10 @@
                            would exceed this fraction of the compacted rows (var
                            cdc_compaction_ratio, default 0.1)
         cdc_tombstone_retention_days  (var cdc_tombstone_retention_days)
+        cdc_unavailable_value_placeholder  (var of the same name, default
+                           '__debezium_unavailable_value'; empty: off) the value Debezium
+                           sends for an unchanged TOASTed column: carried over from the
+                           previous value, never stored (_cdc_carry_over.sql)
 
       The model's SQL must return the change rows with _cdc_op, _cdc_sort_key,
       _cdc_source_id, _cdc_source_ts and _loaded_at (and may return _cdc_error_reason:
@@ -80,6 +84,8 @@
   {#- _cdc_sort_key ends with the arrival of the copy that won: internal, not published,
       so that copies of one event delivered differently give the same relation. -#}
   {%- set published_columns = state_columns | reject('in', ['_cdc_sort_key']) | list -%}
+  {#- Unavailable values (PostgreSQL TOAST placeholders) are carried over: _cdc_carry_over.sql -#}
+  {%- set carry = _cdc_carry_spec(sql, unique_key, state_columns) -%}
 
   {%- set existing_state = adapter.get_relation(
         database=state_relation.database, schema=state_relation.schema,
@@ -118,7 +124,7 @@
       as
       {{ _cdc_state_merge_sql(
             "select * from (" ~ sql ~ ") as model_changes " ~ readable_only,
-            state_columns, unique_key, none, buckets, retention_days) }}
+            state_columns, unique_key, none, buckets, retention_days, carry) }}
     {% endcall %}
     {{ _cdc_create_runs_table(runs_relation) }}
     {{ _cdc_record_run(runs_relation, loaded_through, 'applied', 'full') }}
@@ -148,7 +154,8 @@
       {% endcall %}
     {%- elif file_format in merge_formats -%}
       {%- for statement_sql in _cdc_merge_into_statements(
-            readable_batch_sql, state_columns, unique_key, state_relation, buckets, retention_days) -%}
+            readable_batch_sql, state_columns, unique_key, state_relation, buckets, retention_days,
+            carry) -%}
         {% call statement('main' if loop.last else 'cdc_merge_' ~ loop.index) %}
           {{ statement_sql }}
         {% endcall %}
@@ -162,14 +169,21 @@
       {%- set compact = counts['delta'] + batch_stats[1] | int
             > compaction_ratio * counts['compacted'] -%}
       {%- set kind = 'compaction' if compact else 'delta' -%}
+      {%- if carry is not none and carry.by_position -%}
+        {#- stored creates of a primary-key change waiting for their delete -#}
+        {%- set changes_sql = readable_batch_sql ~ " union all " ~ _cdc_carry_revisit_sql(
+              carry, state_columns, readable_batch_sql, state_relation) -%}
+      {%- else -%}
+        {%- set changes_sql = readable_batch_sql -%}
+      {%- endif -%}
       {%- if compact -%}
         {%- set staged_sql = _cdc_state_merge_sql(
-              readable_batch_sql ~ " union all select " ~ state_columns | join(', ')
+              changes_sql ~ " union all select " ~ state_columns | join(', ')
               ~ " from " ~ state_relation ~ " where cdc_bucket = -2",
-              state_columns, unique_key, state_relation, buckets, retention_days) -%}
+              state_columns, unique_key, state_relation, buckets, retention_days, carry) -%}
       {%- else -%}
         {%- set staged_sql = _cdc_delta_merge_sql(
-              readable_batch_sql, state_columns, unique_key, state_relation) -%}
+              changes_sql, state_columns, unique_key, state_relation, carry) -%}
       {%- endif -%}
       {{ _cdc_stage(staging_relation, state_relation, staged_sql) }}
       {{ _cdc_record_run(runs_relation, loaded_through, 'staged', kind) }}
@@ -189,7 +203,7 @@
     {{ adapter.drop_relation(existing_target) }}
   {%- endif -%}
   {% call statement('cdc_publish_view') %}
-    {{ _cdc_current_view_sql(target_relation, state_relation, published_columns, unique_key, delete_mode) }}
+    {{ _cdc_current_view_sql(target_relation, state_relation, published_columns, unique_key, delete_mode, carry) }}
   {% endcall %}
 
   {{ run_hooks(post_hooks) }}

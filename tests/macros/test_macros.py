@@ -345,6 +345,38 @@ def test_merge_into_statements_for_table_formats(dbt_project, spark) -> None:  #
     assert purge.startswith("delete from gold.t__cdc_state") and "make_dt_interval(7)" in purge
 
 
+def test_merge_into_statements_carry_unavailable_values(dbt_project, spark) -> None:  # type: ignore[no-untyped-def]
+    """With TOAST carry-over, the upsert reads the stored rows of the keys that need it,
+    revisits stored primary-key creates, and still parses as one Spark SQL MERGE."""
+    changes = (
+        "select 1 as id, 'x' as note, 'db.s.t' as _cdc_source_id, 'u' as _cdc_op, "
+        "'0001|1|x' as _cdc_sort_key, '0001' as _cdc_position, "
+        "current_timestamp() as _cdc_source_ts, current_timestamp() as _loaded_at"
+    )
+    columns = '["id", "note", "_cdc_source_id", "_cdc_op", "_cdc_sort_key", "_cdc_position", '
+    columns += '"_cdc_source_ts", "_loaded_at"]'
+    carry = (
+        "{'placeholder': '__debezium_unavailable_value', 'json': [], "
+        "'typed': [{'name': 'note', 'type': 'string'}], "
+        "'unique_key': ['_cdc_source_id', 'id'], 'by_position': true}"
+    )
+    inline = (
+        f'{{% set statements = _cdc_merge_into_statements("{changes}", {columns}, '
+        '["_cdc_source_id", "id"], '
+        "api.Relation.create(schema='gold', identifier='t__cdc_state'), 8, 7, "
+        f"{carry}) %}}"
+        "{{ statements[1] }}"
+    )
+    result = run_dbt(["compile", "--inline", inline], target_path=dbt_project.target_path)
+    upsert = result.result.results[0].node.compiled_code
+    parser = spark._jsparkSession.sessionState().sqlParser()  # type: ignore[attr-defined]
+    parser.parsePlan(upsert)  # raises on a syntax error
+    upsert = " ".join(upsert.lower().split())
+    assert "carry_folded" in upsert and "pk_pairs" in upsert
+    assert "stored_rows left semi join carry_keys" in upsert
+    assert "source._cdc_sort_key = target._cdc_sort_key" in upsert
+
+
 def test_connector_overrides_by_topic(dbt_project, spark) -> None:  # type: ignore[no-untyped-def]
     overrides = {"cdc_connector_overrides": [{"pattern": "^legacy[.]", "connector": "db2"}]}
     inline = (

@@ -1,0 +1,392 @@
+{#-
+    Carry-over of unavailable values (PostgreSQL TOAST): Debezium sends a placeholder
+    (`__debezium_unavailable_value`) for an unchanged TOASTed column in an update event and
+    in the create event of a primary-key change. The state never keeps it where the value
+    can be known:
+
+    1. same key: a change's placeholder columns take the key's previous value (the latest
+       older change with a real value; a create starts a new row and takes nothing from
+       older rows of its key). A delete's tombstone keeps the key's last live values in the
+       columns its before image leaves null (REPLICA IDENTITY DEFAULT sends only the key),
+       so that a later primary-key change can still find them;
+    2. primary-key change: a create that still has placeholders takes them from the
+       tombstone of the other key deleted at the same source position (Debezium emits the
+       delete of the old key and the create of the new key with the same LSN; either may
+       sort first, as arrival breaks their tie, and either may arrive in a later run);
+    3. a stored create still waiting for its delete (it arrived first) is revisited when
+       the delete arrives.
+
+    Carried columns: the string and binary columns that are neither key nor `_cdc_*`
+    columns, and the JSON row images `_cdc_row_json` / `_cdc_undeclared_columns` (field by
+    field). What cannot be resolved stays in the state and reads as null in the view.
+-#}
+
+{% macro _cdc_carry_spec(sql, unique_key, model_columns) %}
+  {#- The carry-over settings of the model (a dict), or none when there is nothing to carry. -#}
+  {%- set placeholder = config.get('cdc_unavailable_value_placeholder',
+        var('cdc_unavailable_value_placeholder', '__debezium_unavailable_value')) -%}
+  {%- if not placeholder -%}{{ return(none) }}{%- endif -%}
+  {%- set keys = unique_key | map('lower') | list -%}
+  {%- set typed = [] -%}
+  {%- for row in run_query('describe query ' ~ sql).rows -%}
+    {%- set name = row[0] | lower -%}
+    {%- if row[1] | lower in ['string', 'binary'] and name not in keys
+          and not name.startswith('_cdc_') and name != '_loaded_at' -%}
+      {%- do typed.append({'name': name, 'type': row[1] | lower}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set json = [] -%}
+  {%- for name in ['_cdc_row_json', '_cdc_undeclared_columns'] -%}
+    {%- if name in model_columns -%}{%- do json.append(name) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- if typed | length == 0 and json | length == 0 -%}{{ return(none) }}{%- endif -%}
+  {{ return({
+      'placeholder': placeholder | replace("\\", "\\\\") | replace("'", "\\'"),
+      'typed': typed,
+      'json': json,
+      'unique_key': unique_key,
+      'by_position': '_cdc_position' in model_columns}) }}
+{% endmacro %}
+
+{% macro _cdc_carry_literal(carry, column) -%}
+  {%- if column.type == 'binary' -%}cast('{{ carry.placeholder }}' as binary)
+  {%- else -%}'{{ carry.placeholder }}'{%- endif -%}
+{%- endmacro %}
+
+{% macro _cdc_carry_has_placeholder(carry, prefix) -%}
+  {#- True when a row (columns qualified by prefix) holds the placeholder somewhere. -#}
+  ({%- for column in carry.typed %}coalesce({{ prefix }}{{ column.name }} = {{ _cdc_carry_literal(carry, column) }}, false) or {% endfor -%}
+  {%- for name in carry.json %}coalesce(instr({{ prefix }}{{ name }}, ':"{{ carry.placeholder }}"') > 0, false) or {% endfor -%}
+  false)
+{%- endmacro %}
+
+{% macro _cdc_carry_json(carry, row_json, previous_json, fill_nulls) -%}
+  {#- row_json with its placeholder fields (and null fields when fill_nulls) replaced by
+      the fields of previous_json that exist; raw JSON text of the previous values. -#}
+  case
+    when {{ row_json }} is null or {{ previous_json }} is null then {{ row_json }}
+    else aggregate(
+      map_keys(map_filter(
+        from_json({{ row_json }}, 'map<string,string>'),
+        (field, text) -> text = '{{ carry.placeholder }}' or ({{ fill_nulls }} and text is null))),
+      {{ row_json }},
+      (merged, field) -> case
+        when array_contains(map_keys(from_json({{ previous_json }}, 'map<string,variant>')), field)
+          then replace(replace(merged,
+            concat(regexp_extract(to_json(array(field)), '^\\[(.*)\\]$', 1), ':"{{ carry.placeholder }}"'),
+            concat(regexp_extract(to_json(array(field)), '^\\[(.*)\\]$', 1), ':',
+              coalesce(to_json(from_json({{ previous_json }}, 'map<string,variant>')[field]), 'null'))),
+            concat(regexp_extract(to_json(array(field)), '^\\[(.*)\\]$', 1), ':null'),
+            if({{ fill_nulls }},
+              concat(regexp_extract(to_json(array(field)), '^\\[(.*)\\]$', 1), ':',
+                coalesce(to_json(from_json({{ previous_json }}, 'map<string,variant>')[field]), 'null')),
+              concat(regexp_extract(to_json(array(field)), '^\\[(.*)\\]$', 1), ':null')))
+        else merged
+      end)
+  end
+{%- endmacro %}
+
+{% macro _cdc_carry_step(carry, previous, row) -%}
+  {#- The fold step: row (a history struct) with its gaps filled from previous. -#}
+  named_struct(
+    '_cdc_sort_key', {{ row }}._cdc_sort_key,
+    '_cdc_is_deleted', {{ row }}._cdc_is_deleted,
+    '_cdc_op', {{ row }}._cdc_op
+    {%- for column in carry.typed %},
+    '{{ column.name }}', case
+      when {{ row }}._cdc_op != 'c'
+        and ({{ row }}.{{ column.name }} <=> {{ _cdc_carry_literal(carry, column) }}
+          or ({{ row }}._cdc_is_deleted and {{ row }}.{{ column.name }} is null))
+        then {{ previous }}.{{ column.name }}
+      else {{ row }}.{{ column.name }}
+    end
+    {%- endfor %}
+    {%- for name in carry.json %},
+    '{{ name }}', case
+      when {{ row }}._cdc_op = 'c' then {{ row }}.{{ name }}
+      else {{ _cdc_carry_json(carry, row ~ '.' ~ name, previous ~ '.' ~ name, row ~ '._cdc_is_deleted') }}
+    end
+    {%- endfor %}
+  )
+{%- endmacro %}
+
+{% macro _cdc_carry_columns(carry) -%}
+  {%- set names = [] -%}
+  {%- for column in carry.typed %}{%- do names.append(column.name) -%}{%- endfor -%}
+  {{ return(names + carry.json) }}
+{%- endmacro %}
+
+{% macro _cdc_key_match(unique_key, left, right) -%}
+  {%- set parts = [] -%}
+  {%- for column in unique_key -%}
+    {%- do parts.append(left ~ '.' ~ column ~ ' <=> ' ~ right ~ '.' ~ column) -%}
+  {%- endfor -%}
+  {{ parts | join(' and ') }}
+{%- endmacro %}
+
+{% macro _cdc_carry_fold_ctes(carry, name, keys_cte, sources_cte) %}
+  {#- CTE <name>: per key of keys_cte, its changes in sources_cte folded oldest first, each
+      change's gaps filled from the one before; `folded` is the latest change, resolved. -#}
+  {%- set unique_key = carry.unique_key -%}
+{{ name }}_histories as (
+
+    select
+        {%- for column in unique_key %}
+        {{ sources_cte }}.{{ column }},
+        {%- endfor %}
+        sort_array(collect_list(struct(
+            {{ sources_cte }}._cdc_sort_key,
+            {{ sources_cte }}._cdc_is_deleted,
+            {{ sources_cte }}._cdc_op
+            {%- for name in _cdc_carry_columns(carry) %},
+            {{ sources_cte }}.{{ name }}
+            {%- endfor %}
+        ))) as history
+    from {{ sources_cte }}
+    left semi join {{ keys_cte }}
+        on {{ _cdc_key_match(unique_key, sources_cte, keys_cte) }}
+    group by {% for column in unique_key %}{{ sources_cte }}.{{ column }}{{ ", " if not loop.last }}{% endfor %}
+
+),
+
+{{ name }} as (
+
+    select
+        {%- for column in unique_key %}
+        {{ column }},
+        {%- endfor %}
+        aggregate(
+            slice(history, 2, size(history)),
+            history[0],
+            (previous, change) -> {{ _cdc_carry_step(carry, 'previous', 'change') }}
+        ) as folded
+    from {{ name }}_histories
+
+)
+{% endmacro %}
+
+{% macro _cdc_carry_ctes(carry, columns, winners, sources_sql, stored_tombstones_sql) %}
+  {#-
+      CTEs ending in `carried`: the rows of CTE `winners` (columns, _cdc_is_deleted,
+      cdc_bucket) with their unavailable values carried over. sources_sql (the columns of
+      _cdc_carry_source_columns; it may read the CTE carry_keys) returns the known changes
+      of the winners' keys: the stored rows and the batch. stored_tombstones_sql: stored
+      rows to look primary-key changes up in (or none on a full build).
+      Two passes: the tombstones of the deleted winners are resolved first (same key);
+      then the creates of primary-key changes among the sources take their placeholders
+      from the tombstone deleted at their position, and every winner is resolved from its
+      key's changes, so that later updates of the new key see the carried values.
+  -#}
+  {%- set unique_key = carry.unique_key -%}
+  {%- set carried_columns = _cdc_carry_columns(carry) -%}
+carry_keys as (
+
+    select {{ unique_key | join(', ') }}, _cdc_is_deleted
+    from {{ winners }}
+    where _cdc_is_deleted or {{ _cdc_carry_has_placeholder(carry, '') }}
+
+),
+
+carry_sources as (
+
+    {{ sources_sql }}
+
+),
+  {%- if carry.by_position %}
+
+tombstone_keys as (
+
+    select * from carry_keys where _cdc_is_deleted
+
+),
+
+{{ _cdc_carry_fold_ctes(carry, 'tombstones_folded', 'tombstone_keys', 'carry_sources') }},
+
+pk_creates as (
+
+    select
+        {%- for column in unique_key %}
+        carry_sources.{{ column }},
+        {%- endfor %}
+        carry_sources._cdc_carry_source_id,
+        carry_sources._cdc_position,
+        carry_sources._cdc_sort_key
+    from carry_sources
+    left semi join carry_keys
+        on {{ _cdc_key_match(unique_key, 'carry_sources', 'carry_keys') }}
+    where carry_sources._cdc_op = 'c' and {{ _cdc_carry_has_placeholder(carry, 'carry_sources.') }}
+
+),
+
+pk_tombstones as (
+
+    select
+        {%- for column in unique_key %}
+        {{ winners }}.{{ column }},
+        {%- endfor %}
+        {{ winners }}._cdc_source_id as _cdc_carry_source_id,
+        {{ winners }}._cdc_position,
+        {{ winners }}._cdc_sort_key
+        {%- for name in carried_columns %},
+        tombstones_folded.folded.{{ name }}
+        {%- endfor %}
+    from {{ winners }}
+    inner join tombstones_folded
+        on {{ _cdc_key_match(unique_key, winners, 'tombstones_folded') }}
+    where {{ winners }}._cdc_op = 'd' and {{ winners }}._cdc_is_deleted
+        and ({{ winners }}._cdc_source_id, {{ winners }}._cdc_position) in (
+            select _cdc_carry_source_id, _cdc_position from pk_creates)
+    {%- if stored_tombstones_sql is not none %}
+
+    union all
+
+    select
+        {%- for column in unique_key %}
+        {{ column }},
+        {%- endfor %}
+        _cdc_source_id as _cdc_carry_source_id,
+        _cdc_position,
+        _cdc_sort_key
+        {%- for name in carried_columns %},
+        {{ name }}
+        {%- endfor %}
+    from ({{ stored_tombstones_sql }}) as stored_tombstones
+    where _cdc_op = 'd' and _cdc_is_deleted
+        and (_cdc_source_id, _cdc_position) in (
+            select _cdc_carry_source_id, _cdc_position from pk_creates)
+    {%- endif %}
+
+),
+
+pk_pairs as (
+
+    select
+        {%- for column in unique_key %}
+        pk_creates.{{ column }},
+        {%- endfor %}
+        pk_creates._cdc_sort_key
+        {%- for name in carried_columns %},
+        pk_tombstones.{{ name }} as previous_{{ name }}
+        {%- endfor %},
+        row_number() over (
+            partition by
+                {%- for column in unique_key %} pk_creates.{{ column }},{% endfor %}
+                pk_creates._cdc_sort_key
+            order by pk_tombstones._cdc_sort_key desc
+        ) as pair_rank
+    from pk_creates
+    inner join pk_tombstones
+        on pk_creates._cdc_carry_source_id = pk_tombstones._cdc_carry_source_id
+        and pk_creates._cdc_position = pk_tombstones._cdc_position
+        and not ({{ _cdc_key_match(unique_key, 'pk_creates', 'pk_tombstones') }})
+
+),
+
+patched_sources as (
+
+    select
+        {%- for column in unique_key %}
+        carry_sources.{{ column }},
+        {%- endfor %}
+        carry_sources._cdc_sort_key,
+        carry_sources._cdc_is_deleted,
+        carry_sources._cdc_op
+        {%- for column in carry.typed %},
+        if(pk_pairs.pair_rank is not null
+            and carry_sources.{{ column.name }} <=> {{ _cdc_carry_literal(carry, column) }},
+            pk_pairs.previous_{{ column.name }}, carry_sources.{{ column.name }}) as {{ column.name }}
+        {%- endfor %}
+        {%- for name in carry.json %},
+        if(pk_pairs.pair_rank is null, carry_sources.{{ name }},
+            {{ _cdc_carry_json(carry, 'carry_sources.' ~ name, 'pk_pairs.previous_' ~ name, 'false') }})
+            as {{ name }}
+        {%- endfor %}
+    from carry_sources
+    left outer join pk_pairs
+        on {{ _cdc_key_match(unique_key, 'carry_sources', 'pk_pairs') }}
+        and carry_sources._cdc_sort_key = pk_pairs._cdc_sort_key
+        and carry_sources._cdc_op = 'c'
+        and pk_pairs.pair_rank = 1
+
+),
+
+{{ _cdc_carry_fold_ctes(carry, 'carry_folded', 'carry_keys', 'patched_sources') }},
+  {%- else %}
+
+{{ _cdc_carry_fold_ctes(carry, 'carry_folded', 'carry_keys', 'carry_sources') }},
+  {%- endif %}
+
+carried as (
+
+    select
+        {%- for column in columns %}
+        {%- if column in carried_columns %}
+        if(carry_folded.folded is null, {{ winners }}.{{ column }}, carry_folded.folded.{{ column }})
+            as {{ column }},
+        {%- else %}
+        {{ winners }}.{{ column }},
+        {%- endif %}
+        {%- endfor %}
+        {{ winners }}._cdc_is_deleted,
+        {{ winners }}.cdc_bucket
+    from {{ winners }}
+    left outer join carry_folded
+        on {{ _cdc_key_match(unique_key, winners, 'carry_folded') }}
+
+)
+{% endmacro %}
+
+{% macro _cdc_carry_revisit_sql(carry, columns, changes_sql, state_relation) %}
+  {#-
+      Stored creates of a primary-key change still holding placeholders whose delete (same
+      source and position) is in the batch: they are applied again so that step 2 can
+      resolve them. The creates at the batch's delete positions are found on a few narrow
+      columns first; the wide columns are read only in their buckets (dynamic partition
+      pruning on cdc_bucket), so a run without such a create reads none.
+  -#}
+    select
+        {%- for column in columns %}
+        stored.{{ column }}{{ "," if not loop.last }}
+        {%- endfor %}
+    from {{ state_relation }} as stored
+    left semi join (
+        select {{ carry.unique_key | join(', ') }}, _cdc_sort_key, cdc_bucket
+        from {{ state_relation }}
+        where cdc_bucket >= -2 and cdc_bucket != -1
+            and _cdc_op = 'c' and not _cdc_is_deleted
+            and (_cdc_source_id, _cdc_position) in (
+                select _cdc_source_id, _cdc_position
+                from ({{ changes_sql }}) as batch_deletes
+                where _cdc_op = 'd'
+            )
+    ) as waiting
+        on stored.cdc_bucket = waiting.cdc_bucket
+        and {{ _cdc_key_match(carry.unique_key, 'stored', 'waiting') }}
+        and stored._cdc_sort_key = waiting._cdc_sort_key
+    where stored.cdc_bucket != -1
+        and {{ _cdc_carry_has_placeholder(carry, 'stored.') }}
+{% endmacro %}
+
+{% macro _cdc_carry_published(carry, column) -%}
+  {#- A column as the view shows it: a placeholder that could not be resolved reads as null. -#}
+  {%- if carry is none -%}{{ column }}
+  {%- elif column in carry.json -%}
+  replace({{ column }}, ':"{{ carry.placeholder }}"', ':null') as {{ column }}
+  {%- else -%}
+    {%- set typed_column = carry.typed | selectattr('name', 'equalto', column) | list -%}
+    {%- if typed_column -%}
+  nullif({{ column }}, {{ _cdc_carry_literal(carry, typed_column[0]) }}) as {{ column }}
+    {%- else -%}{{ column }}{%- endif -%}
+  {%- endif -%}
+{%- endmacro %}
+
+{% macro _cdc_carry_source_columns(carry, prefix='') -%}
+  {#- The columns a carry source row needs, qualified by prefix. -#}
+  {%- set names = carry.unique_key + ['_cdc_sort_key', '_cdc_is_deleted', '_cdc_op'] + _cdc_carry_columns(carry) -%}
+  {%- for name in names %}{{ prefix }}{{ name }}, {% endfor -%}
+  {%- if carry.by_position -%}
+  {{ prefix }}_cdc_source_id as _cdc_carry_source_id, {{ prefix }}_cdc_position
+  {%- else -%}
+  null as _cdc_carry_source_id
+  {%- endif -%}
+{%- endmacro %}
