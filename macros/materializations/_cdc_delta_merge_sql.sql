@@ -1,4 +1,4 @@
-{% macro _cdc_delta_merge_sql(changes_sql, columns, unique_key, state_relation, carry=none) %}
+{% macro _cdc_delta_merge_sql(changes_sql, columns, unique_key, state_relation, carry=none, small_batch=false) %}
   {#-
       The new content of the delta partition (cdc_bucket = -2) of a parquet state table:
       for each key the latest change among the stored delta and `changes_sql`, kept only
@@ -7,7 +7,9 @@
       the truncate markers (cdc_bucket = -1) are rewritten too; compacted rows older than
       a marker are hidden by the published view until a compaction deletes them.
       Cost follows the batch and the delta: the compacted buckets are only scanned for
-      their key and _cdc_sort_key columns, never rewritten.
+      their key and _cdc_sort_key columns, never rewritten; with small_batch (the caller
+      counted few batch rows) the scan is semi-joined to the batch's keys as a broadcast,
+      so that nothing of the compacted rows is shuffled.
       carry (_cdc_carry_spec): unavailable values of the new delta rows are carried over
       (_cdc_carry_over.sql); for that, the compacted rows of the keys that need it are read
       (key, sort key and the carried columns). A stored create revisited for a primary-key
@@ -48,13 +50,17 @@ stored_delta as (
 
 compacted as (
 
-    select
+    select {% if small_batch %}/*+ broadcast(batch_keys) */{% endif %}
         {%- for column in unique_key %}
-        {{ column }},
+        compacted_rows.{{ column }},
         {%- endfor %}
-        _cdc_sort_key
-    from {{ state_relation }}
-    where cdc_bucket >= 0
+        compacted_rows._cdc_sort_key
+    from {{ state_relation }} as compacted_rows
+    left semi join (
+        select distinct {{ key_list }} from new_changes
+    ) as batch_keys
+        on {{ _cdc_key_match(unique_key, 'compacted_rows', 'batch_keys') }}
+    where compacted_rows.cdc_bucket >= 0
 
 ),
 

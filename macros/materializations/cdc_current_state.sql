@@ -182,8 +182,10 @@
               ~ " from " ~ state_relation ~ " where cdc_bucket = -2",
               state_columns, unique_key, state_relation, buckets, retention_days, carry) -%}
       {%- else -%}
+        {#- up to 500k batch rows, their keys are broadcast (tens of MB at most) -#}
         {%- set staged_sql = _cdc_delta_merge_sql(
-              changes_sql, state_columns, unique_key, state_relation, carry) -%}
+              changes_sql, state_columns, unique_key, state_relation, carry,
+              small_batch=batch_stats[1] | int <= 500000) -%}
       {%- endif -%}
       {{ _cdc_stage(staging_relation, state_relation, staged_sql) }}
       {{ _cdc_record_run(runs_relation, loaded_through, 'staged', kind) }}
