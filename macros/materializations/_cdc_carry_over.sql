@@ -6,9 +6,10 @@
 
     1. same key: a change's placeholder columns take the key's previous value (the latest
        older change with a real value; a create starts a new row and takes nothing from
-       older rows of its key). A delete's tombstone keeps the key's last live values in the
-       columns its before image leaves null (REPLICA IDENTITY DEFAULT sends only the key),
-       so that a later primary-key change can still find them;
+       older rows of its key). A delete whose before image holds only the key (REPLICA
+       IDENTITY DEFAULT: every carried typed column null) keeps the key's last live values
+       in its tombstone, so that a later primary-key change can still find them; a full
+       before image is kept as it is, real nulls included;
     2. primary-key change: a create that still has placeholders takes them from the
        tombstone of the other key deleted at the same source position (Debezium emits the
        delete of the old key and the create of the new key with the same LSN; either may
@@ -87,7 +88,15 @@
 {%- endmacro %}
 
 {% macro _cdc_carry_step(carry, previous, row) -%}
-  {#- The fold step: row (a history struct) with its gaps filled from previous. -#}
+  {#- The fold step: row (a history struct) with its gaps filled from previous. A deleted
+      row's null typed columns are gaps only when all of them are null (a key-only before
+      image, REPLICA IDENTITY DEFAULT): a full before image keeps its real nulls, so what a
+      soft-deleted row shows does not depend on which older changes had arrived. -#}
+  {%- set key_only = [] -%}
+  {%- for column in carry.typed -%}
+    {%- do key_only.append(row ~ '.' ~ column.name ~ ' is null') -%}
+  {%- endfor -%}
+  {%- set key_only_image = '(' ~ (key_only | join(' and ') if key_only else 'true') ~ ')' -%}
   named_struct(
     '_cdc_sort_key', {{ row }}._cdc_sort_key,
     '_cdc_is_deleted', {{ row }}._cdc_is_deleted,
@@ -96,7 +105,7 @@
     '{{ column.name }}', case
       when {{ row }}._cdc_op != 'c'
         and ({{ row }}.{{ column.name }} <=> {{ _cdc_carry_literal(carry, column) }}
-          or ({{ row }}._cdc_is_deleted and {{ row }}.{{ column.name }} is null))
+          or ({{ row }}._cdc_is_deleted and {{ key_only_image }}))
         then {{ previous }}.{{ column.name }}
       else {{ row }}.{{ column.name }}
     end
@@ -104,7 +113,9 @@
     {%- for name in carry.json %},
     '{{ name }}', case
       when {{ row }}._cdc_op = 'c' then {{ row }}.{{ name }}
-      else {{ _cdc_carry_json(carry, row ~ '.' ~ name, previous ~ '.' ~ name, row ~ '._cdc_is_deleted') }}
+      else {{ _cdc_carry_json(
+          carry, row ~ '.' ~ name, previous ~ '.' ~ name,
+          '(' ~ row ~ '._cdc_is_deleted and ' ~ key_only_image ~ ')') }}
     end
     {%- endfor %}
   )
