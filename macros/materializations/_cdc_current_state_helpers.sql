@@ -131,3 +131,36 @@
     {{ staged_sql }}
   {% endcall %}
 {% endmacro %}
+
+{% macro _cdc_truncates_ctes(changes_from, state_relation) %}
+  {#-
+      CTEs new_truncates (the batch's latest truncate per source table, from the rows of
+      `changes_from`, a CTE name or a parenthesised query with an alias) and truncates
+      (those merged with the stored markers, cdc_bucket = -1, of state_relation; none on a
+      full build). _cdc_truncate_marker_rows writes them back.
+  -#}
+new_truncates as (
+
+    select _cdc_source_id, max(_cdc_sort_key) as truncated_before
+    from {{ changes_from }}
+    where _cdc_op = 't'
+    group by _cdc_source_id
+
+),
+
+truncates as (
+
+    select _cdc_source_id, max(truncated_before) as truncated_before
+    from (
+        select _cdc_source_id, truncated_before from new_truncates
+        {%- if state_relation is not none %}
+        union all
+        select _cdc_source_id, _cdc_sort_key as truncated_before
+        from {{ state_relation }}
+        where cdc_bucket = -1
+        {%- endif %}
+    ) as all_truncates
+    group by _cdc_source_id
+
+)
+{% endmacro %}

@@ -7,10 +7,6 @@
       broadcasts and the view costs one scan of the state. With carry, a placeholder that
       could not be resolved (yet) reads as null (_cdc_carry_published).
   -#}
-  {%- set same_key = [] -%}
-  {%- for column in unique_key -%}
-    {%- do same_key.append('compacted.' ~ column ~ ' <=> changed.' ~ column) -%}
-  {%- endfor -%}
 create or replace view {{ target_relation }} as
 with
 
@@ -41,7 +37,7 @@ latest_rows as (
     select compacted.*
     from compacted
     left anti join changed
-        on {{ same_key | join('\n        and ') }}
+        on {{ _cdc_key_match(unique_key, 'compacted', 'changed') }}
 
     union all
 

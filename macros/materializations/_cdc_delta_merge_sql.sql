@@ -17,11 +17,6 @@
       even though its compacted row has the same sort key.
   -#}
   {%- set key_list = unique_key | join(', ') -%}
-  {%- set compacted_is_newer = [] -%}
-  {%- for column in unique_key -%}
-    {%- do compacted_is_newer.append('compacted.' ~ column ~ ' <=> latest.' ~ column) -%}
-  {%- endfor -%}
-  {%- do compacted_is_newer.append('compacted._cdc_sort_key >= latest._cdc_sort_key') -%}
 with
 
 new_changes as (
@@ -64,28 +59,7 @@ compacted as (
 
 ),
 
-new_truncates as (
-
-    select _cdc_source_id, max(_cdc_sort_key) as truncated_before
-    from ({{ changes_sql }}) as changes
-    where _cdc_op = 't'
-    group by _cdc_source_id
-
-),
-
-truncates as (
-
-    select _cdc_source_id, max(truncated_before) as truncated_before
-    from (
-        select _cdc_source_id, truncated_before from new_truncates
-        union all
-        select _cdc_source_id, _cdc_sort_key as truncated_before
-        from {{ state_relation }}
-        where cdc_bucket = -1
-    ) as all_truncates
-    group by _cdc_source_id
-
-),
+{{ _cdc_truncates_ctes('(' ~ changes_sql ~ ') as changes', state_relation) }},
 
 ranked as (
 
@@ -173,7 +147,8 @@ final as (
     left outer join truncates
         on latest._cdc_source_id = truncates._cdc_source_id
     left anti join compacted
-        on {{ compacted_is_newer | join('\n        and ') }}
+        on {{ _cdc_key_match(unique_key, 'compacted', 'latest') }}
+        and compacted._cdc_sort_key >= latest._cdc_sort_key
         {%- if carry is not none %}
         and not latest._cdc_revisited
         {%- endif %}

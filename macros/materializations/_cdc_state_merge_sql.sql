@@ -22,30 +22,7 @@ new_changes as (
 
 ),
 
-new_truncates as (
-
-    select _cdc_source_id, max(_cdc_sort_key) as truncated_before
-    from new_changes
-    where _cdc_op = 't'
-    group by _cdc_source_id
-
-),
-
-truncates as (
-
-    select _cdc_source_id, max(truncated_before) as truncated_before
-    from (
-        select _cdc_source_id, truncated_before from new_truncates
-        {%- if state_relation is not none %}
-        union all
-        select _cdc_source_id, _cdc_sort_key as truncated_before
-        from {{ state_relation }}
-        where cdc_bucket = -1
-        {%- endif %}
-    ) as all_truncates
-    group by _cdc_source_id
-
-),
+{{ _cdc_truncates_ctes('new_changes', state_relation) }},
 
 candidates as (
 
