@@ -46,6 +46,7 @@
       'typed': typed,
       'json': json,
       'unique_key': unique_key,
+      'key_column': '_cdc_key' if '_cdc_key' in model_columns else none,
       'by_position': '_cdc_position' in model_columns}) }}
 {% endmacro %}
 
@@ -89,18 +90,15 @@
 
 {% macro _cdc_carry_step(carry, previous, row) -%}
   {#- The fold step: row (a history struct) with its gaps filled from previous. A deleted
-      row's null typed columns are gaps only when all of them are null (a key-only before
-      image, REPLICA IDENTITY DEFAULT): a full before image keeps its real nulls, so what a
+      row's nulls are gaps only when its image holds nothing but the key (_cdc_key_only,
+      REPLICA IDENTITY DEFAULT): a full before image keeps its real nulls, so what a
       soft-deleted row shows does not depend on which older changes had arrived. -#}
-  {%- set key_only = [] -%}
-  {%- for column in carry.typed -%}
-    {%- do key_only.append(row ~ '.' ~ column.name ~ ' is null') -%}
-  {%- endfor -%}
-  {%- set key_only_image = '(' ~ (key_only | join(' and ') if key_only else 'true') ~ ')' -%}
+  {%- set key_only_image = '(' ~ row ~ '._cdc_key_only)' -%}
   named_struct(
     '_cdc_sort_key', {{ row }}._cdc_sort_key,
     '_cdc_is_deleted', {{ row }}._cdc_is_deleted,
-    '_cdc_op', {{ row }}._cdc_op
+    '_cdc_op', {{ row }}._cdc_op,
+    '_cdc_key_only', {{ row }}._cdc_key_only
     {%- for column in carry.typed %},
     '{{ column.name }}', case
       when {{ row }}._cdc_op != 'c'
@@ -148,7 +146,8 @@
         sort_array(collect_list(struct(
             {{ sources_cte }}._cdc_sort_key,
             {{ sources_cte }}._cdc_is_deleted,
-            {{ sources_cte }}._cdc_op
+            {{ sources_cte }}._cdc_op,
+            {{ sources_cte }}._cdc_key_only
             {%- for name in _cdc_carry_columns(carry) %},
             {{ sources_cte }}.{{ name }}
             {%- endfor %}
@@ -301,7 +300,8 @@ patched_sources as (
         {%- endfor %}
         carry_sources._cdc_sort_key,
         carry_sources._cdc_is_deleted,
-        carry_sources._cdc_op
+        carry_sources._cdc_op,
+        carry_sources._cdc_key_only
         {%- for column in carry.typed %},
         if(pk_pairs.pair_rank is not null
             and carry_sources.{{ column.name }} <=> {{ _cdc_carry_literal(carry, column) }},
@@ -395,9 +395,42 @@ carried as (
   {#- The columns a carry source row needs, qualified by prefix. -#}
   {%- set names = carry.unique_key + ['_cdc_sort_key', '_cdc_is_deleted', '_cdc_op'] + _cdc_carry_columns(carry) -%}
   {%- for name in names %}{{ prefix }}{{ name }}, {% endfor -%}
+  {{ _cdc_carry_key_only(carry, prefix) }} as _cdc_key_only,
   {%- if carry.by_position -%}
   {{ prefix }}_cdc_source_id as _cdc_carry_source_id, {{ prefix }}_cdc_position
   {%- else -%}
   null as _cdc_carry_source_id
   {%- endif -%}
 {%- endmacro %}
+
+{% macro _cdc_carry_key_only(carry, prefix) -%}
+  {#- True when a row's image (columns qualified by prefix) holds nothing but its key, as a
+      delete's before image does under REPLICA IDENTITY DEFAULT: every carried typed column
+      null, or, for a model that carries only JSON images, no more non-null fields in the
+      image than in its _cdc_key. -#}
+  {%- if carry.typed -%}
+  ({% for column in carry.typed %}{{ prefix }}{{ column.name }} is null{{ ' and ' if not loop.last }}{% endfor %})
+  {%- elif carry.key_column -%}
+  coalesce(size(map_filter(
+      from_json({{ prefix }}{{ carry.json[0] }}, 'map<string,string>'),
+      (field, text) -> text is not null))
+    <= size(from_json({{ prefix }}{{ carry.key_column }}, 'map<string,string>')), false)
+  {%- else -%}
+  true
+  {%- endif -%}
+{%- endmacro %}
+
+{% macro _cdc_carry_needed_sql(carry, changes_relation, state_relation) %}
+  {#- A query returning how many rows of changes_relation (the batch, stored creates
+      revisited included) and of the stored delta partition the carry-over could change:
+      a placeholder anywhere, or a delete whose image holds only its key. When it returns
+      0 the carry-over would leave every row as it is, and the run skips it. -#}
+    select count(*) from (
+        select 1 from {{ changes_relation }}
+        where {{ _cdc_carry_has_placeholder(carry, '') }}
+            or (_cdc_op = 'd' and {{ _cdc_carry_key_only(carry, '') }})
+        union all
+        select 1 from {{ state_relation }}
+        where cdc_bucket = -2 and {{ _cdc_carry_has_placeholder(carry, '') }}
+    ) as needing_carry
+{% endmacro %}

@@ -141,6 +141,12 @@
       where _loaded_at > timestamp'{{ watermark }}'
       {%- endif %}
     {%- endset -%}
+    {%- set cached_views = [] -%}
+    {%- if file_format not in merge_formats -%}
+      {#- the batch is read once: every later statement of the run reads the cached copy -#}
+      {%- do cached_views.append(_cdc_cache_query('__cdc_batch', batch_sql)) -%}
+      {%- set batch_sql = "select * from " ~ cached_views[-1] -%}
+    {%- endif -%}
     {%- set batch_stats = run_query(
           "select cast(max(_loaded_at) as string), count(*) from ("
           ~ batch_sql ~ ")"
@@ -171,10 +177,19 @@
       {%- set kind = 'compaction' if compact else 'delta' -%}
       {%- if carry is not none and carry.by_position -%}
         {#- stored creates of a primary-key change waiting for their delete -#}
-        {%- set changes_sql = readable_batch_sql ~ " union all " ~ _cdc_carry_revisit_sql(
-              carry, state_columns, readable_batch_sql, state_relation) -%}
+        {%- do cached_views.append(_cdc_cache_query(
+              '__cdc_changes', readable_batch_sql ~ " union all " ~ _cdc_carry_revisit_sql(
+                carry, state_columns, readable_batch_sql, state_relation))) -%}
+        {%- set changes_sql = "select * from " ~ cached_views[-1] -%}
       {%- else -%}
         {%- set changes_sql = readable_batch_sql -%}
+      {%- endif -%}
+      {#- A delta run skips the carry-over when it would change nothing (one cheap count) -#}
+      {%- set run_carry = carry -%}
+      {%- if carry is not none and not compact -%}
+        {%- set needing = run_query(_cdc_carry_needed_sql(
+              carry, '(' ~ changes_sql ~ ') as changes', state_relation)).rows[0][0] | int -%}
+        {%- if needing == 0 -%}{%- set run_carry = none -%}{%- endif -%}
       {%- endif -%}
       {%- if compact -%}
         {%- set staged_sql = _cdc_state_merge_sql(
@@ -184,7 +199,7 @@
       {%- else -%}
         {#- up to 500k batch rows, their keys are broadcast (tens of MB at most) -#}
         {%- set staged_sql = _cdc_delta_merge_sql(
-              changes_sql, state_columns, unique_key, state_relation, carry,
+              changes_sql, state_columns, unique_key, state_relation, run_carry,
               small_batch=batch_stats[1] | int <= 500000) -%}
       {%- endif -%}
       {{ _cdc_stage(staging_relation, state_relation, staged_sql) }}
@@ -199,6 +214,7 @@
       {{ _cdc_record_run(runs_relation, loaded_through, 'applied', kind) }}
       {{ adapter.drop_relation(staging_relation) }}
     {%- endif -%}
+    {{ _cdc_uncache_queries(cached_views) }}
   {%- endif -%}
 
   {%- if existing_target is not none and existing_target.type != 'view' -%}
