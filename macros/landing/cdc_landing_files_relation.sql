@@ -3,8 +3,8 @@
         Registers (once per session) a temporary view listing every file under the landing
         folder, recursively, through Spark's `binaryFile` source, and returns its name.
         Selecting only `path`, `modificationTime` and `length` from it lists files without
-        reading them; `content` is read only for the files a query keeps, because
-        binaryFile pushes filters on `path` down to the file listing.
+        reading them. Selecting `content` reads every listed file, whatever the filter on
+        `path` (not pushed down): cdc_landing_files_subset_relation reads some files only.
     -#}
     {%- set view_name = '_cdc_landing_files' -%}
     {%- set landing_dir = var('cdc_landing_dir') | trim -%}

@@ -420,15 +420,21 @@ carried as (
   {%- endif -%}
 {%- endmacro %}
 
+{% macro _cdc_carry_needed_condition(carry) -%}
+  {#- True for a change the carry-over could alter: it holds a placeholder, or it deletes
+      with a before image that holds only its key. -#}
+  ({{ _cdc_carry_has_placeholder(carry, '') }}
+    or (_cdc_op = 'd' and {{ _cdc_carry_key_only(carry, '') }}))
+{%- endmacro %}
+
 {% macro _cdc_carry_needed_sql(carry, changes_relation, state_relation) %}
   {#- A query returning how many rows of changes_relation (the batch, stored creates
-      revisited included) and of the stored delta partition the carry-over could change:
-      a placeholder anywhere, or a delete whose image holds only its key. When it returns
-      0 the carry-over would leave every row as it is, and the run skips it. -#}
+      revisited included) and of the stored delta partition the carry-over could change
+      (_cdc_carry_needed_condition; for stored rows: a placeholder). When it returns 0
+      the carry-over would leave every row as it is, and the run skips it. -#}
     select count(*) from (
         select 1 from {{ changes_relation }}
-        where {{ _cdc_carry_has_placeholder(carry, '') }}
-            or (_cdc_op = 'd' and {{ _cdc_carry_key_only(carry, '') }})
+        where {{ _cdc_carry_needed_condition(carry) }}
         union all
         select 1 from {{ state_relation }}
         where cdc_bucket = -2 and {{ _cdc_carry_has_placeholder(carry, '') }}

@@ -165,31 +165,3 @@ truncates as (
 )
 {% endmacro %}
 
-{% macro _cdc_cache_query(suffix, query) %}
-  {#-
-      Cache the result of query for the rest of the run as the temporary view
-      <identifier><suffix> (session-scoped, on a Thrift server too) and return its name:
-      a query referenced by several statements, or several times in one, is evaluated
-      once. _cdc_uncache_queries drops it.
-  -#}
-  {%- set view_name = this.identifier ~ suffix -%}
-  {% call statement('cdc_cache' ~ suffix) %}
-    create or replace temporary view {{ view_name }} as {{ query }}
-  {% endcall %}
-  {% call statement('cdc_cache' ~ suffix ~ '_fill') %}
-    cache table {{ view_name }}
-  {% endcall %}
-  {{ return(view_name) }}
-{% endmacro %}
-
-{% macro _cdc_uncache_queries(view_names) %}
-  {#- Release the temporary views that _cdc_cache_query made, the last made first (it may read an earlier one). -#}
-  {%- for view_name in view_names | reverse %}
-    {% call statement('cdc_uncache_' ~ loop.index) %}
-      uncache table if exists {{ view_name }}
-    {% endcall %}
-    {% call statement('cdc_drop_cached_' ~ loop.index) %}
-      drop view if exists {{ view_name }}
-    {% endcall %}
-  {%- endfor %}
-{% endmacro %}

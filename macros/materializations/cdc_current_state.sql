@@ -115,8 +115,18 @@
     {{ adapter.drop_relation(state_relation) }}
     {{ adapter.drop_relation(runs_relation) }}
     {{ adapter.drop_relation(staging_relation) }}
-    {%- set watermark_sql = "select cast(max(_loaded_at) as string) from (" ~ sql ~ ")" -%}
-    {%- set loaded_through = run_query(watermark_sql).columns[0].values()[0] -%}
+    {#- one pass over the change log: the watermark, and whether the carry-over could
+        change any row (when not, the build leaves it out) -#}
+    {%- set carry_count = "0" -%}
+    {%- if carry is not none -%}
+      {%- set carry_count = "count_if(" ~ ("_cdc_error_reason is null and " if readable_only else "")
+            ~ _cdc_carry_needed_condition(carry) ~ ")" -%}
+    {%- endif -%}
+    {%- set first_pass = run_query(
+          "select cast(max(_loaded_at) as string), " ~ carry_count ~ " from (" ~ sql ~ ")"
+        ).rows[0] -%}
+    {%- set loaded_through = first_pass[0] -%}
+    {%- set run_carry = carry if first_pass[1] | int > 0 else none -%}
     {% call statement('main') %}
       create table {{ state_relation }}
       using {{ file_format }}
@@ -124,7 +134,7 @@
       as
       {{ _cdc_state_merge_sql(
             "select * from (" ~ sql ~ ") as model_changes " ~ readable_only,
-            state_columns, unique_key, none, buckets, retention_days, carry) }}
+            state_columns, unique_key, none, buckets, retention_days, run_carry) }}
     {% endcall %}
     {{ _cdc_create_runs_table(runs_relation) }}
     {{ _cdc_record_run(runs_relation, loaded_through, 'applied', 'full') }}
@@ -141,12 +151,6 @@
       where _loaded_at > timestamp'{{ watermark }}'
       {%- endif %}
     {%- endset -%}
-    {%- set cached_views = [] -%}
-    {%- if file_format not in merge_formats -%}
-      {#- the batch is read once: every later statement of the run reads the cached copy -#}
-      {%- do cached_views.append(_cdc_cache_query('__cdc_batch', batch_sql)) -%}
-      {%- set batch_sql = "select * from " ~ cached_views[-1] -%}
-    {%- endif -%}
     {%- set batch_stats = run_query(
           "select cast(max(_loaded_at) as string), count(*) from ("
           ~ batch_sql ~ ")"
@@ -177,16 +181,14 @@
       {%- set kind = 'compaction' if compact else 'delta' -%}
       {%- if carry is not none and carry.by_position -%}
         {#- stored creates of a primary-key change waiting for their delete -#}
-        {%- do cached_views.append(_cdc_cache_query(
-              '__cdc_changes', readable_batch_sql ~ " union all " ~ _cdc_carry_revisit_sql(
-                carry, state_columns, readable_batch_sql, state_relation))) -%}
-        {%- set changes_sql = "select * from " ~ cached_views[-1] -%}
+        {%- set changes_sql = readable_batch_sql ~ " union all " ~ _cdc_carry_revisit_sql(
+              carry, state_columns, readable_batch_sql, state_relation) -%}
       {%- else -%}
         {%- set changes_sql = readable_batch_sql -%}
       {%- endif -%}
-      {#- A delta run skips the carry-over when it would change nothing (one cheap count) -#}
+      {#- A run skips the carry-over when it would change nothing (one cheap count) -#}
       {%- set run_carry = carry -%}
-      {%- if carry is not none and not compact -%}
+      {%- if carry is not none -%}
         {%- set needing = run_query(_cdc_carry_needed_sql(
               carry, '(' ~ changes_sql ~ ') as changes', state_relation)).rows[0][0] | int -%}
         {%- if needing == 0 -%}{%- set run_carry = none -%}{%- endif -%}
@@ -195,7 +197,7 @@
         {%- set staged_sql = _cdc_state_merge_sql(
               changes_sql ~ " union all select " ~ state_columns | join(', ')
               ~ " from " ~ state_relation ~ " where cdc_bucket = -2",
-              state_columns, unique_key, state_relation, buckets, retention_days, carry) -%}
+              state_columns, unique_key, state_relation, buckets, retention_days, run_carry) -%}
       {%- else -%}
         {#- up to 500k batch rows, their keys are broadcast (tens of MB at most) -#}
         {%- set staged_sql = _cdc_delta_merge_sql(
@@ -214,7 +216,6 @@
       {{ _cdc_record_run(runs_relation, loaded_through, 'applied', kind) }}
       {{ adapter.drop_relation(staging_relation) }}
     {%- endif -%}
-    {{ _cdc_uncache_queries(cached_views) }}
   {%- endif -%}
 
   {%- if existing_target is not none and existing_target.type != 'view' -%}

@@ -52,7 +52,7 @@ changes as (
         and lower(_cdc_source_db) = '{{ cdc_escape_string(meta['cdc_source_database'] | lower) }}'
     {%- endif %}
     {%- if is_incremental() %}
-        and _loaded_at > (select max(previous._loaded_at) from {{ this }} as previous)
+        and _loaded_at > {{ cdc_loaded_watermark(this) }}
     {%- endif %}
 
 ),

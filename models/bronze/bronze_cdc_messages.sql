@@ -14,6 +14,8 @@
 -#}
 
 {%- set new_files = cdc_new_landing_files(this if is_incremental() else none) -%}
+{#- binaryFile reads the content of every file its view lists: read the new ones only -#}
+{%- set files_relation = cdc_landing_files_subset_relation(new_files) or cdc_landing_files_relation() -%}
 
 with
 
@@ -30,7 +32,7 @@ landing_files as (
             as file_partition,
         try_cast(nullif(regexp_extract(path, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 3), '') as bigint)
             as file_start_offset
-    from {{ cdc_landing_files_relation() }}
+    from {{ files_relation }}
     where {{ cdc_in_list('path', new_files) }}
 
 ),
@@ -47,7 +49,12 @@ file_lines as (
         landing_files.file_partition,
         landing_files.file_start_offset,
         exploded.line_position + 1 as source_line,
-        regexp_replace(exploded.line_text, '\r$', '') as line_text
+        -- a CRLF line keeps no '\r' (endswith: no regular expression over every line)
+        case
+            when endswith(exploded.line_text, '\r')
+                then substr(exploded.line_text, 1, length(exploded.line_text) - 1)
+            else exploded.line_text
+        end as line_text
     from landing_files
         lateral view posexplode(split(
             case
@@ -68,6 +75,7 @@ line_bytes as (
         file_topic,
         file_partition,
         file_start_offset,
+        is_valid_file,
         case
             when is_valid_file then line_text
             else cast(encode(line_text, 'ISO-8859-1') as string)
@@ -86,13 +94,15 @@ messages as (
         file_topic,
         file_partition,
         file_start_offset,
-        is_valid_utf8(line_text) as is_valid_utf8,
-        make_valid_utf8(line_text) as raw_line,
+        -- the lines of a valid UTF-8 file are valid: only other files are checked by line
+        is_valid_file or is_valid_utf8(line_text) as is_valid_utf8,
+        case when is_valid_file then line_text else make_valid_utf8(line_text) end as raw_line,
         case
-            when not is_valid_utf8(line_text) then base64(cast(line_text as binary))
+            when not is_valid_file and not is_valid_utf8(line_text)
+                then base64(cast(line_text as binary))
         end as raw_line_base64
     from line_bytes
-    where trim(line_text) != ''
+    where startswith(line_text, '{') or trim(line_text) != ''
 
 ),
 
@@ -100,9 +110,14 @@ kcat_records as (
 
     select
         *,
-        -- kcat -J writes "topic" first: other lines skip the second JSON parse
+        -- kcat -J writes "topic" first: other lines skip the second JSON parse (the
+        -- whitespace-stripping test runs only for lines not starting with '{"')
         case
-            when startswith(regexp_replace(left(raw_line, 24), '\\s', ''), '{"topic":') then from_json(
+            when startswith(raw_line, '{"topic":')
+                or (
+                    not startswith(raw_line, '{"')
+                    and startswith(regexp_replace(left(raw_line, 24), '\\s', ''), '{"topic":')
+                ) then from_json(
                     raw_line,
                     'struct<topic: string, partition: string, offset: string, tstype: string,
                     ts: string, key: string, payload: string>'

@@ -24,10 +24,8 @@ bronze as (
     from {{ ref('bronze_cdc_messages') }} as bronze_messages
     where bronze_messages.message_value like '%"tableChanges"%'
     {% if is_incremental() %}
-        and bronze_messages._loaded_at > (
-            select coalesce(max(previous._loaded_at), timestamp '1970-01-01 00:00:00')
-            from {{ this }} as previous
-        )
+        and bronze_messages._loaded_at
+        > {{ cdc_loaded_watermark(this, when_empty="timestamp'1970-01-01 00:00:00'") }}
     {% endif %}
 
 ),

@@ -27,7 +27,7 @@ bronze as (
         bronze_messages._load_id
     from {{ ref('bronze_cdc_messages') }} as bronze_messages
     {% if is_incremental() %}
-        where bronze_messages._loaded_at > (select max(previous._loaded_at) from {{ this }} as previous)
+        where bronze_messages._loaded_at > {{ cdc_loaded_watermark(this) }}
     {% endif %}
 
 ),
