@@ -223,3 +223,31 @@ def test_control_messages_are_read(dbt_project, bad_run) -> None:  # type: ignor
     assert change["_cdc_source_id"] == "testdb.dbo.customers"
     assert change["primary_key_columns"] == ["id"]
     assert json.loads(change["columns_json"])[0]["typeName"] == "int identity"
+
+
+def test_new_files_with_glob_characters_in_their_names_load_alone(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
+    """An incremental bronze run reads its new files through one glob of their names
+    (cdc_landing_files_subset_relation): names with glob characters, a folder with a
+    space, CRLF lines; the files loaded before are not read again."""
+    bronze = f"{dbt_project.layer('bronze')}.bronze_cdc_messages"
+    [before] = dbt_project.sql(f"select count(*) as n from {bronze}")
+    odd = dbt_project.landing / "odd folder {x}"
+    odd.mkdir()
+    names = ["a {1,2} [b] *?,.json", "c\\d.json"]
+    for index, name in enumerate(names):
+        lines = [json.dumps({"file": index, "line": line}) for line in (1, 2)]
+        (odd / name).write_bytes(("\r\n".join(lines) + "\r\n").encode())
+    dbt_project.run("run", "--select", "bronze_cdc_messages")
+    rows = dbt_project.sql(
+        f"select _source_file, _source_line, raw_line from {bronze} "
+        f"where _source_file like '%odd folder%' order by _source_file, _source_line"
+    )
+    assert [(Path(r["_source_file"]).name, r["_source_line"]) for r in rows] == [
+        (names[0], 1),
+        (names[0], 2),
+        (names[1], 1),
+        (names[1], 2),
+    ]
+    assert all(not str(r["raw_line"]).endswith("\r") for r in rows)
+    [after] = dbt_project.sql(f"select count(*) as n from {bronze}")
+    assert after["n"] == before["n"] + 4, "only the new files' lines were added"
