@@ -46,7 +46,7 @@
       'typed': typed,
       'json': json,
       'unique_key': unique_key,
-      'key_column': '_cdc_key' if '_cdc_key' in model_columns else none,
+      'connector_column': '_cdc_connector' if '_cdc_connector' in model_columns else none,
       'by_position': '_cdc_position' in model_columns}) }}
 {% endmacro %}
 
@@ -404,17 +404,15 @@ carried as (
 {%- endmacro %}
 
 {% macro _cdc_carry_key_only(carry, prefix) -%}
-  {#- True when a row's image (columns qualified by prefix) holds nothing but its key, as a
-      delete's before image does under REPLICA IDENTITY DEFAULT: every carried typed column
-      null, or, for a model that carries only JSON images, no more non-null fields in the
-      image than in its _cdc_key. -#}
+  {#- True when a row's image (columns qualified by prefix) may hold nothing but its key, as
+      a PostgreSQL delete's before image does under REPLICA IDENTITY DEFAULT: every carried
+      typed column null; for a model that carries only JSON images (whose fields Debezium
+      fills with defaults where the column is not optional), a PostgreSQL message (or any
+      message when the model has no _cdc_connector column). -#}
   {%- if carry.typed -%}
   ({% for column in carry.typed %}{{ prefix }}{{ column.name }} is null{{ ' and ' if not loop.last }}{% endfor %})
-  {%- elif carry.key_column -%}
-  coalesce(size(map_filter(
-      from_json({{ prefix }}{{ carry.json[0] }}, 'map<string,string>'),
-      (field, text) -> text is not null))
-    <= size(from_json({{ prefix }}{{ carry.key_column }}, 'map<string,string>')), false)
+  {%- elif carry.connector_column -%}
+  coalesce({{ prefix }}{{ carry.connector_column }} = 'postgresql', false)
   {%- else -%}
   true
   {%- endif -%}

@@ -1,21 +1,31 @@
-{% macro cdc_loaded_watermark(relation, when_empty=none) %}
+{% macro cdc_loaded_watermark(relation) %}
     {#-
-        The newest _loaded_at of relation as a timestamp literal, for an incremental
-        model's `_loaded_at > ...` filter. A literal, unlike a scalar subquery, is pushed
-        down to the parquet reader, whose row-group statistics then skip the files of older
-        loads (the profiles write parquet timestamps as TIMESTAMP_MICROS, which carry
-        statistics). when_empty: the SQL expression used when relation has no rows
-        (default: a null timestamp, which selects nothing).
+        The `_loaded_at` an incremental model has read up to, as a timestamp literal for its
+        `_loaded_at > ...` filter: the newest `_loaded_at` it holds, or the table property
+        `cdc.read_through` (cdc_record_read_through) when that is newer, so that a model
+        whose filter keeps few rows, or none, does not read its whole upstream again on each
+        run; 1970-01-01 for an empty table without the property. A literal, unlike a scalar
+        subquery, is pushed down to the parquet reader, whose row-group statistics then skip
+        the files of older loads (the profiles write parquet timestamps as
+        TIMESTAMP_MICROS).
     -#}
-    {%- set empty = when_empty if when_empty is not none else "cast(null as timestamp)" -%}
+    {%- set epoch = "timestamp'1970-01-01 00:00:00'" -%}
     {%- if not execute -%}
-        {{ return(empty) }}
+        {{ return(epoch) }}
     {%- endif -%}
+    {%- set read_through = namespace(value=none) -%}
+    {%- for row in run_query("show tblproperties " ~ relation).rows -%}
+        {%- if row[0] == 'cdc.read_through' -%}
+            {%- set read_through.value = row[1] -%}
+        {%- endif -%}
+    {%- endfor -%}
     {%- set newest = run_query(
-        "select cast(max(_loaded_at) as string) from " ~ relation
+        "select cast(greatest(max(_loaded_at), "
+        ~ ("timestamp'" ~ read_through.value ~ "'" if read_through.value else "cast(null as timestamp)")
+        ~ ") as string) from " ~ relation
     ).columns[0].values()[0] -%}
     {%- if newest is none -%}
-        {{ return(empty) }}
+        {{ return(epoch) }}
     {%- endif -%}
     {{ return("timestamp'" ~ newest ~ "'") }}
 {% endmacro %}

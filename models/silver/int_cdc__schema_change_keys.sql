@@ -2,6 +2,7 @@
     config(
         materialized='incremental',
         incremental_strategy='append',
+        post_hook="{{ cdc_record_read_through(ref('bronze_cdc_messages')) }}",
     )
 }}
 
@@ -24,8 +25,8 @@ bronze as (
     from {{ ref('bronze_cdc_messages') }} as bronze_messages
     where bronze_messages.message_value like '%"tableChanges"%'
     {% if is_incremental() %}
-        and bronze_messages._loaded_at
-        > {{ cdc_loaded_watermark(this, when_empty="timestamp'1970-01-01 00:00:00'") }}
+        -- few messages are schema changes: the read-through mark keeps a run to new loads
+        and bronze_messages._loaded_at > {{ cdc_loaded_watermark(this) }}
     {% endif %}
 
 ),
