@@ -186,12 +186,17 @@
       {%- else -%}
         {%- set changes_sql = readable_batch_sql -%}
       {%- endif -%}
-      {#- A run skips the carry-over when it would change nothing (one cheap count) -#}
+      {#- A run skips the carry-over when it would change nothing (one cheap count). The
+          revisited creates all hold placeholders, so then there are none: the staging
+          query reads the batch alone, not the state scan that finds them again. -#}
       {%- set run_carry = carry -%}
       {%- if carry is not none -%}
         {%- set needing = run_query(_cdc_carry_needed_sql(
               carry, '(' ~ changes_sql ~ ') as changes', state_relation)).rows[0][0] | int -%}
-        {%- if needing == 0 -%}{%- set run_carry = none -%}{%- endif -%}
+        {%- if needing == 0 -%}
+          {%- set run_carry = none -%}
+          {%- set changes_sql = readable_batch_sql -%}
+        {%- endif -%}
       {%- endif -%}
       {%- if compact -%}
         {%- set staged_sql = _cdc_state_merge_sql(
