@@ -8,9 +8,10 @@ One scenario (``--events N``):
 2. measure, each as a subprocess with its own Spark home, wall time and the peak resident
    memory of its process tree (Python + the Spark JVM, sampled from /proc):
    (a) ``dbt build`` from an empty warehouse, (b) ``dbt build`` after the held-back files
-   land, (c) ``dbt build`` with no new files (the fixed cost of one invocation), and
-   (d) a baseline: one hand-written PySpark job that keeps the latest row per key of the
-   same files (:func:`baseline_job`);
+   land, (c) ``dbt build`` with no new files (the fixed cost of one invocation), (d) the
+   floor under (c): ``dbt build`` of a one-model project on the same profile
+   (FLOOR_PROJECT), and (e) a baseline: one hand-written PySpark job that keeps the latest
+   row per key of the same files (:func:`baseline_job`);
 3. print the table, the ratios against the targets and dbt's per-model times, and write them
    as ``bench.json`` and ``bench.md`` in the results folder.
 
@@ -58,7 +59,17 @@ FULL_OVER_BASELINE_TARGET = 2.0
 INCREMENTAL_SHARE_TARGET = 0.05
 SAMPLE_INTERVAL_S = 0.2
 BASELINE_RESULT_TAG = "BENCH_BASELINE_RESULT "
-STEPS: tuple[str, ...] = ("full", "incremental", "no-op", "baseline")
+STEPS: tuple[str, ...] = ("full", "incremental", "no-op", "floor", "baseline")
+# The smallest dbt build on the same profile: one table model of one row. Its time is what any
+# invocation pays (Python and dbt start, parse, the Spark JVM, metastore, one write), the
+# floor under the no-op run.
+FLOOR_PROJECT: dict[str, str] = {
+    "dbt_project.yml": (
+        "name: cdc_bench_floor\nversion: '1.0'\nconfig-version: 2\nprofile: cdc_spark\n"
+        "model-paths: [models]\n"
+    ),
+    "models/floor.sql": "{{ config(materialized='table') }}\n\nselect 1 as one\n",
+}
 
 
 class BenchError(RuntimeError):
@@ -554,6 +565,14 @@ class Workspace:
         return self.root / "baseline-out"
 
     @property
+    def floor_project(self) -> Path:
+        return self.root / "floor-project"
+
+    @property
+    def floor_home(self) -> Path:
+        return self.root / "floor-spark-home"
+
+    @property
     def target(self) -> Path:
         return self.root / "target"
 
@@ -573,6 +592,8 @@ class Workspace:
             self.baseline_home,
             self.baseline_out,
             self.project,
+            self.floor_project,
+            self.floor_home,
         ):
             shutil.rmtree(folder, ignore_errors=True)
 
@@ -605,29 +626,44 @@ def dbt_executable() -> str:
     return str(candidate) if candidate.exists() else "dbt"
 
 
-def run_dbt_step(step: str, events: int, ws: Workspace) -> StepResult:
-    """One measured ``dbt build`` subprocess; keeps a copy of its run_results.json."""
+def write_floor_project(dest: Path) -> None:
+    """Writes FLOOR_PROJECT, the one-model dbt project of the floor step, into ``dest``."""
+    shutil.rmtree(dest, ignore_errors=True)
+    for name, text in FLOOR_PROJECT.items():
+        (dest / name).parent.mkdir(parents=True, exist_ok=True)
+        (dest / name).write_text(text)
+
+
+def run_dbt_step(step: str, events: int, ws: Workspace, *, floor: bool = False) -> StepResult:
+    """One measured ``dbt build`` subprocess; keeps a copy of its run_results.json.
+
+    ``floor``: build the one-model FLOOR_PROJECT in a Spark home of its own instead."""
     slug = step.replace("-", "")
+    project, spark_home, target = ws.project, ws.spark_home, ws.target
+    if floor:
+        project, spark_home, target = ws.floor_project, ws.floor_home, ws.root / "floor-target"
+        write_floor_project(project)
     argv = [
         dbt_executable(),
         "build",
         "--project-dir",
-        str(ws.project),
+        str(project),
         "--profiles-dir",
         str(PROFILES_DIR),
         "--target-path",
-        str(ws.target),
+        str(target),
         "--log-path",
         str(ws.logs / "dbt"),
     ]
     load = _load1()
     log = ws.logs / f"{slug}.log"
-    print(f"  [{step}] dbt build over {events:,} new events ...", flush=True)
-    env = spark_env(ws.spark_home, ws.landing)
-    run = run_measured(argv, env=env, log_path=log, cwd=ws.project)
+    what = "one table of one row" if floor else f"{events:,} new events"
+    print(f"  [{step}] dbt build over {what} ...", flush=True)
+    env = spark_env(spark_home, ws.landing)
+    run = run_measured(argv, env=env, log_path=log, cwd=project)
     if run.returncode != 0:
         raise BenchError(f"dbt build ({step}) failed, see {log}:\n{_log_tail(log)}")
-    run_results_path = ws.target / "run_results.json"
+    run_results_path = target / "run_results.json"
     run_results = json.loads(run_results_path.read_text())
     shutil.copy(run_results_path, ws.root / f"run_results_{slug}.json")
     result = StepResult(step, run.wall_s, events, run.peak_rss_mb, run.cpu_s, load)
@@ -825,6 +861,8 @@ def run_scenario(
         add_increment(ws.increment, ws.landing)
         scenario.steps["incremental"] = run_dbt_step("incremental", generation.held_back, ws)
         scenario.steps["no-op"] = run_dbt_step("no-op", 0, ws)
+        if with_baseline:
+            scenario.steps["floor"] = run_dbt_step("floor", 0, ws, floor=True)
     finally:
         if not keep:
             ws.clean_data()

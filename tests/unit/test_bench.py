@@ -258,6 +258,7 @@ def _report() -> dict[str, object]:
     main = bench.Scenario(1_000_000, 10_000, bench.GenerationStats(990_000, 10_000, 200, 2**30))
     main.steps = _steps(full=200, incremental=100, noop=40, baseline=120)
     main.steps["full"].detail = bench.timing_summary(RUN_RESULTS, 200.0)
+    main.steps["floor"] = StepResult("floor", 15.0, 0, 900.0, 20.0)
     small = bench.Scenario(100_000, 10_000, bench.GenerationStats())
     small.steps = _steps(full=80, incremental=60, noop=40, baseline=50)
     return bench.build_report(main, [main, small], {"events": 1_000_000})
@@ -265,7 +266,8 @@ def _report() -> dict[str, object]:
 
 def test_build_report_and_markdown() -> None:
     report = _report()
-    assert [r["step"] for r in report["rows"]] == ["full", "incremental", "no-op", "baseline"]
+    steps = [r["step"] for r in report["rows"]]
+    assert steps == ["full", "incremental", "no-op", "floor", "baseline"]
     assert [s["events"] for s in report["scaling"]] == [100_000, 1_000_000]
     assert report["scaling"][1]["incremental_minus_noop_s"] == 60
     assert report["scaling"][1]["noop_cpu_s"] == 30.0
@@ -276,6 +278,7 @@ def test_build_report_and_markdown() -> None:
     assert "| step | wall s | events | events/s | peak RSS MB | CPU s | load1 before |" in text
     assert "| full | 200.0 | 990,000 | 4,950 | 5,000 | 300.0 |" in text
     assert "| no-op | 40.0 | 0 | - |" in text
+    assert "| floor | 15.0 | 0 | - | 900 | 20.0 |" in text
     assert "| full dbt build <= 2.0x baseline | 1.67x | PASS | 2.00x |" in text
     assert "| (incremental - no-op) <= 5% of (full - no-op) | 37.5% | FAIL | 7.4% |" in text
     assert "| model silver | 40.0 | 0.0 | 0.0 | 53% |" in text
@@ -283,6 +286,22 @@ def test_build_report_and_markdown() -> None:
     assert "Scaling:" in text
     plain = bench.render_text(report)
     assert "PASS" in plain and "FAIL" in plain and "model silver" in plain
+
+
+def test_floor_project_is_one_table_model_on_the_project_profile(tmp_path: Path) -> None:
+    import yaml
+
+    bench.write_floor_project(tmp_path / "floor")
+    (tmp_path / "floor" / "stale.sql").write_text("")
+    bench.write_floor_project(tmp_path / "floor")
+    files = sorted(
+        p.relative_to(tmp_path / "floor").as_posix() for p in (tmp_path / "floor").rglob("*.*")
+    )
+    assert files == ["dbt_project.yml", "models/floor.sql"]
+    project = yaml.safe_load((tmp_path / "floor" / "dbt_project.yml").read_text())
+    main_project = yaml.safe_load((bench.REPO_ROOT / "dbt_project.yml").read_text())
+    assert project["profile"] == main_project["profile"]
+    assert "materialized='table'" in (tmp_path / "floor" / "models" / "floor.sql").read_text()
 
 
 def test_write_report(tmp_path: Path) -> None:
