@@ -40,7 +40,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from cdc_tools import spark_profile
 from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
+from cdc_tools.spark_profile import PROFILE_HEADERS as SPARK_PROFILE_HEADERS
 
 DEFAULT_EVENTS = 1_000_000
 DEFAULT_INCREMENT_FRACTION = 0.01
@@ -197,15 +199,21 @@ def generate_source(
         first = messages[: max(0, plan.initial_events - produced)]
         held.extend(messages[len(first) :])
         produced += len(messages)
-        if first:
-            write_batch(first, landing / plan.name, batch_index, plan.fmt)
+        # at most batch_events messages a file, the initial snapshot's batch included
+        for start in range(0, len(first), batch_events):
+            write_batch(
+                first[start : start + batch_events], landing / plan.name, batch_index, plan.fmt
+            )
             batch_index += 1
         if produced >= plan.events:
             break
     if produced != plan.events:
         raise BenchError(f"{plan.name}: simulated {produced} events, planned {plan.events}")
-    if held:
-        write_batch(held, increment / plan.name, batch_index, plan.fmt)
+    for start in range(0, len(held), batch_events):
+        write_batch(
+            held[start : start + batch_events], increment / plan.name, batch_index, plan.fmt
+        )
+        batch_index += 1
     return produced - len(held), len(held)
 
 
@@ -634,10 +642,14 @@ def write_floor_project(dest: Path) -> None:
         (dest / name).write_text(text)
 
 
-def run_dbt_step(step: str, events: int, ws: Workspace, *, floor: bool = False) -> StepResult:
+def run_dbt_step(
+    step: str, events: int, ws: Workspace, *, floor: bool = False, event_logs: bool = False
+) -> StepResult:
     """One measured ``dbt build`` subprocess; keeps a copy of its run_results.json.
 
-    ``floor``: build the one-model FLOOR_PROJECT in a Spark home of its own instead."""
+    ``floor``: build the one-model FLOOR_PROJECT in a Spark home of its own instead.
+    ``event_logs``: Spark writes an event log under ``<scenario>/event-logs/<step>``, and
+    ``spark_profile_<step>.md`` (with the slowest statements' plans) is written beside it."""
     slug = step.replace("-", "")
     project, spark_home, target = ws.project, ws.spark_home, ws.target
     if floor:
@@ -660,6 +672,10 @@ def run_dbt_step(step: str, events: int, ws: Workspace, *, floor: bool = False) 
     what = "one table of one row" if floor else f"{events:,} new events"
     print(f"  [{step}] dbt build over {what} ...", flush=True)
     env = spark_env(spark_home, ws.landing)
+    event_log_dir = ws.root / "event-logs" / slug
+    if event_logs:
+        event_log_dir.mkdir(parents=True, exist_ok=True)
+        env.update({"CDC_SPARK_EVENT_LOG": "true", "CDC_SPARK_EVENT_LOG_DIR": str(event_log_dir)})
     run = run_measured(argv, env=env, log_path=log, cwd=project)
     if run.returncode != 0:
         raise BenchError(f"dbt build ({step}) failed, see {log}:\n{_log_tail(log)}")
@@ -668,8 +684,27 @@ def run_dbt_step(step: str, events: int, ws: Workspace, *, floor: bool = False) 
     shutil.copy(run_results_path, ws.root / f"run_results_{slug}.json")
     result = StepResult(step, run.wall_s, events, run.peak_rss_mb, run.cpu_s, load)
     result.detail = timing_summary(run_results, run.wall_s)
+    if event_logs:
+        result.detail["spark_profile"] = write_spark_profile(event_log_dir, run_results, ws, slug)
     print(f"  [{step}] {run.wall_s:.1f} s, peak {run.peak_rss_mb:.0f} MB", flush=True)
     return result
+
+
+def write_spark_profile(
+    event_log_dir: Path, run_results: Mapping[str, Any], ws: Workspace, slug: str, top: int = 15
+) -> list[dict[str, Any]]:
+    """Per-node Spark figures of one step (cdc_tools.spark_profile), as rows; also written
+    as ``spark_profile_<step>.md`` with the slowest statements' plans in ``plans_<step>/``."""
+    try:
+        profiles = spark_profile.profile(event_log_dir, run_results)
+    except spark_profile.EventLogError as error:
+        print(f"  [{slug}] no Spark profile: {error}", flush=True)
+        return []
+    (ws.root / f"spark_profile_{slug}.md").write_text(
+        spark_profile.render_markdown(profiles, top) + "\n"
+    )
+    spark_profile.write_plans(profiles, ws.root / f"plans_{slug}")
+    return [p.row() for p in profiles[:top]]
 
 
 def run_baseline_step(events: int, ws: Workspace) -> StepResult:
@@ -839,6 +874,7 @@ def run_scenario(
     keep: bool,
     batch_events: int = DEFAULT_BATCH_EVENTS,
     project_rev: str | None = None,
+    event_logs: bool = False,
 ) -> Scenario:
     ws = Workspace(results_dir / f"n{events}")
     shutil.rmtree(ws.root, ignore_errors=True)
@@ -855,12 +891,15 @@ def run_scenario(
     )
     scenario = Scenario(events, generation.held_back, generation)
     try:
-        scenario.steps["full"] = run_dbt_step("full", generation.events, ws)
+        logs = {"event_logs": event_logs}
+        scenario.steps["full"] = run_dbt_step("full", generation.events, ws, **logs)
         if with_baseline:
             scenario.steps["baseline"] = run_baseline_step(generation.events, ws)
         add_increment(ws.increment, ws.landing)
-        scenario.steps["incremental"] = run_dbt_step("incremental", generation.held_back, ws)
-        scenario.steps["no-op"] = run_dbt_step("no-op", 0, ws)
+        scenario.steps["incremental"] = run_dbt_step(
+            "incremental", generation.held_back, ws, **logs
+        )
+        scenario.steps["no-op"] = run_dbt_step("no-op", 0, ws, **logs)
         if with_baseline:
             scenario.steps["floor"] = run_dbt_step("floor", 0, ws, floor=True)
     finally:
@@ -1189,6 +1228,16 @@ def render_markdown(report: Mapping[str, Any], top: int = 12) -> str:
             "",
             markdown_table(NODE_HEADERS, _top_nodes(timing, top)),
         ]
+    for key, run in (("full_run_timing", "full"), ("incremental_run_timing", "incremental")):
+        rows = (report.get(key) or {}).get("spark_profile") or []
+        if rows:
+            parts += [
+                "",
+                f"Spark statements by node ({run} run, from its event log; node s beyond "
+                "Spark s is dbt's own work):",
+                "",
+                markdown_table(SPARK_PROFILE_HEADERS, [list(r.values()) for r in rows]),
+            ]
     if report.get("scaling"):
         parts += ["", "Scaling:", "", markdown_table(SCALING_HEADERS, _scaling_rows(report))]
     return "\n".join(parts) + "\n"
@@ -1223,6 +1272,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--keep", action="store_true", help="keep landing files and warehouses after the run"
+    )
+    parser.add_argument(
+        "--event-logs",
+        action="store_true",
+        help="Spark event logs of the dbt runs, profiled per node (cdc_tools.spark_profile)",
     )
     parser.add_argument("--baseline-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--landing", type=Path, help=argparse.SUPPRESS)
@@ -1261,6 +1315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "flavours": flavours,
         "results_dir": results_dir,
         "keep": args.keep,
+        "event_logs": args.event_logs,
         "batch_events": args.batch_events,
         "project_rev": args.project_rev,
     }

@@ -52,10 +52,12 @@
         'HH:mm:ss.ffffff' text (Spark has no time-of-day type).
     -#}
     case
-        when {{ raw }} rlike '^[0-9]+$' and {{ semantic }} in (
+        -- the type test first: for most string columns it is false, and the pattern is
+        -- not evaluated
+        when coalesce({{ semantic }} in (
             'io.debezium.time.Time', 'org.apache.kafka.connect.data.Time',
             'io.debezium.time.MicroTime', 'io.debezium.time.NanoTime'
-        ) then {{ _cdc_format_time_of_day(
+        ), false) and {{ raw }} rlike '^[0-9]+$' then {{ _cdc_format_time_of_day(
             "case " ~ semantic
             ~ " when 'io.debezium.time.MicroTime' then cast(" ~ raw ~ " as bigint)"
             ~ " when 'io.debezium.time.NanoTime' then cast(" ~ raw ~ " as bigint) div 1000"

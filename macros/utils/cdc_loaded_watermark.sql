@@ -13,15 +13,10 @@
     {%- if not execute -%}
         {{ return(epoch) }}
     {%- endif -%}
-    {%- set read_through = namespace(value=none) -%}
-    {%- for row in run_query("show tblproperties " ~ relation).rows -%}
-        {%- if row[0] == 'cdc.read_through' -%}
-            {%- set read_through.value = row[1] -%}
-        {%- endif -%}
-    {%- endfor -%}
+    {%- set read_through = _cdc_table_property(relation, 'cdc.read_through') -%}
     {%- set newest = run_query(
         "select cast(greatest(max(_loaded_at), "
-        ~ ("timestamp'" ~ read_through.value ~ "'" if read_through.value else "cast(null as timestamp)")
+        ~ ("timestamp'" ~ read_through ~ "'" if read_through else "cast(null as timestamp)")
         ~ ") as string) from " ~ relation
     ).columns[0].values()[0] -%}
     {%- if newest is none -%}

@@ -126,6 +126,10 @@ def bad_run(dbt_project):  # type: ignore[no-untyped-def]
     wrong_type["payload"]["after"]["ORDER_ID"] = 999_999_999
     wrong_type["payload"]["after"]["QUANTITY"] = "many"
     lines["type_mismatch"] = json.dumps(wrong_type)
+    not_an_image = copy.deepcopy(order)
+    not_an_image["payload"]["op"] = "u"
+    not_an_image["payload"]["after"] = [1, 2]
+    lines["missing_after"] = json.dumps(not_an_image)
     (bad / "bad-lines.json").write_text("\n".join(lines.values()) + "\n")
 
     (bad / "latin1.json").write_bytes('{"note": "caf\u00e9"}\n'.encode("latin-1"))

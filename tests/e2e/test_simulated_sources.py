@@ -111,14 +111,23 @@ def test_every_message_is_accounted_for(dbt_project, simulations) -> None:  # ty
     assert counts == {"bronze": sent, "silver": sent, "quarantined": 0}
 
 
+def _history_built_by(dbt_project) -> str:  # type: ignore[no-untyped-def]
+    """The dbt invocation that last rebuilt customer_history (cdc_table_on_change)."""
+    rows = dbt_project.sql(f"show tblproperties {dbt_project.layer('gold')}.customer_history")
+    [built_by] = [row["value"] for row in rows if row["key"] == "cdc.built_by_invocation"]
+    return str(built_by)
+
+
 def test_second_batch_applies_incrementally(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     bronze = dbt_project.layer("bronze")
     [before] = dbt_project.sql(
         f"select count(distinct _load_id) as loads from {bronze}.bronze_cdc_messages"
     )
+    history_built_by = _history_built_by(dbt_project)
     for result, fmt in simulations:
         write_batch(result.batches[1], dbt_project.landing / result.config.database, 1, fmt)
     dbt_project.run("build")
+    assert _history_built_by(dbt_project) != history_built_by, "new changes rebuild the history"
     [after] = dbt_project.sql(
         f"select count(distinct _load_id) as loads, count(*) as messages, "
         f"count(distinct _message_id) as distinct_messages from {bronze}.bronze_cdc_messages"
@@ -329,11 +338,15 @@ def test_keys_of_undeclared_tables_come_from_the_schema_change_topic(
 def test_a_run_without_new_files_changes_nothing(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     gold = dbt_project.layer("gold")
     snapshot = dbt_project.sql(f"select * from {gold}.customers order by _cdc_source_id, id")
+    history_built_by = _history_built_by(dbt_project)
     dbt_project.run("build")
     assert (
         dbt_project.sql(f"select * from {gold}.customers order by _cdc_source_id, id") == snapshot
     )
     _assert_gold_matches(dbt_project, simulations, 1)
+    # nothing new: the history is left as the second batch's run built it, and is right
+    assert _history_built_by(dbt_project) == history_built_by
+    _assert_customer_history_matches(dbt_project, simulations)
 
 
 def test_full_refresh_gives_what_the_incremental_runs_gave(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
@@ -341,7 +354,9 @@ def test_full_refresh_gives_what_the_incremental_runs_gave(dbt_project, simulati
     tables = ("customers", "orders", "order_lines", "captured_rows")
     columns = "* except (_loaded_at)"
     before = {t: dbt_project.sql(f"select {columns} from {gold}.{t} order by all") for t in tables}
+    history_built_by = _history_built_by(dbt_project)
     dbt_project.run("build", "--full-refresh", "--select", "gold")
+    assert _history_built_by(dbt_project) != history_built_by, "a full refresh rebuilds it"
     after = {t: dbt_project.sql(f"select {columns} from {gold}.{t} order by all") for t in tables}
     assert after == before
     _assert_gold_matches(dbt_project, simulations, 1)
@@ -391,6 +406,10 @@ def test_soft_deleted_orders_stay_flagged(dbt_project, simulations) -> None:  # 
 
 
 def test_customer_history_matches_the_source_history(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
+    _assert_customer_history_matches(dbt_project, simulations)
+
+
+def _assert_customer_history_matches(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     from cdc_tools.oracle_check import expected_history
     from cdc_tools.simulator import TABLES
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools import bench
+from cdc_tools import bench, spark_profile
 from cdc_tools.bench import StepResult
 
 
@@ -81,6 +81,9 @@ def test_generate_source_writes_exactly_the_planned_events(
     assert (written, held) == (675, 25)
     assert _lines(landing) == 675
     assert _lines(increment) == 25
+    # no file holds more than batch_events messages, the initial snapshot's batch included
+    sizes = [len(p.read_text().splitlines()) for p in landing.rglob("*") if p.is_file()]
+    assert max(sizes) <= 200 and len(sizes) >= 4
     assert bench.add_increment(increment, landing) >= 1
     assert _lines(landing) == 700
     assert _lines(increment) == 0
@@ -259,6 +262,7 @@ def _report() -> dict[str, object]:
     main.steps = _steps(full=200, incremental=100, noop=40, baseline=120)
     main.steps["full"].detail = bench.timing_summary(RUN_RESULTS, 200.0)
     main.steps["floor"] = StepResult("floor", 15.0, 0, 900.0, 20.0)
+    main.steps["full"].detail["spark_profile"] = [spark_profile.NodeProfile("model x", 3.0).row()]
     small = bench.Scenario(100_000, 10_000, bench.GenerationStats())
     small.steps = _steps(full=80, incremental=60, noop=40, baseline=50)
     return bench.build_report(main, [main, small], {"events": 1_000_000})
@@ -284,6 +288,9 @@ def test_build_report_and_markdown() -> None:
     assert "| model silver | 40.0 | 0.0 | 0.0 | 53% |" in text
     assert "| model bronze | 30.0 | 10.0 | 20.0 | 40% |" in text
     assert "Scaling:" in text
+    assert "Spark statements by node (full run" in text
+    assert "| model x | 3.0 | 0 | 0 | 0.0 |" in text
+    assert "incremental run, from" not in text
     plain = bench.render_text(report)
     assert "PASS" in plain and "FAIL" in plain and "model silver" in plain
 

@@ -1,7 +1,8 @@
-{{ config(materialized='table') }}
+{{ config(materialized='cdc_table_on_change') }}
 
 -- Type-2 history of customers: every version with its validity period. Rebuilt from the
--- typed change log on each run, so late and replayed events land in their place.
+-- typed change log whenever it gained rows (cdc_table_on_change), so late and replayed
+-- events land in their place; a run that loaded nothing leaves it as it is.
 
 {{ cdc_history(
     ref('stg_inventory__customers'),

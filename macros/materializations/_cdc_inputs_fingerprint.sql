@@ -1,0 +1,36 @@
+{% macro _cdc_inputs_fingerprint(node, compiled_sql) %}
+    {#-
+        An md5 of what a cdc_table_on_change model is built from: its compiled SQL and table
+        config, and for each model, seed or source it depends on, when the relation was
+        created, its row count and its newest `_loaded_at` (when it has that column). An
+        input that gains rows or is rebuilt changes it; a view input is re-created by each
+        run, so it changes on every run (the model is then always rebuilt).
+    -#}
+    {%- set parts = [compiled_sql] -%}
+    {%- for key in ['file_format', 'partition_by', 'clustered_by', 'buckets', 'location_root'] -%}
+        {%- do parts.append(key ~ '=' ~ config.get(key)) -%}
+    {%- endfor -%}
+    {%- for unique_id in node.depends_on.nodes | sort -%}
+        {%- set input = graph.nodes.get(unique_id) or graph.sources.get(unique_id) -%}
+        {%- set identifier = input.alias if input.resource_type != 'source' else input.identifier -%}
+        {%- set relation = adapter.get_relation(
+              database=input.database, schema=input.schema, identifier=identifier) -%}
+        {%- if relation is none -%}
+            {%- do parts.append(unique_id ~ ': missing') -%}
+        {%- else -%}
+            {%- set created = namespace(at=none) -%}
+            {%- for row in run_query('describe table extended ' ~ relation).rows -%}
+                {%- if row[0] == 'Created Time' -%}
+                    {%- set created.at = row[1] -%}
+                {%- endif -%}
+            {%- endfor -%}
+            {%- set columns = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
+            {%- set newest = 'cast(max(_loaded_at) as string)' if '_loaded_at' in columns else 'null' -%}
+            {%- set counts = run_query('select count(*), ' ~ newest ~ ' from ' ~ relation).rows[0] -%}
+            {%- do parts.append(
+                  unique_id ~ ': ' ~ relation.type ~ ' created ' ~ created.at ~ ', ' ~ counts[0]
+                  ~ ' rows through ' ~ counts[1]) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(local_md5(parts | join('\n'))) }}
+{% endmacro %}
