@@ -18,17 +18,22 @@
         {%- if relation is none -%}
             {%- do parts.append(unique_id ~ ': missing') -%}
         {%- else -%}
-            {%- set created = namespace(at=none) -%}
+            {#- one describe gives both: the column rows come first, up to the first blank or
+                `#` row; the table details (Created Time) after -#}
+            {%- set described = namespace(at=none, in_columns=true, columns=[]) -%}
             {%- for row in run_query('describe table extended ' ~ relation).rows -%}
-                {%- if row[0] == 'Created Time' -%}
-                    {%- set created.at = row[1] -%}
+                {%- if not row[0] or row[0].startswith('#') -%}
+                    {%- set described.in_columns = false -%}
+                {%- elif described.in_columns -%}
+                    {%- do described.columns.append(row[0] | lower) -%}
+                {%- elif row[0] == 'Created Time' -%}
+                    {%- set described.at = row[1] -%}
                 {%- endif -%}
             {%- endfor -%}
-            {%- set columns = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
-            {%- set newest = 'cast(max(_loaded_at) as string)' if '_loaded_at' in columns else 'null' -%}
+            {%- set newest = 'cast(max(_loaded_at) as string)' if '_loaded_at' in described.columns else 'null' -%}
             {%- set counts = run_query('select count(*), ' ~ newest ~ ' from ' ~ relation).rows[0] -%}
             {%- do parts.append(
-                  unique_id ~ ': ' ~ relation.type ~ ' created ' ~ created.at ~ ', ' ~ counts[0]
+                  unique_id ~ ': ' ~ relation.type ~ ' created ' ~ described.at ~ ', ' ~ counts[0]
                   ~ ' rows through ' ~ counts[1]) -%}
         {%- endif -%}
     {%- endfor -%}
