@@ -43,6 +43,7 @@ from typing import Any
 from cdc_tools import spark_profile
 from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
 from cdc_tools.spark_profile import PROFILE_HEADERS as SPARK_PROFILE_HEADERS
+from cdc_tools.tables import markdown_table, text_table
 
 DEFAULT_EVENTS = 1_000_000
 DEFAULT_INCREMENT_FRACTION = 0.01
@@ -177,7 +178,7 @@ def generate_source(
 ) -> tuple[int, int]:
     """Simulate one source; write its first events to ``landing`` and the rest to
     ``increment``. Returns (events written to landing, events held back)."""
-    from cdc_tools.simulator import Message, SimConfig, iter_simulation, write_batch
+    from cdc_tools.simulator import Message, SimConfig, iter_simulation
 
     transactions = max(1, round(batch_events / MESSAGES_PER_TRANSACTION))
     config = SimConfig(
@@ -200,21 +201,26 @@ def generate_source(
         held.extend(messages[len(first) :])
         produced += len(messages)
         # at most batch_events messages a file, the initial snapshot's batch included
-        for start in range(0, len(first), batch_events):
-            write_batch(
-                first[start : start + batch_events], landing / plan.name, batch_index, plan.fmt
-            )
-            batch_index += 1
+        batch_index = _write_files(first, landing / plan.name, batch_index, plan.fmt, batch_events)
         if produced >= plan.events:
             break
     if produced != plan.events:
         raise BenchError(f"{plan.name}: simulated {produced} events, planned {plan.events}")
-    for start in range(0, len(held), batch_events):
-        write_batch(
-            held[start : start + batch_events], increment / plan.name, batch_index, plan.fmt
-        )
-        batch_index += 1
+    _write_files(held, increment / plan.name, batch_index, plan.fmt, batch_events)
     return produced - len(held), len(held)
+
+
+def _write_files(
+    messages: Sequence[Any], folder: Path, batch_index: int, fmt: str, batch_events: int
+) -> int:
+    """Writes ``messages`` as batches of at most ``batch_events`` (one file a batch, or one
+    per topic and partition), numbered from ``batch_index``; returns the next number."""
+    from cdc_tools.simulator import write_batch
+
+    for start in range(0, len(messages), batch_events):
+        write_batch(messages[start : start + batch_events], folder, batch_index, fmt)
+        batch_index += 1
+    return batch_index
 
 
 def generate(
@@ -1053,40 +1059,6 @@ def build_report(
 
 
 # ---------------------------------------------------------------------- rendering
-def _fmt(value: Any, digits: int = 1) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "PASS" if value else "FAIL"
-    if isinstance(value, float):
-        return f"{value:,.{digits}f}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
-
-
-def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(_fmt(cell) for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def text_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    cells = [list(headers)] + [[_fmt(cell) for cell in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    out = []
-    for index, row in enumerate(cells):
-        out.append(
-            "  ".join(
-                cell.rjust(w) if index and column else cell.ljust(w)
-                for column, (cell, w) in enumerate(zip(row, widths, strict=True))
-            )
-        )
-        if index == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return "\n".join(out)
-
-
 RESULT_HEADERS = (
     "step",
     "wall s",

@@ -24,9 +24,11 @@ import datetime as dt
 import json
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+from cdc_tools.tables import markdown_table
 
 _SQL_START = "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart"
 _SQL_END = "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd"
@@ -81,6 +83,10 @@ class Execution:
         self.shuffle_read_bytes += int(shuffle_read.get("Local Bytes Read", 0))
         shuffle_write = metrics.get("Shuffle Write Metrics") or {}
         self.shuffle_write_bytes += int(shuffle_write.get("Shuffle Bytes Written", 0))
+
+
+# the task metrics of an Execution: its fields that start at 0
+_METRICS = tuple(f.name for f in fields(Execution) if f.default == 0)
 
 
 def event_log_files(path: Path) -> list[Path]:
@@ -156,17 +162,7 @@ def roots(executions: Sequence[Execution]) -> list[Execution]:
         root = merged.get(execution.root_id, merged.get(execution.id))
         if root is None:
             continue
-        for name in (
-            "tasks",
-            "task_ms",
-            "cpu_ns",
-            "gc_ms",
-            "spill_bytes",
-            "input_bytes",
-            "output_bytes",
-            "shuffle_read_bytes",
-            "shuffle_write_bytes",
-        ):
+        for name in _METRICS:
             setattr(root, name, getattr(root, name) + getattr(execution, name))
     return sorted(merged.values(), key=lambda e: (e.start_ms, e.id))
 
@@ -271,11 +267,7 @@ PROFILE_HEADERS = (
 
 def render_markdown(profiles: Sequence[NodeProfile], top: int = 15) -> str:
     rows = [list(p.row().values()) for p in profiles[:top]]
-    lines = [
-        "| " + " | ".join(PROFILE_HEADERS) + " |",
-        "|" + "---|" * len(PROFILE_HEADERS),
-    ]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
+    lines = [markdown_table(PROFILE_HEADERS, rows)]
     spark = sum(p.spark_seconds for p in profiles)
     nodes = sum(p.node_seconds for p in profiles)
     lines += [
