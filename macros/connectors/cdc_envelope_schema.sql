@@ -1,30 +1,81 @@
 {% macro cdc_envelope_schema() %}
     {#-
         The one `from_json` schema every landing message is parsed with, so that each
-        message is parsed once whatever its envelope. Nested row images (`before`,
-        `after`) are kept as raw JSON text (`string`): they are decoded per table, by
-        the table's column contract. Scalars are read as strings too (a JSON number or
-        boolean keeps its text) and cast where used: a field of an unexpected JSON type
-        must not make Spark discard the whole message as corrupt. Every connector family adds its own fields in
-        `_cdc_envelope_payload_fields()`; fields shared by name are typed alike.
+        message is parsed once whatever its envelope: the union of the registered families'
+        fields (`<family>__body_fields`, `<family>__schema_fields`). The body fields appear
+        twice: inside `payload` (a message wrapped by the Kafka Connect JSON converter or a
+        format that nests its change, such as DataWorks) and at top level (an unwrapped
+        message). Nested row images are kept as raw JSON text (`string`): they are decoded
+        per table, by the table's column contract. Scalars are read as strings too (a JSON
+        number or boolean keeps its text) and cast where used: a field of an unexpected
+        JSON type must not make Spark discard the whole message as corrupt.
     -#}
-    {%- set payload = _cdc_envelope_payload_fields() -%}
+    {%- set body = _cdc_envelope_body_fields() -%}
+    {%- set schema = _cdc_union_fields('schema_fields') -%}
     {{- return(
         'struct<'
-        ~ 'schema: ' ~ _debezium_schema_type() ~ ', '
-        ~ 'payload: struct<' ~ payload ~ '>, '
-        ~ payload ~ ', '
+        ~ 'schema: struct<' ~ schema ~ '>, '
+        ~ 'payload: struct<' ~ body ~ '>, '
+        ~ body ~ ', '
         ~ '_corrupt_record: string'
         ~ '>'
     ) -}}
 {% endmacro %}
 
-{% macro _cdc_envelope_payload_fields() %}
-    {{- return(
-        'before: string, after: string, op: string, ts_ms: string, '
-        ~ 'source: ' ~ debezium_source_type() ~ ', '
-        ~ 'transaction: struct<id: string, total_order: string, data_collection_order: string>, '
-        ~ 'status: string, id: string, event_count: string, '
-        ~ 'databaseName: string, schemaName: string, ddl: string, tableChanges: string'
-    ) -}}
+{% macro _cdc_envelope_body_fields() %}
+    {#- The body fields of every registered family as a DDL field list (`a: t, b: u`). -#}
+    {{- return(_cdc_union_fields('body_fields')) -}}
+{% endmacro %}
+
+{% macro _cdc_envelope_body_names() %}
+    {#- The names of the body fields of every registered family, in schema order. -#}
+    {%- set names = [] -%}
+    {%- for family in cdc_connector_families() -%}
+        {%- for name in cdc_family_hook(family, 'body_fields')().keys() if name not in names -%}
+            {%- do names.append(name) -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {{- return(names) -}}
+{% endmacro %}
+
+{% macro _cdc_union_fields(hook) %}
+    {#-
+        The union of the families' `hook` field maps as a DDL field list. A field two
+        families share must have one type: anything else is a compile error naming both.
+    -#}
+    {%- set fields = {} -%}
+    {%- set owners = {} -%}
+    {%- for family in cdc_connector_families() -%}
+        {%- for name, type in cdc_family_hook(family, hook)().items() -%}
+            {%- if name in fields and fields[name] != type -%}
+                {{ exceptions.raise_compiler_error(
+                    "Envelope field '" ~ name ~ "' is typed " ~ fields[name] ~ " by family "
+                    ~ owners[name] ~ " and " ~ type ~ " by family " ~ family
+                    ~ ": families that share a field must type it alike"
+                ) }}
+            {%- endif -%}
+            {%- do fields.update({name: type}) -%}
+            {%- do owners.update({name: owners.get(name, family)}) -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {%- set parts = [] -%}
+    {%- for name, type in fields.items() -%}
+        {%- do parts.append(name ~ ': ' ~ type) -%}
+    {%- endfor -%}
+    {{- return(parts | join(', ')) -}}
+{% endmacro %}
+
+{% macro cdc_envelope_body(envelope) %}
+    {#-
+        SQL expression of the message body: `payload` when the message has one, else the
+        same fields read at top level (an unwrapped message), as one struct.
+    -#}
+    coalesce(
+        {{ envelope }}.payload,
+        named_struct(
+        {%- for name in _cdc_envelope_body_names() %}
+            '{{ name }}', {{ envelope }}.`{{ name }}`{{ ',' if not loop.last }}
+        {%- endfor %}
+        )
+    )
 {% endmacro %}

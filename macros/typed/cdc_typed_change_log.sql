@@ -65,7 +65,11 @@ row_images as (
             when _cdc_op = 'd'
                 then coalesce({{ cdc_json_map('_cdc_before') }}, {{ cdc_json_map('_cdc_key') }})
             when _cdc_op in ('c', 'r', 'u') then {{ cdc_json_map('_cdc_after') }}
-        end as row_image
+        end as row_image,
+        case
+            when _cdc_op = 'd' then coalesce(_cdc_before, _cdc_key)
+            when _cdc_op in ('c', 'r', 'u') then _cdc_after
+        end as row_json
     from changes
 
 ),
@@ -76,7 +80,7 @@ decoded as (
         *,
         {%- for column in contract %}
         {{ cdc_decode_value(
-            "row_image['" ~ column.source_name ~ "']",
+            column.value,
             column.data_type,
             column.encoding,
             "_cdc_column_types['" ~ column.source_name ~ "']",
@@ -119,9 +123,9 @@ final as (
             '; ',
             {%- for column in contract %}
             case
-                when row_image['{{ column.source_name }}'] is not null and {{ column.name }} is null
+                when {{ column.value }} is not null and {{ column.name }} is null
                     then 'type_mismatch: {{ column.name }} = '
-                        || left(row_image['{{ column.source_name }}'], 100)
+                        || left({{ column.value }}, 100)
                         || ' is not a {{ column.data_type }}'
             end,
             {%- endfor %}
@@ -148,8 +152,14 @@ select * from final
 {% endmacro %}
 
 {% macro _cdc_contract_columns() %}
-    {#- [{name, source_name, data_type, encoding}] from the model's YAML columns. -#}
+    {#-
+        [{name, source_name, value, data_type, encoding}] from the model's YAML columns:
+        `value` is the SQL of the column's text in the row image (`row_image` map, or
+        `row_json` for a dotted path into a document); with `meta.cdc_document` (a MongoDB
+        collection) extended-JSON wrappers are unwrapped first.
+    -#}
     {%- set contract = [] -%}
+    {%- set meta_document = (config.get('meta') or {}).get('cdc_document', false) -%}
     {%- if execute -%}
         {%- for column in model.columns.values() if not column.name.startswith('_') -%}
             {%- set column_meta = column.meta or {} -%}
@@ -160,9 +170,26 @@ select * from final
                     ~ "boolean, string, double, decimal(p,s), date, timestamp)."
                 ) }}
             {%- endif -%}
+            {%- set source_name = column_meta.get('cdc_source_column') or column.name -%}
+            {%- set nested = '.' in source_name -%}
+            {%- set source_name = source_name if nested else source_name | lower -%}
+            {#- a dotted path (documents: `address.city`, `items.0.sku`) is read case-exact -#}
+            {%- if nested -%}
+                {%- set path = [] -%}
+                {%- for part in source_name.split('.') -%}
+                    {%- do path.append('[' ~ part ~ ']' if part.isdigit() else "['" ~ part ~ "']") -%}
+                {%- endfor -%}
+                {%- set value = "get_json_object(row_json, '$" ~ cdc_escape_string(path | join('')) ~ "')" -%}
+            {%- else -%}
+                {%- set value = "row_image['" ~ source_name ~ "']" -%}
+            {%- endif -%}
+            {%- if meta_document -%}
+                {%- set value = cdc_unwrap_extended_json(value) | trim -%}
+            {%- endif -%}
             {%- do contract.append({
                 'name': column.name | lower,
-                'source_name': (column_meta.get('cdc_source_column') or column.name) | lower,
+                'source_name': source_name,
+                'value': value,
                 'data_type': column.data_type,
                 'encoding': column_meta.get('cdc_encoding'),
             }) -%}

@@ -1,16 +1,12 @@
 {{ config(materialized='view') }}
 
--- Every readable row change (c, u, d, r, t) of every captured table, in the common shape.
+-- Every readable row change (c, u, d, r, t) of every captured table, in the common shape:
+-- row images as the message carried them, and for document collections the whole
+-- document after each change (int_cdc__document_changes).
 
 with
 
-messages as (
-
-    select * from {{ ref('stg_cdc__messages') }}
-
-),
-
-final as (
+row_changes as (
 
     select
         _message_id,
@@ -24,6 +20,7 @@ final as (
         _cdc_key,
         _cdc_before,
         _cdc_after,
+        false as _cdc_is_partial,
         _cdc_column_types,
         _cdc_position,
         _cdc_sort_key,
@@ -39,8 +36,53 @@ final as (
         _source_line,
         _loaded_at,
         _load_id
-    from messages
+    from {{ ref('stg_cdc__messages') }}
     where _cdc_message_kind = 'change'
+        and not {{ cdc_in_list('_cdc_envelope', cdc_document_families()) }}
+
+),
+
+document_changes as (
+
+    select
+        _message_id,
+        _cdc_envelope,
+        _cdc_connector,
+        _cdc_op,
+        _cdc_source_db,
+        _cdc_source_schema,
+        _cdc_source_table,
+        _cdc_source_id,
+        _cdc_key,
+        _cdc_before,
+        _cdc_after,
+        _cdc_is_partial,
+        cast(null as map<string, struct<type: string, name: string, scale: string, precision: string>>)
+            as _cdc_column_types,
+        _cdc_position,
+        _cdc_sort_key,
+        _cdc_is_snapshot,
+        _cdc_snapshot,
+        _cdc_source_ts,
+        _cdc_emitted_ts,
+        _cdc_transaction_id,
+        _kafka_topic,
+        _kafka_partition,
+        _kafka_offset,
+        _source_file,
+        _source_line,
+        _loaded_at,
+        _load_id
+    from {{ ref('int_cdc__document_changes') }}
+    where _cdc_error_reason is null
+
+),
+
+final as (
+
+    select * from row_changes
+    union all
+    select * from document_changes
 
 )
 

@@ -1,6 +1,6 @@
 {% macro debezium_table_identity(source, schema_name, topic) %}
     {#-
-        `source_schema` and `source_table` columns: `source.schema` / `source.table` when
+        `named_struct(db, schema, table)`: `source.db`; for schema and table `source.schema` / `source.table` when
         the source block names the table; otherwise both from the envelope's schema name
         `<server>.<schema>.<table>.Envelope` (schema wrapper), else from the topic
         `<server>[.<database>].<schema>.<table>`. The Debezium Oracle documentation's events
@@ -15,12 +15,15 @@
     {%- set from_topic -%}
         case when size(split({{ topic }}, '[.]')) >= 3 then concat(split({{ topic }}, '[.]'), array('')) end
     {%- endset -%}
-    case
-        when {{ source }}.table is not null then {{ source }}.schema
-        else try_element_at(coalesce({{ from_schema_name }}, {{ from_topic }}), -3)
-    end as source_schema,
-    case
-        when {{ source }}.table is not null then {{ source }}.table
-        else try_element_at(coalesce({{ from_schema_name }}, {{ from_topic }}), -2)
-    end as source_table
+    named_struct(
+        'db', {{ source }}.db,
+        'schema', case
+            when {{ source }}.table is not null then {{ source }}.schema
+            else try_element_at(coalesce({{ from_schema_name }}, {{ from_topic }}), -3)
+        end,
+        'table', case
+            when {{ source }}.table is not null then {{ source }}.table
+            else try_element_at(coalesce({{ from_schema_name }}, {{ from_topic }}), -2)
+        end
+    )
 {% endmacro %}

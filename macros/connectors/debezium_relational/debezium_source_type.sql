@@ -13,15 +13,16 @@
         ~ 'change_lsn: string, commit_lsn: string, event_serial_no: string, '
         ~ 'lsn: string, file: string, pos: string, row: string, server_id: string, '
         ~ 'gtid: string, sequence: string, rs: string, collection: string, ord: string, '
-        ~ 'h: string>'
+        ~ 'h: string, lsid: string, txnNumber: string, wallTime: string>'
     ) -}}
 {% endmacro %}
 
-{% macro _debezium_schema_type() %}
+{% macro _debezium_schema_fields() %}
     {#- The Kafka Connect schema of a wrapped message: enough to decode column values. -#}
-    {{- return(
-        'struct<name: string, fields: array<struct<field: string, name: string, '
-        ~ 'fields: array<struct<field: string, type: string, name: string, '
-        ~ 'parameters: map<string, string>>>>>>'
-    ) -}}
+    {{- return({
+        'name': 'string',
+        'fields': 'array<struct<field: string, name: string, '
+            ~ 'fields: array<struct<field: string, type: string, name: string, '
+            ~ 'parameters: map<string, string>>>>>',
+    }) -}}
 {% endmacro %}

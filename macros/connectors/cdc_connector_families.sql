@@ -1,0 +1,12 @@
+{% macro cdc_connector_families() %}
+    {#-
+        The registered connector families, in detection order: a message belongs to the
+        first family whose `<family>__detect` is true. Each family is a folder
+        `macros/connectors/<family>/` implementing the interface of `cdc_family_hook`.
+        The var `cdc_connector_families` replaces the list (e.g. to leave a family out).
+    -#}
+    {{ return(var('cdc_connector_families', [
+        'debezium_mongodb',
+        'debezium_relational',
+    ])) }}
+{% endmacro %}

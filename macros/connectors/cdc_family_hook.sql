@@ -1,0 +1,60 @@
+{% macro cdc_family_hook(family, hook) %}
+    {#-
+        The macro `<family>__<hook>` of a connector family. Every family implements the
+        same hooks with the same signature:
+
+          body_fields()            {name: Spark DDL type} of the message body (the payload,
+                                   or the top level of an unwrapped message)
+          schema_fields()          {name: Spark DDL type} of the top-level `schema` object
+          detect(message)          boolean: the message is this family's
+          connector(message)       the connector / format that wrote it
+          message_kind(message)    change | transaction | schema_change | heartbeat |
+                                   control (anything else this family reads but that
+                                   changes no row)
+          op(message)              c, u, d, r or t for a change
+          table_identity(message)  named_struct(db, schema, table)
+          key(message, announced_key)
+                                   canonical key JSON of the changed row or document
+          position(message)        a string sorting in the source's change order
+          is_snapshot(message)     boolean
+          snapshot(message)        the raw snapshot marker
+          source_ts(message)       timestamp of the change at the source
+          emitted_ts(message)      timestamp the connector processed it
+          before(message)          row image before the change (JSON text)
+          after(message)           row image / document after the change (JSON text)
+          patch(message)           JSON text of a partial update (documents), else null
+          column_types(message)    map<field, struct<type, name, scale, precision>> from
+                                   the message's own schema, else null
+          transaction_id(message)  source transaction id
+          error_reason(message)    why this family cannot read the message, else null
+
+        A hook that has a `cdc_family_default__<hook>` macro is optional: a family without
+        its own gets the default (a hook added to the interface later does not touch the
+        families that need nothing from it).
+
+        `message` is the SQL alias of a row holding the parsed message (`envelope`,
+        `body`, `key_envelope`, `message_key`, lineage columns); `error_reason` and `key`
+        may also use the common columns computed before them (`op`, `connector`,
+        `source_db`, `source_schema`, `source_table`, `position`, `row_key`).
+    -#}
+    {%- set name = family ~ '__' ~ hook -%}
+    {%- set macro = context.get(name) or context.get('cdc_family_default__' ~ hook) -%}
+    {%- if macro is none -%}
+        {{ exceptions.raise_compiler_error(
+            "Connector family '" ~ family ~ "' has no macro " ~ name ~ ": a family implements "
+            ~ _cdc_family_hooks() | join(', ') ~ ". Registered families: "
+            ~ cdc_connector_families() | join(', ')
+        ) }}
+    {%- endif -%}
+    {{ return(macro) }}
+{% endmacro %}
+
+{% macro _cdc_family_hooks() %}
+    {#- The hook names every connector family implements (see cdc_family_hook). -#}
+    {{ return([
+        'body_fields', 'schema_fields', 'detect', 'connector', 'message_kind', 'op',
+        'table_identity', 'key', 'position', 'is_snapshot', 'snapshot', 'source_ts',
+        'emitted_ts', 'before', 'after', 'patch', 'column_types', 'transaction_id',
+        'error_reason',
+    ]) }}
+{% endmacro %}

@@ -1,0 +1,154 @@
+{#-
+    The Debezium relational family (Oracle, SQL Server, Db2, PostgreSQL, MySQL): the
+    interface of cdc_family_hook. Change events, transaction metadata (`<server>.transaction`)
+    and schema-change events (`<server>` topic).
+-#}
+
+{% macro debezium_relational__body_fields() %}
+    {{ return({
+        'before': 'string', 'after': 'string', 'op': 'string', 'ts_ms': 'string',
+        'source': debezium_source_type(),
+        'transaction': 'struct<id: string, total_order: string, data_collection_order: string>',
+        'status': 'string', 'id': 'string', 'event_count': 'string',
+        'databaseName': 'string', 'schemaName': 'string', 'ddl': 'string',
+        'tableChanges': 'string',
+    }) }}
+{% endmacro %}
+
+{% macro debezium_relational__schema_fields() %}
+    {{ return(_debezium_schema_fields()) }}
+{% endmacro %}
+
+{% macro debezium_relational__detect(message) %}
+    (
+        {{ message }}.body.op is not null
+        or {{ message }}.body.source is not null
+        or {{ message }}.body.status in ('BEGIN', 'END')
+        or {{ message }}.body.tableChanges is not null
+        or {{ message }}.body.ddl is not null
+    )
+{% endmacro %}
+
+{% macro debezium_relational__connector(message) %}
+    {{ debezium_connector(message ~ '.body.source', 'coalesce(' ~ message ~ '._kafka_topic, ' ~ message ~ '._source_file)') }}
+{% endmacro %}
+
+{% macro debezium_relational__message_kind(message) %}
+    case
+        when {{ message }}.body.op is not null then 'change'
+        when {{ message }}.body.status in ('BEGIN', 'END') then 'transaction'
+        when {{ message }}.body.tableChanges is not null or {{ message }}.body.ddl is not null
+            then 'schema_change'
+    end
+{% endmacro %}
+
+{% macro debezium_relational__op(message) %}
+    {{ message }}.body.op
+{% endmacro %}
+
+{% macro debezium_relational__table_identity(message) %}
+    {{ debezium_table_identity(message ~ '.body.source', message ~ '.envelope.schema.name', message ~ '._kafka_topic') }}
+{% endmacro %}
+
+{% macro debezium_relational__key(message, announced_key) %}
+    {#-
+        The Kafka message key when the record carries one; else the declared, announced or
+        whole-row key read off the row image (`before` for deletes).
+    -#}
+    {%- set key_map = cdc_json_map(
+        'case when ' ~ message ~ '.key_envelope.schema is not null then '
+        ~ message ~ '.key_envelope.payload else ' ~ message ~ '.message_key end'
+    ) -%}
+    coalesce(
+        {{ cdc_canonical_json_map(key_map) }},
+        case
+            when {{ message }}.op = 'd' then {{ cdc_key_from_image(
+                message ~ '.source_table', cdc_json_map(message ~ '.body.before'), announced_key
+            ) }}
+            when {{ message }}.op in ('c', 'r', 'u') then {{ cdc_key_from_image(
+                message ~ '.source_table', cdc_json_map(message ~ '.body.after'), announced_key
+            ) }}
+        end
+    )
+{% endmacro %}
+
+{% macro debezium_relational__position(message) %}
+    {{ debezium_position(message ~ '.connector', message ~ '.body.source') }}
+{% endmacro %}
+
+{% macro debezium_relational__is_snapshot(message) %}
+    {{ debezium_is_snapshot(message ~ '.body.source') }}
+{% endmacro %}
+
+{% macro debezium_relational__snapshot(message) %}
+    {{ message }}.body.source.snapshot
+{% endmacro %}
+
+{% macro debezium_relational__source_ts(message) %}
+    timestamp_millis(try_cast({{ message }}.body.source.ts_ms as bigint))
+{% endmacro %}
+
+{% macro debezium_relational__emitted_ts(message) %}
+    timestamp_millis(try_cast({{ message }}.body.ts_ms as bigint))
+{% endmacro %}
+
+{% macro debezium_relational__before(message) %}
+    {{ message }}.body.before
+{% endmacro %}
+
+{% macro debezium_relational__after(message) %}
+    {{ message }}.body.after
+{% endmacro %}
+
+{% macro debezium_relational__patch(message) %}
+    cast(null as string)
+{% endmacro %}
+
+{% macro debezium_relational__column_types(message) %}
+    {#- The Kafka Connect schema of the `after` field, when the message is wrapped. -#}
+    map_from_entries(transform(
+        try_element_at(filter({{ message }}.envelope.schema.fields, f -> f.field = 'after'), 1).fields,
+        f -> struct(
+            lower(f.field) as field_name,
+            named_struct(
+                'type', f.type,
+                'name', f.name,
+                'scale', f.parameters['scale'],
+                'precision', f.parameters['connect.decimal.precision']
+            ) as field_type
+        )
+    ))
+{% endmacro %}
+
+{% macro debezium_relational__transaction_id(message) %}
+    coalesce({{ message }}.body.transaction.id, {{ message }}.body.source.txid)
+{% endmacro %}
+
+{% macro debezium_relational__error_reason(message) %}
+    case
+        when {{ message }}.kind is null
+            then 'unknown_envelope: no op field and not a transaction or schema-change '
+                || 'event of a known connector'
+        when {{ message }}.kind != 'change' then null
+        when {{ message }}.op not in ('c', 'u', 'd', 'r', 't')
+            then 'unknown_op: op ''' || {{ message }}.op || ''' is not one of c, u, d, r, t'
+        when {{ message }}.body.source is null
+            then 'missing_source: the message has no source block'
+        when {{ message }}.connector is null
+            then 'unknown_connector: the source block matches no known connector'
+        when {{ message }}.connector not in ('oracle', 'sqlserver', 'db2', 'postgresql', 'mysql')
+            then 'unsupported_connector: ''' || {{ message }}.connector || ''' is not a '
+                || 'connector of a registered family (' || '{{ cdc_connector_families() | join(", ") }}' || ')'
+        when {{ message }}.source_table is null
+            then 'missing_table: neither source.table, the schema name nor the topic '
+                || 'names the table'
+        when {{ message }}.position is null
+            then 'bad_position: the ' || {{ message }}.connector || ' source position is missing '
+                || 'or not a number'
+        when {{ message }}.op in ('c', 'r', 'u')
+            and ({{ message }}.after is null or not startswith(ltrim({{ message }}.after), '{'))
+            then 'missing_after: op ' || {{ message }}.op || ' without an after row image'
+        when {{ message }}.op = 'd' and {{ message }}.row_key is null
+            then 'delete_without_key: before is null and the message has no key'
+    end
+{% endmacro %}

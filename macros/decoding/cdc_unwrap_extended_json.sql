@@ -1,0 +1,38 @@
+{% macro cdc_unwrap_extended_json(raw) %}
+    {#-
+        The plain value inside a MongoDB extended-JSON wrapper, as text the contract
+        decoders read: `$oid` -> the hex string, `$numberInt` / `$numberLong` /
+        `$numberDouble` / `$numberDecimal` -> the number's text, `$date` (milliseconds,
+        `{"$numberLong": ...}` or ISO-8601 text) -> ISO-8601 UTC text, `$binary` (v2 or
+        legacy) -> the base64 text, `$timestamp` -> its seconds. Any other value (plain
+        JSON, nested documents and arrays) is returned as it is.
+    -#}
+    case
+        when {{ raw }} like '{"$%' or {{ raw }} like '{ "$%' then coalesce(
+            get_json_object({{ raw }}, '$[\'$oid\']'),
+            get_json_object({{ raw }}, '$[\'$numberInt\']'),
+            get_json_object({{ raw }}, '$[\'$numberLong\']'),
+            get_json_object({{ raw }}, '$[\'$numberDouble\']'),
+            get_json_object({{ raw }}, '$[\'$numberDecimal\']'),
+            date_format(
+                timestamp_millis(try_cast(coalesce(
+                    get_json_object({{ raw }}, '$[\'$date\'][\'$numberLong\']'),
+                    case
+                        when get_json_object({{ raw }}, '$[\'$date\']') rlike '^-?[0-9]+$'
+                            then get_json_object({{ raw }}, '$[\'$date\']')
+                    end
+                ) as bigint)),
+                'yyyy-MM-dd\'T\'HH:mm:ss.SSS\'Z\''
+            ),
+            get_json_object({{ raw }}, '$[\'$date\']'),
+            get_json_object({{ raw }}, '$[\'$binary\'][\'base64\']'),
+            case
+                when not startswith(get_json_object({{ raw }}, '$[\'$binary\']'), '{')
+                    then get_json_object({{ raw }}, '$[\'$binary\']')
+            end,
+            get_json_object({{ raw }}, '$[\'$timestamp\'][\'t\']'),
+            {{ raw }}
+        )
+        else {{ raw }}
+    end
+{% endmacro %}
