@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 import yaml
@@ -45,8 +46,13 @@ def local_spark_conf() -> dict[str, str]:
 
 
 def get_local_spark():  # type: ignore[no-untyped-def]
-    """Create (or return) the process's Spark session with the local profile's settings."""
+    """Create (or return) the process's Spark session with the local profile's settings.
+
+    The project's Python UDFs (`python_udfs.register`) are registered on it, and Spark's
+    Python workers run this interpreter unless PYSPARK_PYTHON says otherwise.
+    """
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.enableHiveSupport()
@@ -54,4 +60,7 @@ def get_local_spark():  # type: ignore[no-untyped-def]
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    import python_udfs
+
+    python_udfs.register(spark)
     return spark

@@ -1,0 +1,121 @@
+"""Register the project's UDFs on every Spark session a process creates, without Spark code.
+
+dbt-spark's `method: session` connection calls `SparkSession.builder...getOrCreate()` itself,
+so a plain `dbt run` never calls `python_udfs.register`. `install()` wraps
+`SparkSession.Builder.getOrCreate` so that it does. It is meant to run at interpreter start
+from a `.pth` file in the venv (see `pth_line`), so it must stay cheap: it does not import
+pyspark, it waits for pyspark to be imported (a `sys.meta_path` finder) and patches
+`pyspark.sql.session` right after the module has run.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+TARGET_MODULE = "pyspark.sql.session"
+WRAPPED_MARKER = "_cdc_python_udfs_wrapped"
+REGISTERED_MARKER = "_cdc_python_udfs_registered"
+
+
+def _register_once(session: Any) -> None:
+    """`python_udfs.register(session)` unless done already; never fails session creation."""
+    if getattr(session, REGISTERED_MARKER, False):
+        return
+    try:
+        import python_udfs
+
+        python_udfs.register(session)
+        setattr(session, REGISTERED_MARKER, True)
+    except Exception as exc:  # noqa: BLE001 - a missing UDF must not cost the session
+        warnings.warn(f"python_udfs: UDF registration failed: {exc!r}", stacklevel=2)
+
+
+def patch_builder(session_module: ModuleType) -> None:
+    """Wrap `SparkSession.Builder.getOrCreate` in `session_module` (once)."""
+    builder = session_module.SparkSession.Builder
+    original: Callable[..., Any] = builder.getOrCreate
+    if getattr(original, WRAPPED_MARKER, False):
+        return
+
+    @functools.wraps(original)
+    def get_or_create(self: Any) -> Any:
+        session = original(self)
+        _register_once(session)
+        return session
+
+    setattr(get_or_create, WRAPPED_MARKER, True)
+    builder.getOrCreate = get_or_create
+
+
+class _PatchingLoader(importlib.abc.Loader):
+    """Runs the real loader, then patches the module it loaded."""
+
+    def __init__(self, inner: importlib.abc.Loader) -> None:
+        self._inner = inner
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self._inner.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._inner.exec_module(module)
+        patch_builder(module)
+
+    def __getattr__(self, name: str) -> Any:  # get_source, get_data ... of the real loader
+        return getattr(self._inner, name)
+
+
+class _SessionModuleFinder(importlib.abc.MetaPathFinder):
+    """Finds `pyspark.sql.session` through the other finders and wraps its loader."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != TARGET_MODULE:
+            return None
+        sys.meta_path[:] = [finder for finder in sys.meta_path if finder is not self]
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            spec = find(fullname, path, target) if find is not None else None
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _PatchingLoader(spec.loader)
+                return spec
+        return None
+
+
+def install() -> None:
+    """Point Spark's Python workers at this interpreter and register UDFs on new sessions."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    module = sys.modules.get(TARGET_MODULE)
+    if module is not None:
+        patch_builder(module)
+        return
+    if not any(isinstance(finder, _SessionModuleFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _SessionModuleFinder())
+
+
+def pth_line(repo_root: str | Path) -> str:
+    """The lines of a venv `.pth` file that put the repo on `sys.path` and call `install()`.
+
+    The second line is skipped quietly if the repo has moved, so a stale `.pth` file does
+    not print an error in every Python process of the venv.
+    """
+    root = Path(repo_root).resolve()
+    return (
+        f"{root}\n"
+        "import importlib.util as _u; "
+        '_u.find_spec("python_udfs") is not None and '
+        '__import__("python_udfs.session_hook", fromlist=["install"]).install()\n'
+    )
