@@ -15,6 +15,10 @@ export PYTHONPATH := $(CURDIR)
 
 setup: check-java $(STAMP)
 	@mkdir -p landing
+	@# a plain `dbt run` (dbt-spark method: session) registers python_udfs on the session it
+	@# creates: a .pth file in the venv installs the hook (python_udfs/session_hook.py)
+	@$(PY) -c "import pathlib, sysconfig; from python_udfs.session_hook import pth_line; \
+	  pathlib.Path(sysconfig.get_paths()['purelib'], 'cdc_python_udfs.pth').write_text(pth_line('$(CURDIR)') + '\n')"
 
 check-java:
 	@v=$$(java -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/'); \

@@ -6,6 +6,10 @@
           config.meta.cdc_source_schema  optional: restrict to this source schema
           config.meta.cdc_source_database optional: restrict to this source database
           config.meta.cdc_key            the key columns (contract names)
+          config.meta.cdc_document       true for a document collection (MongoDB):
+                                         extended JSON is unwrapped, and columns may
+                                         name dotted paths (`address.city`) in
+                                         meta.cdc_source_column
           columns                        the column contract: every column whose name
                                          does not start with `_` needs a data_type;
                                          meta.cdc_encoding / meta.cdc_source_column
@@ -45,6 +49,8 @@ changes as (
 
     select * from {{ ref(source_model) }}
     where lower(_cdc_source_table) = '{{ cdc_escape_string(table | lower) }}'
+        -- a document contract types document collections, a row contract tables
+        and {{ '' if meta.get('cdc_document') else 'not ' }}{{ cdc_in_list('_cdc_envelope', cdc_document_families()) }}
     {%- if meta.get('cdc_source_schema') %}
         and lower(_cdc_source_schema) = '{{ cdc_escape_string(meta['cdc_source_schema'] | lower) }}'
     {%- endif %}

@@ -45,11 +45,50 @@ unreadable_rows as (
 
 ),
 
+document_resolutions as (
+
+    -- the newest resolution of each document change (a key folded again is written again)
+    select
+        *,
+        row_number() over (partition by _message_id order by _cdc_sort_key desc) as resolution
+    from {{ ref('int_cdc__document_changes') }}
+
+),
+
+unfoldable_documents as (
+
+    -- document changes that could not be applied (the document stays as it was), and
+    -- patches applied to a document whose full version was never seen (kept, flagged
+    -- _cdc_is_partial in gold)
+    select
+        _message_id,
+        'document' as quarantine_stage,
+        _cdc_connector,
+        _cdc_source_id,
+        coalesce(
+            _cdc_error_reason,
+            'partial_document: a patch applied to a document whose full version never '
+            || 'arrived; it is kept as a partial document until a full document replaces it'
+        ) as _cdc_error_reason,
+        _kafka_topic,
+        _kafka_partition,
+        _kafka_offset,
+        _source_file,
+        _source_line,
+        _loaded_at
+    from document_resolutions
+    where resolution = 1
+        and (_cdc_error_reason is not null or _cdc_is_partial and _cdc_patch is not null)
+
+),
+
 quarantined as (
 
     select * from unreadable_messages
     union all
     select * from unreadable_rows
+    union all
+    select * from unfoldable_documents
 
 ),
 

@@ -61,7 +61,7 @@ reason_codes as (
         (
             'unsupported_connector',
             'envelope',
-            'The connector is not a relational Debezium connector that this project reads.',
+            'The connector is not one of a registered connector family.',
             'Wait for its envelope family or add it (docs/architecture.md).'
         ),
         (
@@ -87,6 +87,67 @@ reason_codes as (
             'envelope',
             'A delete has no before image and the message has no key.',
             'Land the Kafka keys too (kcat -J) or set the REPLICA IDENTITY to FULL on PostgreSQL.'
+        ),
+        (
+            'missing_patch',
+            'envelope',
+            'A MongoDB update carries neither a document (after), a patch nor an '
+            || 'updateDescription.',
+            'Check the connector version and its capture mode.'
+        ),
+        (
+            'missing_document_id',
+            'envelope',
+            'No _id in the document, the filter, the before image or the Kafka key.',
+            'Land the Kafka keys too (kcat -J) or keep _id in the connector field filters.'
+        ),
+        (
+            'malformed_extended_json',
+            'document',
+            'A document or patch holds extended JSON that cannot be read ($oid that is not '
+            || 'hex, $numberLong that is not a number, a date that is not a date...).',
+            'Check the producer; the message is kept in bronze and the document is left as '
+            || 'it was.'
+        ),
+        (
+            'malformed_document',
+            'document',
+            'A document or patch is not a JSON object.',
+            'Check the producer; the message is kept in bronze.'
+        ),
+        (
+            'unknown_patch_operator',
+            'document',
+            'An oplog patch uses an operator other than $set, $unset and the $v 2 diff.',
+            'Debezium publishes idempotent patches; check the MongoDB and connector versions.'
+        ),
+        (
+            'patch_path_through_scalar',
+            'document',
+            'A patch sets or removes a path whose parent is a scalar in the current document '
+            || '(the document here and at the source disagree).',
+            'Re-snapshot the collection, or replay its messages from bronze with --full-refresh.'
+        ),
+        (
+            'partial_document',
+            'document',
+            'A patch was applied to a document whose full version never arrived (its insert '
+            || 'predates the landing data): gold keeps it flagged _cdc_is_partial.',
+            'Land the earlier messages or run an (incremental) snapshot of the collection: a '
+            || 'full document replaces the partial one.'
+        ),
+        (
+            'document_fold_unavailable',
+            'document',
+            'The Python UDF cdc_mongodb_fold is not registered in the Spark session.',
+            'Register python_udfs (python_udfs/README.md) and rebuild int_cdc__document_changes '
+            || 'with --full-refresh.'
+        ),
+        (
+            'fold_failed',
+            'document',
+            'The document fold returned no result for a change.',
+            'Report it with the message from bronze; rebuild with --full-refresh after a fix.'
         ),
         (
             'type_mismatch',
