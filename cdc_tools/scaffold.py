@@ -31,6 +31,7 @@ TYPED_METADATA_COLUMNS: tuple[str, ...] = (
     "_cdc_source_schema",
     "_cdc_source_table",
     "_cdc_key",
+    "_cdc_is_partial",
     "_cdc_position",
     "_cdc_sort_key",
     "_cdc_is_snapshot",
@@ -95,6 +96,10 @@ class TableContract:
     source_schema: str | None = None
     source_database: str | None = None
     delete_mode: str = "hard"
+    document: bool = False
+    """A document collection (MongoDB): extended JSON unwrapped, dotted source paths."""
+    gold_name: str | None = None
+    """The gold model's name (default: the table name in lower case)."""
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -103,7 +108,7 @@ class TableContract:
 
     @property
     def gold_model(self) -> str:
-        return self.table.lower()
+        return self.gold_name or self.table.lower()
 
 
 def silver_sql() -> str:
@@ -119,6 +124,8 @@ def gold_sql(contract: TableContract) -> str:
     if contract.delete_mode != "hard":
         options += f", cdc_delete_mode='{contract.delete_mode}'"
     columns = [column.name for column in contract.columns] + list(GOLD_METADATA_COLUMNS)
+    if contract.document:
+        columns.append("_cdc_is_partial")
     select_list = ",\n".join(f"        {column}" for column in columns)
     return (
         f"{{{{ config({options}) }}}}\n\n"
@@ -149,6 +156,7 @@ def _contract_entry(column: ColumnContract, contract: TableContract) -> dict[str
     if column.encoding:
         meta["cdc_encoding"] = column.encoding
     if column.source_name and column.source_name.lower() != column.name:
+        # a dotted path into a document (`address.city`) is matched case-exact
         meta["cdc_source_column"] = column.source_name
     if meta:
         entry["meta"] = meta
@@ -157,6 +165,8 @@ def _contract_entry(column: ColumnContract, contract: TableContract) -> dict[str
 
 def silver_yaml_entry(contract: TableContract) -> dict[str, object]:
     meta: dict[str, object] = {"cdc_source_table": contract.table, "cdc_key": contract.key}
+    if contract.document:
+        meta["cdc_document"] = True
     if contract.source_schema:
         meta["cdc_source_schema"] = contract.source_schema
     if contract.source_database:
@@ -177,6 +187,8 @@ def gold_yaml_entry(contract: TableContract) -> dict[str, object]:
     published = [c for c in GOLD_METADATA_COLUMNS if c not in GOLD_UNPUBLISHED_COLUMNS]
     if contract.delete_mode == "soft":
         published += ["_cdc_is_deleted", "_cdc_deleted_at"]
+    if contract.document:
+        published.append("_cdc_is_partial")
     columns: list[dict[str, object]] = [
         {
             "name": c.name,
@@ -268,6 +280,8 @@ def contract_from_spec(spec: dict[str, object]) -> TableContract:
         source_schema=spec.get("source_schema"),  # type: ignore[arg-type]
         source_database=spec.get("source_database"),  # type: ignore[arg-type]
         delete_mode=str(spec.get("delete_mode", "hard")),
+        document=bool(spec.get("document", False)),
+        gold_name=spec.get("gold_name"),  # type: ignore[arg-type]
     )
 
 
@@ -328,6 +342,56 @@ def _json_type(value: object) -> str:
     return "string"
 
 
+# MongoDB extended-JSON wrapper -> (contract type, encoding to record).
+_EXTENDED_JSON_TYPES: dict[str, tuple[str, str | None]] = {
+    "$oid": ("string", None),
+    "$numberInt": ("int", None),
+    "$numberLong": ("bigint", None),
+    "$numberDouble": ("double", None),
+    "$numberDecimal": ("decimal(38,10)", "string"),
+    "$date": ("timestamp", None),
+    "$binary": ("string", None),
+}
+
+
+def _document_value_type(value: object) -> tuple[str, str | None] | None:
+    """The contract type of one document value; None for a nested document."""
+    if isinstance(value, dict):
+        wrapper = next(iter(value), None) if len(value) in (1, 2) else None
+        if wrapper in _EXTENDED_JSON_TYPES:
+            return _EXTENDED_JSON_TYPES[wrapper]
+        return None
+    if isinstance(value, list):
+        return "string", None  # the array as JSON text
+    if isinstance(value, float):
+        return "double", None
+    return _json_type(value), None
+
+
+def document_columns(document: dict[str, object], prefix: str = "") -> list[ColumnContract]:
+    """Contract columns of a MongoDB document: top-level fields, and the fields of nested
+    documents as dotted paths (`address.city` -> column `address_city`). `_id` is `id`."""
+    columns: list[ColumnContract] = []
+    for name, value in document.items():
+        path = f"{prefix}{name}"
+        described = _document_value_type(value)
+        if described is None:
+            columns.extend(document_columns(value, f"{path}."))  # type: ignore[arg-type]
+            continue
+        data_type, encoding = described
+        column = "id" if path == "_id" else path.replace(".", "_").lstrip("_").lower()
+        columns.append(
+            ColumnContract(
+                column,
+                data_type,
+                encoding,
+                source_name=path,
+                description=f"Document field {path} (type inferred from a value: check it).",
+            )
+        )
+    return columns
+
+
 def contract_from_bronze(  # type: ignore[no-untyped-def]
     spark,
     table: str,
@@ -348,7 +412,8 @@ def contract_from_bronze(  # type: ignore[no-untyped-def]
     if database:
         where += f" and lower(_cdc_source_db) = lower('{database}')"
     rows = spark.sql(
-        f"select _cdc_source_table, _cdc_source_id, _cdc_after, _cdc_key, _cdc_column_types "
+        f"select _cdc_source_table, _cdc_source_id, _cdc_after, _cdc_key, _cdc_column_types, "
+        f"_cdc_connector "
         f"from {silver}.int_cdc__change_log where {where} "
         f"order by _cdc_column_types is not null desc, _loaded_at desc, _cdc_sort_key desc "
         f"limit 1"
@@ -357,6 +422,16 @@ def contract_from_bronze(  # type: ignore[no-untyped-def]
         raise SystemExit(f"no change of table {table} in {silver}.int_cdc__change_log")
     row = rows[0]
     after = json.loads(row["_cdc_after"])
+    if row["_cdc_connector"] == "mongodb":
+        return TableContract(
+            system=system,
+            table=row["_cdc_source_table"],
+            key=["id"],
+            columns=document_columns(after),
+            source_database=database,
+            document=True,
+            gold_name=f"{system}_{row['_cdc_source_table'].lower()}",
+        )
     types = row["_cdc_column_types"] or {}
     columns = []
     for name, value in after.items():

@@ -117,6 +117,7 @@ final as (
         _cdc_source_schema,
         _cdc_source_table,
         _cdc_key,
+        _cdc_is_partial,
         _cdc_position,
         _cdc_sort_key,
         _cdc_is_snapshot,

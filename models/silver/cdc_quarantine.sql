@@ -5,6 +5,7 @@
 -- depends_on: {{ ref('stg_inventory__customers') }}
 -- depends_on: {{ ref('stg_inventory__order_lines') }}
 -- depends_on: {{ ref('stg_inventory__orders') }}
+-- depends_on: {{ ref('stg_shop__customers') }}
 
 -- Everything that could not be applied, with the reason: messages silver cannot read,
 -- and row changes whose values break their table's contract (every typed change log).

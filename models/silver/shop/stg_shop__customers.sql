@@ -1,0 +1,3 @@
+{{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail') }}
+
+{{ cdc_typed_change_log() }}
