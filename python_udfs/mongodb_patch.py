@@ -189,8 +189,10 @@ def _is_array_diff(diff: dict[str, object], where: str) -> bool:
     return True
 
 
-def _apply_subdiff(container: Container, slot: str | int, diff: object, where: str) -> None:
-    """Apply an object or array sub-diff to `container[slot]`, creating it where missing."""
+def _apply_subdiff(
+    container: Container, slot: str | int, diff: object, where: str, root: Document
+) -> None:
+    """Apply an object or array sub-diff to `container[slot]` (`where` from `root`)."""
     body = _object_body(diff, f"sub-diff at '{where}'")
     is_array = _is_array_diff(body, where)
     if isinstance(container, dict):
@@ -198,16 +200,17 @@ def _apply_subdiff(container: Container, slot: str | int, diff: object, where: s
     else:
         current = container[slot] if slot < len(container) else _MISSING  # type: ignore[operator,index]
     if current is _MISSING:
-        current = [] if is_array else {}
-        if isinstance(container, dict):
-            container[slot] = current  # type: ignore[index]
-        else:
-            _pad(container, slot)  # type: ignore[arg-type]
-            container.append(current)
+        # the document is partial here: what the sub-diff sets is created as `$set` would
+        # (embedded documents, numeric segments as field names); deletes and truncations
+        # of what is not there change nothing
+        for kind, path, value in _flatten_diff(body, where):
+            if kind == "set":
+                set_path(root, path, to_value(value, path))
+        return
     if is_array and isinstance(current, list):
-        _apply_array_diff(current, body, where)
+        _apply_array_diff(current, body, where, root)
     elif not is_array and isinstance(current, dict):
-        apply_diff(current, body, where)
+        apply_diff(current, body, where, root)
     else:
         wanted = "an array" if is_array else "a document"
         raise MongoDocumentError(
@@ -215,8 +218,36 @@ def _apply_subdiff(container: Container, slot: str | int, diff: object, where: s
         )
 
 
-def apply_diff(document: Document, diff: object, where: str = "") -> None:
+def _flatten_diff(diff: dict[str, object], where: str) -> list[tuple[str, str, object]]:
+    """A v2 (sub-)diff as leaf operations from the root: (`set`, path, value), (`unset`,
+    path, None), (`truncate`, path, length), in the diff's order."""
+    operations: list[tuple[str, str, object]] = []
+    is_array = _is_array_diff(diff, where)
+    for key, body in diff.items():
+        if is_array and key == "a":
+            continue
+        if is_array and key == "l":
+            operations.append(("truncate", where, body))
+        elif key == "d" and not is_array:
+            operations += [("unset", join_path(where, f), None) for f in _object_body(body, "d")]
+        elif key in ("u", "i") and not is_array:
+            fields = _object_body(body, f"diff '{key}'")
+            operations += [("set", join_path(where, f), v) for f, v in fields.items()]
+        elif is_array and key[:1] == "u" and _array_index(key[1:], where) is not None:
+            operations.append(("set", join_path(where, key[1:]), body))
+        elif key[:1] == "s" and len(key) > 1:
+            sub = _object_body(body, f"sub-diff at '{join_path(where, key[1:])}'")
+            operations += _flatten_diff(sub, join_path(where, key[1:]))
+        else:
+            raise _patch_error(f"unknown diff key '{key}' at '{where}'")
+    return operations
+
+
+def apply_diff(
+    document: Document, diff: object, where: str = "", root: Document | None = None
+) -> None:
     """A MongoDB 5+ object diff: `d` delete, `u` update, `i` insert, `s<field>` sub-diff."""
+    root = document if root is None else root
     for key, body in _object_body(diff, "diff").items():
         if key == "d":
             for field in _object_body(body, "diff 'd'"):
@@ -229,12 +260,14 @@ def apply_diff(document: Document, diff: object, where: str = "") -> None:
                 document.pop(field, None)
                 document[field] = to_value(raw, join_path(where, field))
         elif key.startswith("s") and len(key) > 1:
-            _apply_subdiff(document, key[1:], body, join_path(where, key[1:]))
+            _apply_subdiff(document, key[1:], body, join_path(where, key[1:]), root)
         else:
             raise _patch_error(f"unknown object diff key '{key}' at '{where}'")
 
 
-def _apply_array_diff(array: list[Value], diff: dict[str, object], where: str) -> None:
+def _apply_array_diff(
+    array: list[Value], diff: dict[str, object], where: str, root: Document
+) -> None:
     """A MongoDB 5+ array diff: `l` new length, `u<i>` set element, `s<i>` element sub-diff."""
     for key, body in diff.items():
         index = _array_index(key[1:], where) if key[:1] in ("u", "s") else None
@@ -255,7 +288,7 @@ def _apply_array_diff(array: list[Value], diff: dict[str, object], where: str) -
                 _pad(array, index)
                 array.append(value)
         elif index is not None:
-            _apply_subdiff(array, index, body, join_path(where, index))
+            _apply_subdiff(array, index, body, join_path(where, index), root)
         else:
             raise _patch_error(f"unknown array diff key '{key}' at '{where}'")
 

@@ -3,6 +3,6 @@
     from_json(
         {{ patch_json }},
         'struct<patch: string, update_description: struct<removedFields: array<string>, '
-        || 'updatedFields: string, truncatedArrays: array<struct<field: string, size: int>>>>'
+        || 'updatedFields: string, truncatedArrays: array<struct<field: string, size: string>>>, id: string>'
     )
 {% endmacro %}

@@ -193,9 +193,23 @@ folded as (
                     'op', change._cdc_op,
                     'after', change._cdc_after,
                     'patch', {{ _cdc_document_patch('change._cdc_patch') }}.patch,
-                    'update_description',
-                    {{ _cdc_document_patch('change._cdc_patch') }}.update_description,
-                    'key', _cdc_key
+                    'update_description', named_struct(
+                        'updatedFields',
+                        {{ _cdc_document_patch('change._cdc_patch') }}.update_description.updatedFields,
+                        'removedFields',
+                        {{ _cdc_document_patch('change._cdc_patch') }}.update_description.removedFields,
+                        'truncatedArrays', transform(
+                            {{ _cdc_document_patch('change._cdc_patch') }}.update_description.truncatedArrays,
+                            truncated -> named_struct(
+                                'field', truncated.field, 'size', cast(truncated.size as int)
+                            )
+                        )
+                    ),
+                    -- a document never seen starts from its `_id` as sent
+                    'key', coalesce(
+                        concat('{"_id":', {{ _cdc_document_patch('change._cdc_patch') }}.id, '}'),
+                        _cdc_key
+                    )
                 )))
             ),
             'array<struct<doc: string, partial: boolean, error: string>>'

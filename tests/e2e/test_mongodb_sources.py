@@ -34,7 +34,7 @@ SOURCES: list[tuple[str, str, bool, bool, str, int]] = [
     ("shop", "oplog", False, True, "value_lines", 0),
     ("shop_eu", "change_streams", True, False, "kcat", 0),
     ("shop_us", "oplog", True, True, "kcat", 30),
-    ("shop_asia", "change_streams", False, False, "value_lines", 30),
+    ("shop_asia", "change_streams", False, False, "kcat", 30),
 ]
 
 

@@ -67,22 +67,7 @@
         the update's `filter`, the `before` image, else the Kafka key `{"id": "<_id as
         extended JSON>"}`. `announced_key` is not used: a document's key is always `_id`.
     -#}
-    {%- set kafka_key_id -%}
-        get_json_object(
-            case
-                when {{ message }}.key_envelope.schema is not null
-                    then {{ message }}.key_envelope.payload
-                else {{ message }}.message_key
-            end,
-            '$.id'
-        )
-    {%- endset -%}
-    {{ _debezium_mongodb_canonical_id(
-        'coalesce(variant_get(try_parse_json(' ~ message ~ '.body.after), \'$._id\'), '
-        ~ 'variant_get(try_parse_json(' ~ message ~ '.body.filter), \'$._id\'), '
-        ~ 'variant_get(try_parse_json(' ~ message ~ '.body.before), \'$._id\'), '
-        ~ 'try_parse_json(' ~ kafka_key_id ~ '))'
-    ) }}
+    {{ _debezium_mongodb_canonical_id(_debezium_mongodb_id(message)) }}
 {% endmacro %}
 
 {% macro debezium_mongodb__position(message) %}
@@ -131,13 +116,17 @@
 {% endmacro %}
 
 {% macro debezium_mongodb__patch(message) %}
-    {#- `{"patch": <oplog patch text>, "update_description": {...}}` of an update without a full document. -#}
+    {#-
+        `{"patch": <oplog patch text>, "update_description": {...}, "id": <_id as sent>}`
+        of an update without a full document (`id` seeds a document whose base was never seen).
+    -#}
     case
         when {{ message }}.body.op = 'u' and {{ message }}.body.after is null
             and ({{ message }}.body.patch is not null or {{ message }}.body.updateDescription is not null)
             then to_json(named_struct(
                 'patch', {{ message }}.body.patch,
-                'update_description', {{ message }}.body.updateDescription
+                'update_description', {{ message }}.body.updateDescription,
+                'id', to_json({{ _debezium_mongodb_id(message) }})
             ))
     end
 {% endmacro %}
@@ -175,4 +164,24 @@
         when {{ message }}.row_key is null
             then 'missing_document_id: no _id in the document, filter, before image or Kafka key'
     end
+{% endmacro %}
+
+{% macro _debezium_mongodb_id(message) %}
+    {#-
+        The document's `_id` as a VARIANT: from the document (`after`), the update's
+        `filter`, the `before` image, else the Kafka key `{"id": "<_id as extended JSON>"}`.
+    -#}
+    coalesce(
+        variant_get(try_parse_json({{ message }}.body.after), '$._id'),
+        variant_get(try_parse_json({{ message }}.body.filter), '$._id'),
+        variant_get(try_parse_json({{ message }}.body.before), '$._id'),
+        try_parse_json(get_json_object(
+            case
+                when {{ message }}.key_envelope.schema is not null
+                    then {{ message }}.key_envelope.payload
+                else {{ message }}.message_key
+            end,
+            '$.id'
+        ))
+    )
 {% endmacro %}
