@@ -1,4 +1,4 @@
-"""Real DataWorks, Canal, Maxwell and OGG events from other projects' test suites (../shared/corpus).
+"""Real DataWorks, Canal, Maxwell and OGG events from other projects' tests (../shared/corpus).
 
 Each fixture lands in a temporary landing folder, `dbt build` runs (data tests included),
 and `captured_rows` must hold exactly the fixture's expected final state: the raw last row
@@ -109,7 +109,8 @@ def test_dataworks_fixture_replayed_file_by_file(spark, corpus_dir, tmp_path, fi
     assert {q["reason_code"] for q in quarantined} == {"malformed_json"}
     assert all(q["raw_line"].lstrip().startswith(("/*", "*")) for q in quarantined)
     kinds = project.sql(
-        f"select _cdc_op, _cdc_is_snapshot, _cdc_position from {project.layer('silver')}.stg_cdc__messages "
+        "select _cdc_op, _cdc_is_snapshot, _cdc_position "
+        f"from {project.layer('silver')}.stg_cdc__messages "
         "where _cdc_message_kind = 'change' order by _cdc_sort_key"
     )
     # by sequenceId: the delete (...000000) precedes the update (...000001), unlike file order
@@ -125,7 +126,10 @@ def formats_project(spark, corpus_dir, tmp_path_factory):  # type: ignore[no-unt
     project = _project(spark, tmp_path_factory.mktemp("formats"), "formats")
     for fixture in FORMATS:
         shutil.copy(corpus_dir / fixture, project.landing / fixture)
-    project.run("build")
+    # The project's own typed contract for `orders` (models/silver/inventory) declares key
+    # ORDER_ID for every table named `orders`, and a declared key wins over the message's
+    # (cdc_key_from_image): declare Canal's pkNames for it, as a user would.
+    project.run("build", vars={"cdc_table_keys": {"orders": ["order_number"]}})
     yield project
     project.drop_schemas()
 
@@ -156,7 +160,8 @@ def test_format_fixture(formats_project, corpus_dir, fixture) -> None:  # type: 
         assert all(d["ddl"].startswith("CREATE TABLE") for d in ddl)
         # multi-row messages: one silver row per row change, index 0..n-1
         [first] = project.sql(
-            f"select count(*) as n, max(_cdc_row_index) as last from {project.layer('silver')}.stg_cdc__messages "
+            "select count(*) as n, max(_cdc_row_index) as last "
+            f"from {project.layer('silver')}.stg_cdc__messages "
             f"where _source_file like '%{fixture}' and _source_line = 1"
         )
         assert first == {"n": 9, "last": 8}
