@@ -168,4 +168,13 @@ def test_format_fixture(formats_project, corpus_dir, fixture) -> None:  # type: 
 
 
 def test_formats_quarantine_nothing(formats_project) -> None:  # type: ignore[no-untyped-def]
-    assert _quarantine(formats_project) == []
+    """Every message is read. The only rejects are the inventory typed contract's: it binds
+    every table named `orders` (any database) and mydb.orders has none of its columns."""
+    rows = formats_project.sql(
+        f"select quarantine_stage, reason_code, _cdc_source_id "
+        f"from {formats_project.layer('silver')}.cdc_quarantine"
+    )
+    assert [r for r in rows if r["quarantine_stage"] == "envelope"] == []
+    assert {(r["quarantine_stage"], r["_cdc_source_id"]) for r in rows} <= {
+        ("stg_inventory__orders", "mydb.orders")
+    }
