@@ -27,6 +27,12 @@
                                    the message's own schema, else null
           transaction_id(message)  source transaction id
           error_reason(message)    why this family cannot read the message, else null
+          row_images(message)      optional: array<struct<before, after>> when one message
+                                   carries several row changes (Canal's multi-row `data`, a
+                                   key change split into delete + update), else null; each
+                                   element becomes its own row (`row_image`, `_cdc_row_index`)
+          checkpoint_ts(message)   optional: the sync progress time the message vouches
+                                   for (DataWorks `checkpointTime`), else null
 
         A hook that has a `cdc_family_default__<hook>` macro is optional: a family without
         its own gets the default (a hook added to the interface later does not touch the
@@ -35,7 +41,10 @@
         `message` is the SQL alias of a row holding the parsed message (`envelope`,
         `body`, `key_envelope`, `message_key`, lineage columns); `error_reason` and `key`
         may also use the common columns computed before them (`op`, `connector`,
-        `source_db`, `source_schema`, `source_table`, `position`, `row_key`).
+        `source_db`, `source_schema`, `source_table`, `position`, `row_key`). Every hook
+        but `detect` and `row_images` may read `row_image` (struct<before, after>, null
+        when the family's row_images gave none) and `_cdc_row_index` (0 for a message
+        of one row change).
     -#}
     {%- set name = family ~ '__' ~ hook -%}
     {%- set macro = context.get(name) or context.get('cdc_family_default__' ~ hook) -%}
@@ -55,6 +64,16 @@
         'body_fields', 'schema_fields', 'detect', 'connector', 'message_kind', 'op',
         'table_identity', 'key', 'position', 'is_snapshot', 'snapshot', 'source_ts',
         'emitted_ts', 'before', 'after', 'patch', 'column_types', 'transaction_id',
-        'error_reason',
+        'error_reason', 'row_images', 'checkpoint_ts',
     ]) }}
+{% endmacro %}
+
+{% macro cdc_family_default__row_images(message) %}
+    {#- Default of the optional hook `row_images`: null, the message is one row change. -#}
+    cast(null as array<struct<before: string, after: string>>)
+{% endmacro %}
+
+{% macro cdc_family_default__checkpoint_ts(message) %}
+    {#- Default of the optional hook `checkpoint_ts`: null. -#}
+    cast(null as timestamp)
 {% endmacro %}

@@ -35,8 +35,15 @@ unreadable_messages as (
         _source_file,
         _source_line,
         _loaded_at
-    from {{ ref('stg_cdc__messages') }}
-    where _cdc_message_kind = 'error'
+    from (
+        select
+            *,
+            -- a message split into several row changes is quarantined once, with its first error
+            row_number() over (partition by _message_id order by _cdc_row_index) as error_rank
+        from {{ ref('stg_cdc__messages') }}
+        where _cdc_message_kind = 'error'
+    ) as errors
+    where error_rank = 1
 
 ),
 

@@ -43,7 +43,8 @@ reason_codes as (
         (
             'unknown_op',
             'envelope',
-            'The op is not one of c u d r t.',
+            'The op is not one of c u d r t (or, for DataWorks, Canal, Maxwell and OGG, not an op '
+            || 'of the format: the reason names it).',
             'Check the connector version; the message is kept as sent.'
         ),
         (
@@ -154,6 +155,13 @@ reason_codes as (
             'typed',
             'A value cannot be read as the contract type of its column.',
             'Fix the data_type or meta.cdc_encoding and rebuild with --full-refresh.'
+        ),
+        (
+            'missing_row_key',
+            'envelope',
+            'The row image lacks a key column the message names (DataWorks schema.primaryKey or '
+            || 'row id, Canal pkNames, Maxwell primary_key_columns, OGG primary_keys).',
+            'Check the sync task configuration; the message is kept as sent.'
         ),
         (
             'missing_key',

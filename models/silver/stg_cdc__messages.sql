@@ -5,7 +5,8 @@
     )
 }}
 
--- One row per bronze message: its envelope unpacked into the common change-log shape by
+-- One row per bronze message (per row change of a message that carries several, see
+-- _cdc_row_index): its envelope unpacked into the common change-log shape by
 -- the connector family that reads it (macros/connectors/<family>/, registered in
 -- cdc_connector_families), or the reason it cannot be read. Each message is parsed once,
 -- with the union schema of every family (cdc_envelope_schema).
@@ -79,15 +80,31 @@ families as (
 
 ),
 
+exploded as (
+
+    -- a message carrying several row changes (the family's row_images: Canal's multi-row
+    -- data, a key change split into delete + update) becomes one row per row change, in
+    -- order (_cdc_row_index); any other message is one row, index 0
+    select
+        families.*,
+        coalesce(row_images.row_index, 0) as _cdc_row_index,
+        row_images.row_image
+    from families
+        lateral view outer posexplode(
+            {{ cdc_family_case('row_images', 'families.family', 'families') }}
+        ) row_images as row_index, row_image
+
+),
+
 identified as (
 
     select
-        families.*,
-        {{ cdc_family_case('connector', 'families.family', 'families') }} as connector,
-        {{ cdc_family_case('message_kind', 'families.family', 'families') }} as kind,
-        {{ cdc_family_case('op', 'families.family', 'families') }} as op,
-        {{ cdc_family_case('table_identity', 'families.family', 'families') }} as source_identity
-    from families
+        exploded.*,
+        {{ cdc_family_case('connector', 'exploded.family', 'exploded') }} as connector,
+        {{ cdc_family_case('message_kind', 'exploded.family', 'exploded') }} as kind,
+        {{ cdc_family_case('op', 'exploded.family', 'exploded') }} as op,
+        {{ cdc_family_case('table_identity', 'exploded.family', 'exploded') }} as source_identity
+    from exploded
 
 ),
 
@@ -175,6 +192,7 @@ final as (
 
     select
         _message_id,
+        _cdc_row_index,
         case
             when error_reason is not null then 'error'
             when _is_tombstone then 'tombstone'
@@ -218,6 +236,7 @@ final as (
         {{ cdc_family_case('snapshot', 'checked.family', 'checked') }} as _cdc_snapshot,
         {{ cdc_family_case('source_ts', 'checked.family', 'checked') }} as _cdc_source_ts,
         {{ cdc_family_case('emitted_ts', 'checked.family', 'checked') }} as _cdc_emitted_ts,
+        {{ cdc_family_case('checkpoint_ts', 'checked.family', 'checked') }} as _cdc_checkpoint_ts,
         {{ cdc_family_case('transaction_id', 'checked.family', 'checked') }} as _cdc_transaction_id,
         _kafka_topic,
         _kafka_partition,

@@ -1,5 +1,7 @@
 -- Reconciliation: every bronze message is in stg_cdc__messages exactly once (as a change,
--- a tombstone, a control message or an error). Returns the messages that break it.
+-- a tombstone, a control message or an error): one row at _cdc_row_index 0, and a message
+-- split into several row changes has each index 0..n-1 once. Returns the messages that
+-- break it.
 
 with
 
@@ -13,7 +15,10 @@ silver as (
 
     select
         _message_id,
-        count(*) as copies
+        count_if(_cdc_row_index = 0) as copies,
+        count(*) as row_changes,
+        count(distinct _cdc_row_index) as distinct_indexes,
+        max(_cdc_row_index) as last_index
     from {{ ref('stg_cdc__messages') }}
     group by _message_id
 
@@ -32,6 +37,8 @@ final as (
         bronze._message_id is null
         or silver._message_id is null
         or silver.copies != 1
+        or silver.row_changes != silver.distinct_indexes
+        or silver.last_index != silver.row_changes - 1
 
 )
 

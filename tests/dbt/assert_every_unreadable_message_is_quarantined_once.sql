@@ -5,7 +5,7 @@ with
 
 unreadable as (
 
-    select _message_id
+    select distinct _message_id
     from {{ ref('stg_cdc__messages') }}
     where _cdc_message_kind = 'error'
 

@@ -118,8 +118,9 @@ def bad_run(dbt_project):  # type: ignore[no-untyped-def]
     no_source = copy.deepcopy(order)
     del no_source["payload"]["source"]
     lines["missing_source"] = json.dumps(no_source)
+    # an object no registered family reads (Maxwell-like lines are read by the maxwell family)
     lines["unknown_envelope"] = json.dumps(
-        {"database": "shop", "table": "t", "type": "insert", "data": {"id": 1}}
+        {"kind": "row-insert", "collection": "t", "row": {"id": 1}}
     )
     wrong_type = copy.deepcopy(order)
     wrong_type["payload"]["op"] = "c"

@@ -1,0 +1,256 @@
+{#-
+    The Alibaba DataWorks family (real-time sync to Kafka, ENVELOPES.md section 3): the
+    interface of cdc_family_hook. `{"schema": {dataColumn, primaryKey, source},
+    "payload": {before, after, sequenceId, scn, op, timestamp, ddl}, "version"}`.
+
+    Ops: INSERT -> c (r for full-load records, sequenceId "-1"), UPDATE_AFTER -> u,
+    DELETE -> d, TRUNCATE -> t; the before half of a split update (UPDATE_BEFOR, also
+    spelled UPDATE_BEFORE) -> d of the before image's key, ranked below the UPDATE_AFTER of
+    the same sequenceId (see alibaba_dataworks__position), so the after half wins for an
+    unchanged key whatever the arrival order and an old key disappears on a primary-key
+    change. A single-message update whose key changes is two row changes (row_images): a
+    d of the old key, then the u. Transaction markers are 'transaction', DDL ops
+    'schema_change', MHEARTBEAT 'heartbeat'; any other op is quarantined (unknown_op).
+-#}
+
+{% macro alibaba_dataworks__body_fields() %}
+    {{ return({
+        'before': 'string', 'after': 'string', 'op': 'string', 'sequenceId': 'string',
+        'scn': 'string',
+        'timestamp': 'struct<eventTime: string, systemTime: string, checkpointTime: string>',
+        'ddl': 'string',
+    }) }}
+{% endmacro %}
+
+{% macro alibaba_dataworks__schema_fields() %}
+    {{ return({
+        'dataColumn': 'array<struct<name: string, type: string>>',
+        'primaryKey': 'array<string>',
+        'source': 'struct<dbType: string, dbVersion: string, dbName: string, '
+            ~ 'schemaName: string, tableName: string>',
+    }) }}
+{% endmacro %}
+
+{% macro alibaba_dataworks__detect(message) %}
+    (
+        {{ message }}.envelope.payload.timestamp is not null
+        or {{ message }}.envelope.payload.sequenceId is not null
+        or {{ message }}.envelope.schema.dataColumn is not null
+    )
+{% endmacro %}
+
+{% macro alibaba_dataworks__connector(message) %}
+    'dataworks'
+{% endmacro %}
+
+{% macro _alibaba_dataworks_ops(kind) %}
+    {#- The DataWorks ops of one message kind (`change`, `transaction`, `schema_change`, `heartbeat`). -#}
+    {{ return({
+        'change': ['INSERT', 'UPDATE_BEFOR', 'UPDATE_BEFORE', 'UPDATE_AFTER', 'DELETE', 'TRUNCATE'],
+        'transaction': ['TRANSACTION_BEGIN', 'TRANSACTION_END', 'XACOMMIT', 'XAROLLBACK', 'GTID'],
+        'schema_change': ['CREATE', 'ALTER', 'ERASE', 'RENAME', 'CINDEX', 'DINDEX', 'QUERY'],
+        'heartbeat': ['MHEARTBEAT'],
+    }[kind]) }}
+{% endmacro %}
+
+{% macro alibaba_dataworks__message_kind(message) %}
+    {#- An unknown op is a change whose op is null: error_reason names it (unknown_op). -#}
+    case
+        when {{ cdc_in_list(message ~ '.body.op', _alibaba_dataworks_ops('transaction')) }} then 'transaction'
+        when {{ cdc_in_list(message ~ '.body.op', _alibaba_dataworks_ops('schema_change')) }} then 'schema_change'
+        when {{ cdc_in_list(message ~ '.body.op', _alibaba_dataworks_ops('heartbeat')) }} then 'heartbeat'
+        else 'change'
+    end
+{% endmacro %}
+
+{% macro alibaba_dataworks__op(message) %}
+    {#- c/r/u/d/t for a change (null for an unknown op); the DataWorks op of a control message. -#}
+    case {{ message }}.body.op
+        when 'INSERT' then case when {{ message }}.body.sequenceId = '-1' then 'r' else 'c' end
+        when 'UPDATE_AFTER' then case when {{ message }}.row_image.after is null and {{ message }}.row_image.before is not null then 'd' else 'u' end
+        when 'UPDATE_BEFOR' then 'd'
+        when 'UPDATE_BEFORE' then 'd'
+        when 'DELETE' then 'd'
+        when 'TRUNCATE' then 't'
+        else case
+            when {{ alibaba_dataworks__message_kind(message) }} != 'change' then {{ message }}.body.op
+        end
+    end
+{% endmacro %}
+
+{% macro alibaba_dataworks__table_identity(message) %}
+    named_struct(
+        'db', {{ message }}.envelope.schema.source.dbName,
+        'schema', {{ message }}.envelope.schema.source.schemaName,
+        'table', {{ message }}.envelope.schema.source.tableName
+    )
+{% endmacro %}
+
+{% macro _alibaba_dataworks_key_columns(message) %}
+    {#-
+        array<string> of the lower-case key columns: `schema.primaryKey`, else the row id
+        DataWorks adds to a table without one (`rowid` for Oracle, `#alibaba_rds_row_id#`
+        for MySQL RDS; `dbType` in any case).
+    -#}
+    case
+        when size({{ message }}.envelope.schema.primaryKey) > 0
+            then transform({{ message }}.envelope.schema.primaryKey, key_column -> lower(key_column))
+        when lower({{ message }}.envelope.schema.source.dbType) = 'oracle' then array('rowid')
+        else array('#alibaba_rds_row_id#')
+    end
+{% endmacro %}
+
+{% macro _alibaba_dataworks_image(json) %}
+    {#- The `dataColumn` object of a DataWorks row image (`{"dataColumn": {...}}`), as JSON text. -#}
+    from_json({{ json }}, 'struct<dataColumn: string>').dataColumn
+{% endmacro %}
+
+{% macro alibaba_dataworks__row_images(message) %}
+    {#-
+        A single-message update (UPDATE_AFTER with before and after) whose key changes is
+        two row changes: a delete of the before image's key, then the update. Null (the
+        message's own before/after) otherwise.
+    -#}
+    {%- set table = message ~ '.envelope.schema.source.tableName' -%}
+    {%- set keys = _alibaba_dataworks_key_columns(message) -%}
+    {%- set before = _alibaba_dataworks_image(message ~ '.body.before') -%}
+    {%- set after = _alibaba_dataworks_image(message ~ '.body.after') -%}
+    case
+        when {{ message }}.body.op = 'UPDATE_AFTER' and {{ before }} is not null and {{ after }} is not null
+            and not ({{ cdc_key_from_image(table, cdc_json_map(before), keys) }}
+                <=> {{ cdc_key_from_image(table, cdc_json_map(after), keys) }})
+            then array(
+                named_struct('before', {{ before }}, 'after', cast(null as string)),
+                named_struct('before', {{ before }}, 'after', {{ after }})
+            )
+    end
+{% endmacro %}
+
+{% macro alibaba_dataworks__key(message, announced_key) %}
+    {#- The key columns (see _alibaba_dataworks_key_columns) read off the image (`before` for d). -#}
+    case
+        when {{ message }}.op = 'd' then {{ cdc_key_from_image(
+            message ~ '.source_table',
+            cdc_json_map(alibaba_dataworks__before(message)),
+            _alibaba_dataworks_key_columns(message)
+        ) }}
+        when {{ message }}.op in ('c', 'r', 'u') then {{ cdc_key_from_image(
+            message ~ '.source_table',
+            cdc_json_map(alibaba_dataworks__after(message)),
+            _alibaba_dataworks_key_columns(message)
+        ) }}
+    end
+{% endmacro %}
+
+{% macro alibaba_dataworks__position(message) %}
+    {#-
+        `sequenceId` as a number (digit strings of up to 20 digits, left-padded to 20; the
+        full-load records' "-1" sorts before every other), then `0` for the delete half of
+        an update (UPDATE_BEFOR, or the old key of a single-message key change) and `1`
+        for everything else: the after half of an update wins at its sequenceId. Null
+        when sequenceId is missing or not such a number.
+    -#}
+    case
+        when {{ message }}.body.sequenceId = '-1' or {{ message }}.body.sequenceId rlike '^[0-9]{1,20}$'
+            then concat(
+                case
+                    when {{ message }}.body.sequenceId = '-1' then repeat('0', 20)
+                    else lpad({{ message }}.body.sequenceId, 20, '0')
+                end,
+                '.',
+                case
+                    when {{ message }}.body.op in ('UPDATE_BEFOR', 'UPDATE_BEFORE') then '0'
+                    when {{ message }}.row_image is not null and {{ message }}.row_image.after is null then '0'
+                    else '1'
+                end
+            )
+    end
+{% endmacro %}
+
+{% macro alibaba_dataworks__is_snapshot(message) %}
+    coalesce({{ message }}.body.sequenceId = '-1', false)
+{% endmacro %}
+
+{% macro alibaba_dataworks__snapshot(message) %}
+    case when {{ message }}.body.sequenceId = '-1' then 'true' end
+{% endmacro %}
+
+{% macro _alibaba_dataworks_ms(field) %}
+    {#- A DataWorks 13-digit epoch-ms time as a timestamp; null when missing or negative (full-load -1). -#}
+    case
+        when try_cast({{ field }} as bigint) >= 0 then timestamp_millis(try_cast({{ field }} as bigint))
+    end
+{% endmacro %}
+
+{% macro alibaba_dataworks__source_ts(message) %}
+    {{ _alibaba_dataworks_ms(message ~ '.body.timestamp.eventTime') }}
+{% endmacro %}
+
+{% macro alibaba_dataworks__emitted_ts(message) %}
+    {{ _alibaba_dataworks_ms(message ~ '.body.timestamp.systemTime') }}
+{% endmacro %}
+
+{% macro alibaba_dataworks__checkpoint_ts(message) %}
+    {{ _alibaba_dataworks_ms(message ~ '.body.timestamp.checkpointTime') }}
+{% endmacro %}
+
+{% macro alibaba_dataworks__before(message) %}
+    coalesce({{ message }}.row_image.before, {{ _alibaba_dataworks_image(message ~ '.body.before') }})
+{% endmacro %}
+
+{% macro alibaba_dataworks__after(message) %}
+    case
+        when {{ message }}.row_image is not null then {{ message }}.row_image.after
+        else {{ _alibaba_dataworks_image(message ~ '.body.after') }}
+    end
+{% endmacro %}
+
+{% macro alibaba_dataworks__patch(message) %}
+    cast(null as string)
+{% endmacro %}
+
+{% macro alibaba_dataworks__column_types(message) %}
+    {#-
+        `schema.dataColumn` as `dataworks.<TYPE>` (dataworks.LONG, dataworks.DATE: epoch
+        ms, dataworks.BYTES: base64...), keyed by the lower-case column name.
+    -#}
+    map_from_entries(transform(
+        {{ message }}.envelope.schema.dataColumn,
+        data_column -> struct(
+            lower(data_column.name) as field_name,
+            named_struct(
+                'type', data_column.type,
+                'name', concat('dataworks.', upper(data_column.type)),
+                'scale', cast(null as string),
+                'precision', cast(null as string)
+            ) as field_type
+        )
+    ))
+{% endmacro %}
+
+{% macro alibaba_dataworks__transaction_id(message) %}
+    {#- DataWorks carries no transaction id: the Oracle `scn` when present, else null. -#}
+    {{ message }}.body.scn
+{% endmacro %}
+
+{% macro alibaba_dataworks__error_reason(message) %}
+    case
+        when {{ message }}.kind != 'change' then null
+        when {{ message }}.op is null
+            then 'unknown_op: DataWorks op ''' || coalesce({{ message }}.body.op, '(none)')
+                || ''' is not a change (INSERT, UPDATE_BEFOR, UPDATE_AFTER, DELETE, TRUNCATE), '
+                || 'transaction, DDL or heartbeat op'
+        when {{ message }}.source_table is null
+            then 'missing_table: schema.source.tableName is absent'
+        when {{ message }}.position is null
+            then 'bad_position: the DataWorks sequenceId ''' || coalesce({{ message }}.body.sequenceId, '(none)')
+                || ''' is missing or not a number'
+        when {{ message }}.op in ('c', 'r', 'u')
+            and ({{ message }}.after is null or not startswith(ltrim({{ message }}.after), '{'))
+            then 'missing_after: op ' || {{ message }}.body.op || ' without an after row image (payload.after.dataColumn)'
+        when {{ message }}.op = 'd' and {{ message }}.row_key is null
+            then 'delete_without_key: ' || {{ message }}.body.op || ' without a before row image holding the key columns'
+        when {{ message }}.op != 't' and {{ message }}.row_key is null
+            then 'missing_row_key: the row image lacks a key column (schema.primaryKey or the row id)'
+    end
+{% endmacro %}

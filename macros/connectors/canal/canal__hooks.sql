@@ -1,0 +1,185 @@
+{#-
+    The Alibaba Canal family (canal-kafka flat message, JSON): the interface of
+    cdc_family_hook. One message per statement: `data` holds every changed row (after
+    images; before images for DELETE), `old[i]` the previous values of the columns that
+    changed in row i. Each row is its own change (row_images), in array order.
+    INSERT -> c, UPDATE -> u, DELETE -> d, TRUNCATE (a DDL message) -> t; any other DDL
+    (`isDdl` true) is a 'schema_change'.
+-#}
+
+{% macro canal__body_fields() %}
+    {{ return({
+        'data': 'string', 'old': 'string', 'database': 'string', 'table': 'string',
+        'type': 'string', 'isDdl': 'string', 'es': 'string', 'ts': 'string', 'id': 'string',
+        'pkNames': 'array<string>', 'sql': 'string', 'mysqlType': 'string', 'sqlType': 'string',
+    }) }}
+{% endmacro %}
+
+{% macro canal__schema_fields() %}
+    {{ return({}) }}
+{% endmacro %}
+
+{% macro canal__detect(message) %}
+    (
+        {{ message }}.envelope.payload is null
+        and {{ message }}.body.isDdl is not null
+        and {{ message }}.body.type is not null
+        and {{ message }}.body.table is not null
+    )
+{% endmacro %}
+
+{% macro canal__connector(message) %}
+    'canal'
+{% endmacro %}
+
+{% macro canal__message_kind(message) %}
+    {#- An unknown type is a change whose op is null: error_reason names it (unknown_op). -#}
+    case
+        when lower({{ message }}.body.isDdl) = 'true' and upper({{ message }}.body.type) != 'TRUNCATE'
+            then 'schema_change'
+        else 'change'
+    end
+{% endmacro %}
+
+{% macro canal__op(message) %}
+    case
+        when upper({{ message }}.body.type) = 'TRUNCATE' then 't'
+        when lower({{ message }}.body.isDdl) = 'true' then {{ message }}.body.type
+        when {{ message }}.body.type = 'INSERT' then 'c'
+        when {{ message }}.body.type = 'UPDATE' then case when {{ message }}.row_image.after is null then 'd' else 'u' end
+        when {{ message }}.body.type = 'DELETE' then 'd'
+    end
+{% endmacro %}
+
+{% macro canal__table_identity(message) %}
+    named_struct(
+        'db', {{ message }}.body.database,
+        'schema', cast(null as string),
+        'table', {{ message }}.body.table
+    )
+{% endmacro %}
+
+{% macro canal__row_images(message) %}
+    {#-
+        One (before, after) per row of `data`, in array order: INSERT (null, data[i]);
+        UPDATE (data[i] overlaid with old[i], data[i]); DELETE (data[i], null). An update
+        whose old[i] holds a pkNames column changes the row's key: it is two row changes,
+        a delete of the old key (before, null) and then the update.
+    -#}
+    {%- set old_row = "try_element_at(from_json(" ~ message ~ ".body.old, 'array<string>'), row_index + 1)" -%}
+    {%- set before = cdc_json_overlay('row_image', old_row) -%}
+    case
+        when lower({{ message }}.body.isDdl) != 'true' and {{ message }}.body.data is not null then flatten(transform(
+            from_json({{ message }}.body.data, 'array<string>'),
+            (row_image, row_index) -> case
+                when {{ message }}.body.type = 'UPDATE' and exists(
+                        {{ message }}.body.pkNames,
+                        key_column -> map_contains_key({{ cdc_json_map(old_row) }}, lower(key_column))
+                    )
+                    then array(
+                        named_struct('before', {{ before }}, 'after', cast(null as string)),
+                        named_struct('before', {{ before }}, 'after', row_image)
+                    )
+                else array(named_struct(
+                    'before', case
+                        when {{ message }}.body.type = 'UPDATE' then {{ before }}
+                        when {{ message }}.body.type = 'DELETE' then row_image
+                    end,
+                    'after', case when {{ message }}.body.type != 'DELETE' then row_image end
+                ))
+            end
+        ))
+    end
+{% endmacro %}
+
+{% macro canal__key(message, announced_key) %}
+    {#- `pkNames` read off the row image (`before` for d); no pkNames: the whole row image. -#}
+    {%- set keys = 'transform(' ~ message ~ '.body.pkNames, key_column -> lower(key_column))' -%}
+    case
+        when {{ message }}.op = 'd' then {{ cdc_key_from_image(
+            message ~ '.source_table', cdc_json_map(message ~ '.row_image.before'), keys
+        ) }}
+        when {{ message }}.op in ('c', 'u') then {{ cdc_key_from_image(
+            message ~ '.source_table', cdc_json_map(message ~ '.row_image.after'), keys
+        ) }}
+    end
+{% endmacro %}
+
+{% macro canal__position(message) %}
+    {#-
+        `es` (binlog time, ms), then `ts` (when Canal handled the message, ms), then the
+        row change's index in the message (row_images); each left-padded. Null when es or ts is not a number.
+    -#}
+    case
+        when {{ message }}.body.es rlike '^[0-9]{1,20}$' and {{ message }}.body.ts rlike '^[0-9]{1,20}$'
+            then concat(
+                lpad({{ message }}.body.es, 20, '0'),
+                '.',
+                lpad({{ message }}.body.ts, 20, '0'),
+                '.',
+                lpad(cast({{ message }}._cdc_row_index as string), 10, '0')
+            )
+    end
+{% endmacro %}
+
+{% macro canal__is_snapshot(message) %}
+    false
+{% endmacro %}
+
+{% macro canal__snapshot(message) %}
+    cast(null as string)
+{% endmacro %}
+
+{% macro canal__source_ts(message) %}
+    timestamp_millis(try_cast({{ message }}.body.es as bigint))
+{% endmacro %}
+
+{% macro canal__emitted_ts(message) %}
+    timestamp_millis(try_cast({{ message }}.body.ts as bigint))
+{% endmacro %}
+
+{% macro canal__before(message) %}
+    {{ message }}.row_image.before
+{% endmacro %}
+
+{% macro canal__after(message) %}
+    {{ message }}.row_image.after
+{% endmacro %}
+
+{% macro canal__patch(message) %}
+    cast(null as string)
+{% endmacro %}
+
+{% macro canal__column_types(message) %}
+    {#- `mysqlType` as `canal.<MySQL type>` (every canal value is a string). -#}
+    transform_values(
+        transform_keys(from_json({{ message }}.body.mysqlType, 'map<string, string>'), (k, v) -> lower(k)),
+        (k, v) -> named_struct(
+            'type', 'string',
+            'name', concat('canal.', v),
+            'scale', cast(null as string),
+            'precision', cast(null as string)
+        )
+    )
+{% endmacro %}
+
+{% macro canal__transaction_id(message) %}
+    cast(null as string)
+{% endmacro %}
+
+{% macro canal__error_reason(message) %}
+    case
+        when {{ message }}.kind != 'change' then null
+        when {{ message }}.op is null
+            then 'unknown_op: Canal type ''' || coalesce({{ message }}.body.type, '(none)')
+                || ''' is not INSERT, UPDATE, DELETE or DDL'
+        when {{ message }}.source_table is null
+            then 'missing_table: the Canal message has no table'
+        when {{ message }}.position is null
+            then 'bad_position: the Canal es/ts are missing or not numbers'
+        when {{ message }}.op != 't' and {{ message }}.row_image is null
+            then 'missing_after: Canal ' || {{ message }}.body.type || ' without rows (data)'
+        when {{ message }}.op != 't' and {{ message }}.row_key is null
+            then 'missing_row_key: a row lacks a pkNames column'
+    end
+{% endmacro %}

@@ -1,0 +1,186 @@
+{#-
+    The Maxwell family (Maxwell's daemon JSON): the interface of cdc_family_hook.
+    `{"database", "table", "type", "ts" (seconds), "xid", "xoffset", "commit", "data",
+    "old", "primary_key_columns"}`. insert -> c, bootstrap-insert -> r, update -> u
+    (before = data overlaid with old), delete -> d; table-* and database-* are
+    'schema_change', bootstrap-start / bootstrap-complete 'control'.
+-#}
+
+{% macro maxwell__body_fields() %}
+    {{ return({
+        'data': 'string', 'old': 'string', 'database': 'string', 'table': 'string',
+        'type': 'string', 'ts': 'string', 'xid': 'string', 'xoffset': 'string',
+        'commit': 'string', 'primary_key_columns': 'array<string>', 'sql': 'string',
+    }) }}
+{% endmacro %}
+
+{% macro maxwell__schema_fields() %}
+    {{ return({}) }}
+{% endmacro %}
+
+{% macro maxwell__detect(message) %}
+    (
+        {{ message }}.envelope.payload is null
+        and {{ message }}.body.isDdl is null
+        and {{ message }}.body.database is not null
+        and {{ message }}.body.type is not null
+        and {{ message }}.body.ts is not null
+        and ({{ message }}.body.xid is not null or {{ message }}.body.type not in ('insert', 'update', 'delete'))
+    )
+{% endmacro %}
+
+{% macro maxwell__connector(message) %}
+    'maxwell'
+{% endmacro %}
+
+{% macro maxwell__message_kind(message) %}
+    case
+        when {{ message }}.body.type like 'table-%' or {{ message }}.body.type like 'database-%'
+            then 'schema_change'
+        when {{ message }}.body.type in ('bootstrap-start', 'bootstrap-complete') then 'control'
+        else 'change'
+    end
+{% endmacro %}
+
+{% macro maxwell__op(message) %}
+    case {{ message }}.body.type
+        when 'insert' then 'c'
+        when 'bootstrap-insert' then 'r'
+        when 'update' then case when {{ message }}.row_image is not null and {{ message }}.row_image.after is null then 'd' else 'u' end
+        when 'delete' then 'd'
+        else case when {{ maxwell__message_kind(message) }} != 'change' then {{ message }}.body.type end
+    end
+{% endmacro %}
+
+{% macro maxwell__table_identity(message) %}
+    named_struct(
+        'db', {{ message }}.body.database,
+        'schema', cast(null as string),
+        'table', {{ message }}.body.table
+    )
+{% endmacro %}
+
+{% macro maxwell__key(message, announced_key) %}
+    {#-
+        `primary_key_columns` read off the row image (`data`: the before image for
+        deletes too); else the Kafka key's `pk.<column>` fields; else the whole row.
+    -#}
+    {%- set kafka_pk = 'map_filter(' ~ cdc_json_map(message ~ '.message_key') ~ ', (k, v) -> k like \'pk.%\')' -%}
+    case
+        when size({{ message }}.body.primary_key_columns) > 0 or {{ message }}.message_key is null
+            then {{ cdc_key_from_image(
+                message ~ '.source_table',
+                cdc_json_map(_maxwell_image(message)),
+                'transform(' ~ message ~ '.body.primary_key_columns, key_column -> lower(key_column))'
+            ) }}
+        else coalesce(
+            {{ cdc_canonical_json_map('transform_keys(' ~ kafka_pk ~ ', (k, v) -> substr(k, 4))') }},
+            {{ cdc_key_from_image(message ~ '.source_table', cdc_json_map(_maxwell_image(message))) }}
+        )
+    end
+{% endmacro %}
+
+{% macro _maxwell_image(message) %}
+    {#- The row image a change is keyed by: `before` for d, else `after`. -#}
+    case when {{ message }}.op = 'd' then {{ maxwell__before(message) }} else {{ maxwell__after(message) }} end
+{% endmacro %}
+
+{% macro maxwell__row_images(message) %}
+    {#-
+        An update whose `old` holds a primary-key column changes the key: two row
+        changes, a delete of the old key, then the update. Null otherwise.
+    -#}
+    case
+        when {{ message }}.body.type = 'update'
+            and exists(
+                {{ message }}.body.primary_key_columns,
+                key_column -> map_contains_key({{ cdc_json_map(message ~ '.body.old') }}, lower(key_column))
+            )
+            then array(
+                named_struct('before', {{ cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}, 'after', cast(null as string)),
+                named_struct('before', {{ cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}, 'after', {{ message }}.body.data)
+            )
+    end
+{% endmacro %}
+
+{% macro maxwell__position(message) %}
+    {#-
+        `ts` (seconds), `xid`, then `xoffset` (the row's place in its transaction; the
+        commit row may come without one and sorts last), then the row change's index (the
+        delete of an old key before the update). Null when ts is not a number.
+    -#}
+    case
+        when {{ message }}.body.ts rlike '^[0-9]{1,20}$'
+            and coalesce({{ message }}.body.xid, '0') rlike '^[0-9]{1,20}$'
+            and coalesce({{ message }}.body.xoffset, '0') rlike '^[0-9]{1,10}$'
+            then concat(
+                lpad({{ message }}.body.ts, 20, '0'),
+                '.',
+                lpad(coalesce({{ message }}.body.xid, '0'), 20, '0'),
+                '.',
+                coalesce(lpad({{ message }}.body.xoffset, 10, '0'), repeat('9', 10)),
+                '.',
+                cast({{ message }}._cdc_row_index as string)
+            )
+    end
+{% endmacro %}
+
+{% macro maxwell__is_snapshot(message) %}
+    coalesce({{ message }}.body.type = 'bootstrap-insert', false)
+{% endmacro %}
+
+{% macro maxwell__snapshot(message) %}
+    case when {{ message }}.body.type = 'bootstrap-insert' then 'true' end
+{% endmacro %}
+
+{% macro maxwell__source_ts(message) %}
+    timestamp_seconds(try_cast({{ message }}.body.ts as bigint))
+{% endmacro %}
+
+{% macro maxwell__emitted_ts(message) %}
+    cast(null as timestamp)
+{% endmacro %}
+
+{% macro maxwell__before(message) %}
+    case
+        when {{ message }}.row_image is not null then {{ message }}.row_image.before
+        when {{ message }}.body.type = 'update' then {{ cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}
+        when {{ message }}.body.type = 'delete' then {{ message }}.body.data
+    end
+{% endmacro %}
+
+{% macro maxwell__after(message) %}
+    case
+        when {{ message }}.row_image is not null then {{ message }}.row_image.after
+        when {{ message }}.body.type != 'delete' then {{ message }}.body.data
+    end
+{% endmacro %}
+
+{% macro maxwell__patch(message) %}
+    cast(null as string)
+{% endmacro %}
+
+{% macro maxwell__column_types(message) %}
+    cast(null as map<string, struct<type: string, name: string, scale: string, precision: string>>)
+{% endmacro %}
+
+{% macro maxwell__transaction_id(message) %}
+    {{ message }}.body.xid
+{% endmacro %}
+
+{% macro maxwell__error_reason(message) %}
+    case
+        when {{ message }}.kind != 'change' then null
+        when {{ message }}.op is null
+            then 'unknown_op: Maxwell type ''' || {{ message }}.body.type
+                || ''' is not insert, bootstrap-insert, update, delete or DDL'
+        when {{ message }}.source_table is null
+            then 'missing_table: the Maxwell message has no table'
+        when {{ message }}.position is null
+            then 'bad_position: the Maxwell ts/xid/xoffset are missing or not numbers'
+        when {{ message }}.body.data is null or not startswith(ltrim({{ message }}.body.data), '{')
+            then 'missing_after: Maxwell ' || {{ message }}.body.type || ' without a data object'
+        when {{ message }}.row_key is null
+            then 'missing_row_key: data lacks a primary_key_columns column'
+    end
+{% endmacro %}

@@ -1,0 +1,180 @@
+"""Real DataWorks, Canal, Maxwell and OGG events from other projects' tests (../shared/corpus).
+
+Each fixture lands in a temporary landing folder, `dbt build` runs (data tests included),
+and `captured_rows` must hold exactly the fixture's expected final state: the raw last row
+image of every live key, compared strictly (1, 1.0, "1" and true all differ: values are
+compared as parsed JSON with their types, and numbers by their JSON text). Keys come from
+the messages themselves (DataWorks `primaryKey`, Canal `pkNames`, Maxwell
+`primary_key_columns`, OGG `primary_keys`): no `cdc_table_keys` is declared.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DbtProject
+
+pytestmark = pytest.mark.spark
+
+DATAWORKS = "paimon__aliyun-dataworks-event"
+DATAWORKS_ORDER = ["event-insert.txt", "event-update-in-one.txt", "event-delete.txt"]
+# Their tables do not collide (mydb.*, test.product, OGG.TBL_TEST): one build.
+FORMATS = [
+    "seatunnel__canal-data-filter-table.txt",
+    "seatunnel__maxwell-data-filter-table.txt",
+    "seatunnel__ogg-data-filter-table.txt",
+]
+
+
+def _typed(value: object) -> object:
+    """A JSON value with its type made explicit: 1, 1.0, "1" and true stay different."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int | float):
+        return ("number", json.dumps(value))
+    if isinstance(value, str):
+        return ("string", value)
+    if value is None:
+        return ("null", None)
+    if isinstance(value, list):
+        return ("array", [_typed(v) for v in value])
+    return ("object", {k: _typed(v) for k, v in sorted(value.items())})  # type: ignore[attr-defined]
+
+
+def _gold(project: DbtProject, table: str) -> list[dict]:
+    rows = project.sql(
+        f"select _cdc_row_json from {project.layer('gold')}.captured_rows "
+        f"where _cdc_source_id = lower('{table}')"
+    )
+    return [json.loads(str(row["_cdc_row_json"])) for row in rows]
+
+
+def _by_key(rows: list[dict], keys: list[str]) -> dict[tuple, object]:
+    out: dict[tuple, object] = {}
+    for row in rows:
+        key = tuple(json.dumps(_typed(row[k])) for k in keys)
+        assert key not in out, f"key {key} twice"
+        out[key] = _typed(row)
+    return out
+
+
+def _assert_state(project: DbtProject, expected: dict[str, dict]) -> None:
+    for table, spec in expected.items():
+        got = _by_key(_gold(project, table), spec["key_columns"])
+        wanted = _by_key(spec["rows"], spec["key_columns"])
+        assert got.keys() == wanted.keys(), f"{table}: keys {sorted(got)} != {sorted(wanted)}"
+        for key, row in wanted.items():
+            assert got[key] == row, f"{table} {key}: {got[key]} != {row}"
+
+
+def _project(spark, tmp_path: Path, name: str) -> DbtProject:  # type: ignore[no-untyped-def]
+    project = DbtProject(
+        spark=spark,
+        schema=f"t_corpus_{name}",
+        landing=tmp_path / "landing",
+        target_path=tmp_path / "target",
+    )
+    project.landing.mkdir(parents=True)
+    project.drop_schemas()
+    return project
+
+
+def _quarantine(project: DbtProject) -> list[dict]:
+    return project.sql(
+        f"select reason_code, _source_file, raw_line from {project.layer('silver')}.cdc_quarantine"
+    )
+
+
+def _silver(project: DbtProject, model: str) -> list[dict]:
+    return project.sql(f"select * from {project.layer('silver')}.{model}")
+
+
+@pytest.mark.parametrize("fixture", [DATAWORKS])
+def test_dataworks_fixture_replayed_file_by_file(spark, corpus_dir, tmp_path, fixture) -> None:  # type: ignore[no-untyped-def]
+    """insert (full load, sequenceId -1), update in one message, delete of an unknown key."""
+    project = _project(spark, tmp_path, "dataworks")
+    checkpoints = json.loads((corpus_dir / f"{fixture}.checkpoints.json").read_text())
+    for index, name in enumerate(DATAWORKS_ORDER):
+        # one landing file per step, in replay order (file names sort in that order)
+        shutil.copy(corpus_dir / fixture / name, project.landing / f"{index:02d}-{name}")
+        project.run("build")
+        _assert_state(project, checkpoints[f"after_{name}"])
+    _assert_state(project, json.loads((corpus_dir / f"{fixture}.expected.json").read_text()))
+    # The Apache licence header lines are not CDC: quarantined, nothing else is.
+    quarantined = _quarantine(project)
+    assert {q["reason_code"] for q in quarantined} == {"malformed_json"}
+    assert all(q["raw_line"].lstrip().startswith(("/*", "*")) for q in quarantined)
+    kinds = project.sql(
+        "select _cdc_op, _cdc_is_snapshot, _cdc_position "
+        f"from {project.layer('silver')}.stg_cdc__messages "
+        "where _cdc_message_kind = 'change' order by _cdc_sort_key"
+    )
+    # by sequenceId: the delete (...000000) precedes the update (...000001), unlike file order
+    assert [k["_cdc_op"] for k in kinds] == ["r", "d", "u"]
+    assert kinds[0]["_cdc_is_snapshot"] is True
+    assert kinds[2]["_cdc_position"] == "01731663842292000001.1"
+    project.drop_schemas()
+
+
+@pytest.fixture(scope="module")
+def formats_project(spark, corpus_dir, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """The Canal, Maxwell and OGG fixtures in one landing folder and one `dbt build`."""
+    project = _project(spark, tmp_path_factory.mktemp("formats"), "formats")
+    for fixture in FORMATS:
+        shutil.copy(corpus_dir / fixture, project.landing / fixture)
+    # The project's own typed contract for `orders` (models/silver/inventory) declares key
+    # ORDER_ID for every table named `orders`, and a declared key wins over the message's
+    # (cdc_key_from_image): declare Canal's pkNames for it, as a user would.
+    project.run("build", vars={"cdc_table_keys": {"orders": ["order_number"]}})
+    yield project
+    project.drop_schemas()
+
+
+@pytest.mark.parametrize("fixture", FORMATS)
+def test_format_fixture(formats_project, corpus_dir, fixture) -> None:  # type: ignore[no-untyped-def]
+    project = formats_project
+    expected = json.loads(
+        (corpus_dir / f"{fixture.removesuffix('.txt')}.expected.json").read_text()
+    )
+    _assert_state(project, expected)
+    envelope = {"canal": "canal", "maxwell": "maxwell", "ogg": "ogg"}[
+        fixture.split("__")[1].split("-")[0]
+    ]
+    rows = project.sql(
+        f"select distinct _cdc_envelope, _cdc_message_kind, _cdc_error_reason "
+        f"from {project.layer('silver')}.stg_cdc__messages where _source_file like '%{fixture}'"
+    )
+    assert {r["_cdc_envelope"] for r in rows} == {envelope}
+    assert {r["_cdc_error_reason"] for r in rows} == {None}
+    if envelope == "canal":
+        # the two CREATE messages are schema changes, with their DDL text
+        ddl = _silver(project, "stg_cdc__schema_changes")
+        assert sorted((d["_cdc_source_id"], d["change_type"]) for d in ddl) == [
+            ("mydb.orders", "CREATE"),
+            ("mydb.projects", "CREATE"),
+        ]
+        assert all(d["ddl"].startswith("CREATE TABLE") for d in ddl)
+        # multi-row messages: one silver row per row change, index 0..n-1
+        [first] = project.sql(
+            "select count(*) as n, max(_cdc_row_index) as last "
+            f"from {project.layer('silver')}.stg_cdc__messages "
+            f"where _source_file like '%{fixture}' and _source_line = 1"
+        )
+        assert first == {"n": 9, "last": 8}
+
+
+def test_formats_quarantine_nothing(formats_project) -> None:  # type: ignore[no-untyped-def]
+    """Every message is read. The only rejects are the inventory typed contract's: it binds
+    every table named `orders` (any database) and mydb.orders has none of its columns."""
+    rows = formats_project.sql(
+        f"select quarantine_stage, reason_code, _cdc_source_id "
+        f"from {formats_project.layer('silver')}.cdc_quarantine"
+    )
+    assert [r for r in rows if r["quarantine_stage"] == "envelope"] == []
+    assert {(r["quarantine_stage"], r["_cdc_source_id"]) for r in rows} <= {
+        ("stg_inventory__orders", "mydb.orders")
+    }
