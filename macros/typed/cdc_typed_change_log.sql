@@ -80,13 +80,25 @@ row_images as (
 
 ),
 
+column_texts as (
+
+    -- each contract column's value as text, read once (decoded and checked below)
+    select
+        *,
+        {%- for column in contract %}
+        {{ column.value }} as {{ column.text }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from row_images
+
+),
+
 decoded as (
 
     select
         *,
         {%- for column in contract %}
         {{ cdc_decode_value(
-            column.value,
+            column.text,
             column.data_type,
             column.encoding,
             "_cdc_column_types['" ~ column.source_name ~ "']",
@@ -100,7 +112,7 @@ decoded as (
                 k
             )
         ) as undeclared_columns
-    from row_images
+    from column_texts
 
 ),
 
@@ -130,9 +142,9 @@ final as (
             '; ',
             {%- for column in contract %}
             case
-                when {{ column.value }} is not null and {{ column.name }} is null
+                when {{ column.text }} is not null and {{ column.name }} is null
                     then 'type_mismatch: {{ column.name }} = '
-                        || left({{ column.value }}, 100)
+                        || left({{ column.text }}, 100)
                         || ' is not a {{ column.data_type }}'
             end,
             {%- endfor %}
@@ -160,7 +172,8 @@ select * from final
 
 {% macro _cdc_contract_columns() %}
     {#-
-        [{name, source_name, value, data_type, encoding}] from the model's YAML columns:
+        [{name, source_name, value, text, data_type, encoding}] from the model's YAML
+        columns (`text`: the name of the column holding `value` in the model's CTEs):
         `value` is the SQL of the column's text in the row image (`row_image` map, or
         `row_json` for a dotted path into a document); with `meta.cdc_document` (a MongoDB
         collection) extended-JSON wrappers are unwrapped first.
@@ -197,6 +210,7 @@ select * from final
                 'name': column.name | lower,
                 'source_name': source_name,
                 'value': value,
+                'text': 'cdc_text__' ~ column.name | lower,
                 'data_type': column.data_type,
                 'encoding': column_meta.get('cdc_encoding'),
             }) -%}

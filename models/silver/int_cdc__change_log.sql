@@ -57,7 +57,7 @@ document_changes as (
         _cdc_before,
         _cdc_after,
         _cdc_is_partial,
-        cast(null as map<string, struct<type: string, name: string, scale: string, precision: string>>)
+        cast(null as map<string, struct<type: string, name: string, scale: string, precision: string>>)  -- noqa: LT01
             as _cdc_column_types,
         _cdc_position,
         _cdc_sort_key,

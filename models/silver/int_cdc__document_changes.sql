@@ -42,7 +42,7 @@ batch_keys as (
 
 ),
 
-run as (
+resolution as (
 
     select
         max(batch_loaded_at) as resolved_loaded_at,
@@ -59,9 +59,9 @@ stored_latest as (
         stored._cdc_source_id,
         stored._cdc_key,
         max_by(
-            struct(stored._cdc_after as doc, stored._cdc_is_partial as partial),
+            struct(stored._cdc_after as document, stored._cdc_is_partial as is_partial),
             stored._cdc_sort_key
-        ) as latest,
+        ) as latest_version,
         max(stored._cdc_message_sort_key) as latest_message_sort_key
     from {{ this }} as stored
     left semi join batch_keys
@@ -82,11 +82,11 @@ bases as (
         ) as is_late,
         case
             when batch_keys.first_sort_key > stored_latest.latest_message_sort_key
-                then stored_latest.latest.doc
+                then stored_latest.latest_version.document
         end as base_doc,
         case
             when batch_keys.first_sort_key > stored_latest.latest_message_sort_key
-                then stored_latest.latest.partial
+                then stored_latest.latest_version.is_partial
         end as base_partial
     from batch_keys
     left outer join stored_latest
@@ -98,14 +98,14 @@ bases as (
 late_history as (
 
     -- every earlier change of a key that received a late one: the key is folded again
-    select history.*
-    from {{ ref('stg_cdc__messages') }} as history
+    select earlier_changes.*
+    from {{ ref('stg_cdc__messages') }} as earlier_changes
     left semi join bases
-        on history._cdc_source_id = bases._cdc_source_id
-        and history._cdc_key = bases._cdc_key
+        on earlier_changes._cdc_source_id = bases._cdc_source_id
+        and earlier_changes._cdc_key = bases._cdc_key
         and bases.is_late
-    where history._cdc_message_kind = 'change'
-        and {{ cdc_in_list('history._cdc_envelope', cdc_document_families()) }}
+    where earlier_changes._cdc_message_kind = 'change'
+        and {{ cdc_in_list('earlier_changes._cdc_envelope', cdc_document_families()) }}
         and history._loaded_at <= {{ cdc_loaded_watermark(this) }}
 
 ),
@@ -158,6 +158,7 @@ grouped as (
             to_fold._cdc_source_table,
             to_fold._cdc_after,
             to_fold._cdc_patch,
+            {{ _cdc_document_patch('to_fold._cdc_patch') }} as patch_parts,
             to_fold._cdc_position,
             to_fold._cdc_is_snapshot,
             to_fold._cdc_snapshot,
@@ -184,40 +185,35 @@ folded as (
 
     select
         grouped.*,
-        {%- if cdc_function_exists('cdc_mongodb_fold') %}
+        {% if cdc_function_exists('cdc_mongodb_fold') -%}
         from_json(
             cdc_mongodb_fold(
                 base_doc,
                 base_partial,
-                to_json(transform(changes, change -> named_struct(
-                    'op', change._cdc_op,
-                    'after', change._cdc_after,
-                    'patch', {{ _cdc_document_patch('change._cdc_patch') }}.patch,
+                to_json(transform(changes, change_row -> named_struct(
+                    'op', change_row._cdc_op,
+                    'after', change_row._cdc_after,
+                    'patch', change_row.patch_parts.patch,
                     'update_description', named_struct(
-                        'updatedFields',
-                        {{ _cdc_document_patch('change._cdc_patch') }}.update_description.updatedFields,
-                        'removedFields',
-                        {{ _cdc_document_patch('change._cdc_patch') }}.update_description.removedFields,
+                        'updatedFields', change_row.patch_parts.update_description.updatedFields,
+                        'removedFields', change_row.patch_parts.update_description.removedFields,
                         'truncatedArrays', transform(
-                            {{ _cdc_document_patch('change._cdc_patch') }}.update_description.truncatedArrays,
+                            change_row.patch_parts.update_description.truncatedArrays,
                             truncated -> named_struct(
                                 'field', truncated.field, 'size', cast(truncated.size as int)
                             )
                         )
                     ),
                     -- a document never seen starts from its `_id` as sent
-                    'key', coalesce(
-                        concat('{"_id":', {{ _cdc_document_patch('change._cdc_patch') }}.id, '}'),
-                        _cdc_key
-                    )
+                    'key', coalesce(concat('{"_id":', change_row.patch_parts.id, '}'), _cdc_key)
                 )))
             ),
             'array<struct<doc: string, partial: boolean, error: string>>'
         ) as results
-        {%- else %}
+        {% else -%}
         -- the Python UDF is not registered in this session: every change is quarantined
         -- (nothing is lost: rebuild this model with --full-refresh once it is registered)
-        transform(changes, change -> named_struct(
+        transform(changes, change_row -> named_struct(
             'doc', cast(null as string),
             'partial', false,
             'error', 'document_fold_unavailable: the SQL function cdc_mongodb_fold is not '
@@ -228,17 +224,17 @@ folded as (
 
 ),
 
-versions as (
+resolved_versions as (
 
     select
         folded._cdc_source_id,
         folded._cdc_key,
-        inline(transform(changes, (change, i) -> struct(
-            change,
+        inline(transform(folded.changes, (change_row, i) -> struct(
+            change_row,
             folded.results[i] as result,
             case when i = 0 then folded.base_doc else folded.results[i - 1].doc end
                 as previous_doc
-        )))
+        ))) as (change_row, fold_result, previous_doc)
     from folded
 
 ),
@@ -246,42 +242,42 @@ versions as (
 final as (
 
     select
-        versions.change._message_id,
-        versions.change._cdc_envelope,
-        versions.change._cdc_connector,
-        versions.change._cdc_op,
-        versions.change._cdc_source_db,
-        versions.change._cdc_source_schema,
-        versions.change._cdc_source_table,
-        versions._cdc_source_id,
-        versions._cdc_key,
-        versions.previous_doc as _cdc_before,
-        versions.result.doc as _cdc_after,
-        versions.change._cdc_patch,
-        coalesce(versions.result.partial, false) as _cdc_is_partial,
+        resolved_versions.change_row._message_id,
+        resolved_versions.change_row._cdc_envelope,
+        resolved_versions.change_row._cdc_connector,
+        resolved_versions.change_row._cdc_op,
+        resolved_versions.change_row._cdc_source_db,
+        resolved_versions.change_row._cdc_source_schema,
+        resolved_versions.change_row._cdc_source_table,
+        resolved_versions._cdc_source_id,
+        resolved_versions._cdc_key,
+        resolved_versions.previous_doc as _cdc_before,
+        resolved_versions.fold_result.doc as _cdc_after,
+        resolved_versions.change_row._cdc_patch,
+        coalesce(resolved_versions.fold_result.partial, false) as _cdc_is_partial,
         coalesce(
-            versions.result.error,
-            case when versions.result is null then 'fold_failed: the document fold returned no result' end
+            resolved_versions.fold_result.error,
+            case when resolved_versions.fold_result is null then 'fold_failed: the document fold returned no result' end
         ) as _cdc_error_reason,
-        versions.change._cdc_position,
+        resolved_versions.change_row._cdc_position,
         -- the message's sort key, then this resolution: a key folded again wins its ties
-        concat_ws(' ', versions.change._cdc_sort_key, run.resolution_stamp) as _cdc_sort_key,
-        versions.change._cdc_sort_key as _cdc_message_sort_key,
-        versions.change._cdc_is_snapshot,
-        versions.change._cdc_snapshot,
-        versions.change._cdc_source_ts,
-        versions.change._cdc_emitted_ts,
-        versions.change._cdc_transaction_id,
-        versions.change._kafka_topic,
-        versions.change._kafka_partition,
-        versions.change._kafka_offset,
-        versions.change._source_file,
-        versions.change._source_line,
+        concat_ws(' ', resolved_versions.change_row._cdc_sort_key, resolution.resolution_stamp) as _cdc_sort_key,
+        resolved_versions.change_row._cdc_sort_key as _cdc_message_sort_key,
+        resolved_versions.change_row._cdc_is_snapshot,
+        resolved_versions.change_row._cdc_snapshot,
+        resolved_versions.change_row._cdc_source_ts,
+        resolved_versions.change_row._cdc_emitted_ts,
+        resolved_versions.change_row._cdc_transaction_id,
+        resolved_versions.change_row._kafka_topic,
+        resolved_versions.change_row._kafka_partition,
+        resolved_versions.change_row._kafka_offset,
+        resolved_versions.change_row._source_file,
+        resolved_versions.change_row._source_line,
         -- a version written again is new to the models downstream
-        greatest(versions.change._loaded_at, run.resolved_loaded_at) as _loaded_at,
-        versions.change._load_id
-    from versions
-    cross join run
+        greatest(resolved_versions.change_row._loaded_at, resolution.resolved_loaded_at) as _loaded_at,
+        resolved_versions.change_row._load_id
+    from resolved_versions
+    cross join resolution
 
 )
 
