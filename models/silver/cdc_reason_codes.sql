@@ -130,6 +130,55 @@ reason_codes as (
             'Re-snapshot the collection, or replay its messages from bronze with --full-refresh.'
         ),
         (
+            'malformed_patch',
+            'document',
+            'An oplog patch or change-stream updateDescription is not of the documented shape '
+            || '(a $set body that is not an object, an unknown $v 2 diff key...).',
+            'Check the MongoDB and connector versions; the message is kept in bronze.'
+        ),
+        (
+            'patch_path_through_array',
+            'document',
+            'A patch path names a field of an array (a segment that is not an index).',
+            'Re-snapshot the collection, or replay its messages from bronze with --full-refresh.'
+        ),
+        (
+            'patch_path_invalid',
+            'document',
+            'A patch path is empty, has an empty segment, or pads an array beyond the limit.',
+            'Check the producer; the message is kept in bronze.'
+        ),
+        (
+            'missing_id',
+            'document',
+            'A document or replacement has no _id and none is known for its key.',
+            'Check the connector field filters: _id must be captured.'
+        ),
+        (
+            'malformed_base',
+            'document',
+            'The stored document a patch applies to is not readable.',
+            'Rebuild int_cdc__document_changes with --full-refresh.'
+        ),
+        (
+            'malformed_key',
+            'document',
+            'The document key handed to the fold is not readable.',
+            'Report it with the message from bronze.'
+        ),
+        (
+            'malformed_changes',
+            'document',
+            'The changes handed to the fold are not a JSON array.',
+            'Report it; rebuild int_cdc__document_changes with --full-refresh after a fix.'
+        ),
+        (
+            'internal_error',
+            'document',
+            'The document fold failed unexpectedly on this change.',
+            'Report it with the message from bronze; the document is left as it was.'
+        ),
+        (
             'partial_document',
             'document',
             'A patch was applied to a document whose full version never arrived (its insert '

@@ -1,0 +1,96 @@
+"""MongoDB messages that cannot be applied are quarantined with their reason, and the rest
+of the batch lands: a patch through a scalar, malformed extended JSON, an operator
+Debezium never sends, a malformed `$v: 2` diff, a change-stream update whose `_id` only
+the Kafka key held (landed without keys), an unknown op. The document each bad patch
+targets keeps its state, and the good patches after it still apply."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.spark
+
+
+def _source(ord_: int, version: str = "1.9.7.Final") -> dict[str, object]:
+    return {
+        "version": version,
+        "connector": "mongodb",
+        "name": "bad1",
+        "ts_ms": 1700000000000,
+        "snapshot": "false",
+        "db": "badshop",
+        "rs": "rs0",
+        "collection": "items",
+        "ord": ord_,
+    }
+
+
+def _oplog(op: str, ord_: int, **fields: object) -> str:
+    value = {
+        "after": None,
+        "patch": None,
+        "filter": None,
+        **fields,
+        "source": _source(ord_),
+        "op": op,
+        "ts_ms": 1700000000500,
+    }
+    return json.dumps(value)
+
+
+# (reason the line must be quarantined with, or None, and the message)
+LINES: list[tuple[str | None, str]] = [
+    (None, _oplog("c", 1, after='{"_id": 1, "a": 5, "n": {"x": 1}}')),
+    ("patch_path_through_scalar",
+     _oplog("u", 2, patch='{"$set": {"a.b": 1}}', filter='{"_id": 1}')),
+    ("malformed_extended_json", _oplog("c", 3, after='{"_id": 2, "d": {"$date": "not a date"}}')),
+    ("unknown_patch_operator", _oplog("u", 4, patch='{"$inc": {"n.x": 1}}', filter='{"_id": 1}')),
+    ("malformed_patch",
+     _oplog("u", 5, patch='{"$v": 2, "diff": {"zz": 1}}', filter='{"_id": 1}')),
+    (None, _oplog("u", 6, patch='{"$set": {"n.y": 2}}', filter='{"_id": 1}')),
+    (None, _oplog("c", 7, after='{"_id": {"$oid": "5eb626b3452cd570b405bf7d"}, "k": 1}')),
+    (None, _oplog("d", 8, filter='{"_id": {"$oid": "5EB626B3452CD570B405BF7D"}}')),
+    ("missing_document_id", json.dumps({
+        "before": None, "after": None, "op": "u", "ts_ms": 1700000000500,
+        "updateDescription": {"removedFields": [], "updatedFields": '{"k": 2}',
+                              "truncatedArrays": []},
+        "source": _source(9, "2.7.0.Final"),
+    })),
+    ("unknown_op", _oplog("x", 10, after='{"_id": 3}')),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def bad_run(dbt_project):  # type: ignore[no-untyped-def]
+    path = dbt_project.landing / "mongo-bad.json"
+    path.write_text("\n".join(line for _, line in LINES) + "\n")
+    dbt_project.run("build")
+    return dbt_project
+
+
+def test_every_bad_message_has_its_reason(bad_run) -> None:  # type: ignore[no-untyped-def]
+    rows = bad_run.sql(
+        f"select _source_line, reason_code, _cdc_error_reason, quarantine_stage "
+        f"from {bad_run.layer('silver')}.cdc_quarantine"
+    )
+    got = {row["_source_line"]: row["reason_code"] for row in rows}
+    wanted = {number: reason for number, (reason, _) in enumerate(LINES, 1) if reason}
+    assert got == wanted, [r["_cdc_error_reason"] for r in rows]
+    stages = {row["reason_code"]: row["quarantine_stage"] for row in rows}
+    assert stages["patch_path_through_scalar"] == "document"
+    assert stages["missing_document_id"] == "envelope"
+
+
+def test_the_rest_of_the_batch_lands(bad_run) -> None:  # type: ignore[no-untyped-def]
+    """Document 1 keeps its state through the bad patches and takes the good one after
+    them; document 2 (malformed) is not presented; the ObjectId document is deleted by a
+    filter whose hex is upper case (the same _id)."""
+    rows = bad_run.sql(
+        f"select _cdc_key, _cdc_row_json, _cdc_is_partial "
+        f"from {bad_run.layer('gold')}.captured_rows where _cdc_source_id = 'badshop.items'"
+    )
+    assert [
+        (r["_cdc_key"], json.loads(r["_cdc_row_json"]), r["_cdc_is_partial"]) for r in rows
+    ] == [('{"_id":1}', {"_id": 1, "a": 5, "n": {"x": 1, "y": 2}}, False)]
