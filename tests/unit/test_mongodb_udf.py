@@ -535,6 +535,29 @@ def test_partial_base_stays_partial() -> None:
     assert results == [{"doc": '{"_id":1,"a":1,"b":2}', "partial": True, "error": None}]
 
 
+def test_a_diff_into_an_unknown_array_creates_what_set_would() -> None:
+    """On a partial document an array sub-diff of a missing array is applied as `$set`
+    of its leaves (numeric segments become field names); its truncation and deletes
+    change nothing, and the `_id` keeps the type it was sent with."""
+    key = '{"_id":{"$numberLong":"7"}}'
+    diff = '{"$v":2,"diff":{"sitems":{"a":true,"l":3,"s0":{"u":{"price":30.0}}},"ssub":{"d":{"x":false}}}}'
+    assert fold(None, False, [u(diff, key=key)]) == [
+        {
+            "doc": '{"_id":{"$numberLong":"7"},"items":{"0":{"price":30.0}}}',
+            "partial": True,
+            "error": None,
+        }
+    ]
+
+
+def test_a_diff_into_a_known_array_edits_the_array() -> None:
+    base = '{"_id":1,"items":[{"sku":"a","price":1.0},{"sku":"b"}]}'
+    diff = '{"$v":2,"diff":{"sitems":{"a":true,"l":1,"s0":{"u":{"price":30.0}}}}}'
+    assert fold(base, False, [u(diff)]) == [
+        {"doc": '{"_id":1,"items":[{"sku":"a","price":30.0}]}', "partial": False, "error": None}
+    ]
+
+
 def test_delete_then_patch() -> None:
     results = fold(BASE, False, [{"op": "d"}, u('{"$v":2,"diff":{"i":{"a":1}}}', key='{"_id":7}')])
     assert results == [

@@ -138,3 +138,58 @@ def test_every_simulated_encoding_scaffolds_to_the_hand_written_contract() -> No
                     assert data_type == wanted, (flavour, times, table, column.name)
                     checked += 1
     assert checked == 6 * sum(len(spec.columns) for spec in TABLES.values())
+
+
+DOCUMENT_SPEC = {
+    "system": "shop",
+    "table": "carts",
+    "document": True,
+    "gold_name": "shop_carts",
+    "key": ["id"],
+    "columns": [
+        {"name": "id", "source_name": "_id", "data_type": "string"},
+        {"name": "city", "source_name": "address.city", "data_type": "string"},
+    ],
+}
+
+
+def test_a_document_contract_is_marked_and_keeps_dotted_paths(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    write_table(contract_from_spec(DOCUMENT_SPEC), root)
+    silver = yaml.safe_load((root / "models/silver/shop/_shop__models.yml").read_text())
+    [model] = silver["models"]
+    assert model["config"]["meta"]["cdc_document"] is True
+    columns = {c["name"]: c for c in model["columns"]}
+    assert columns["city"]["meta"]["cdc_source_column"] == "address.city"
+    assert columns["id"]["meta"]["cdc_source_column"] == "_id"
+    gold_sql = (root / "models/gold/shop/shop_carts.sql").read_text()
+    assert "_cdc_is_partial" in gold_sql
+    assert "ref('stg_shop__carts')" in gold_sql
+
+
+def test_document_columns_follow_nested_documents_and_extended_json() -> None:
+    from cdc_tools.scaffold import document_columns
+
+    columns = document_columns(
+        {
+            "_id": {"$oid": "5eb626b3452cd570b405bf7d"},
+            "qty": 2,
+            "price": 2.5,
+            "total": {"$numberDecimal": "5.00"},
+            "placed": {"$date": 1533868558652},
+            "visits": {"$numberLong": "12"},
+            "address": {"city": "Oslo", "geo": {"lat": 59.9}},
+            "tags": ["a"],
+        }
+    )
+    assert [(c.name, c.source_name, c.data_type, c.encoding) for c in columns] == [
+        ("id", "_id", "string", None),
+        ("qty", "qty", "bigint", None),
+        ("price", "price", "double", None),
+        ("total", "total", "decimal(38,10)", "string"),
+        ("placed", "placed", "timestamp", None),
+        ("visits", "visits", "bigint", None),
+        ("address_city", "address.city", "string", None),
+        ("address_geo_lat", "address.geo.lat", "double", None),
+        ("tags", "tags", "string", None),
+    ]
