@@ -540,7 +540,10 @@ def test_a_diff_into_an_unknown_array_creates_what_set_would() -> None:
     of its leaves (numeric segments become field names); its truncation and deletes
     change nothing, and the `_id` keeps the type it was sent with."""
     key = '{"_id":{"$numberLong":"7"}}'
-    diff = '{"$v":2,"diff":{"sitems":{"a":true,"l":3,"s0":{"u":{"price":30.0}}},"ssub":{"d":{"x":false}}}}'
+    diff = (
+        '{"$v":2,"diff":{"sitems":{"a":true,"l":3,"s0":{"u":{"price":30.0}}},'
+        '"ssub":{"d":{"x":false}}}}'
+    )
     assert fold(None, False, [u(diff, key=key)]) == [
         {
             "doc": '{"_id":{"$numberLong":"7"},"items":{"0":{"price":30.0}}}',
