@@ -402,3 +402,43 @@ def test_connector_overrides_by_topic(dbt_project, spark) -> None:  # type: igno
         expect_success=False,
     )
     assert not bad.success and "sybase" in str(bad.exception or bad.result)
+
+
+def test_dataworks_values_are_typed_by_their_data_column(render) -> None:  # type: ignore[no-untyped-def]
+    """A DataWorks message's `schema.dataColumn` types its values for a contract: DATE is
+    epoch milliseconds (to a timestamp or a date), DOUBLE carried as text reads as a
+    number, LONG and BOOLEAN as themselves, BYTES stays its base64 text."""
+    message = {
+        "schema": {
+            "dataColumn": [
+                {"name": "created", "type": "DATE"},
+                {"name": "val", "type": "DOUBLE"},
+                {"name": "n", "type": "LONG"},
+                {"name": "ok", "type": "BOOLEAN"},
+                {"name": "raw", "type": "BYTES"},
+            ],
+            "primaryKey": ["n"],
+            "source": {"dbType": "MySQL", "dbName": "d", "tableName": "t"},
+        },
+        "payload": {"op": "INSERT", "sequenceId": "1"},
+    }
+    cases = [
+        ("created", "1731661114000", "timestamp", "2024-11-15 08:58:34"),
+        ("created", "1731661114000", "date", "2024-11-15"),
+        ("val", "1.100000", "decimal(10,2)", "1.10"),
+        ("val", "1.100000", "double", "1.1"),
+        ("n", "42", "bigint", "42"),
+        ("ok", "true", "boolean", "true"),
+        ("raw", "AAEC", "string", "AAEC"),
+    ]
+    parts = []
+    for i, (column, raw, dtype, _) in enumerate(cases):
+        parts.append(
+            f"select {i} as id, cast({{{{ cdc_decode_value({json.dumps(_sql_string(raw))}, "
+            f"'{dtype}', none, \"types['{column}']\", \"'dataworks'\") }}}} as string) as v "
+            "from (select {{ alibaba_dataworks__column_types('parsed') }} as types from "
+            f"(select from_json({_sql_string(json.dumps(message))}, "
+            "'{{ cdc_envelope_schema() }}') as envelope) as parsed)"
+        )
+    rows = render(" union all ".join(parts) + " order by id")
+    assert [r["v"] for r in rows] == [expected for *_, expected in cases]

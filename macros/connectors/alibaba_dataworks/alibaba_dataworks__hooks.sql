@@ -211,16 +211,26 @@
 
 {% macro alibaba_dataworks__column_types(message) %}
     {#-
-        `schema.dataColumn` as `dataworks.<TYPE>` (dataworks.LONG, dataworks.DATE: epoch
-        ms, dataworks.BYTES: base64...), keyed by the lower-case column name.
+        `schema.dataColumn` as the Kafka Connect types the contract decoders read, keyed by
+        the lower-case column name: LONG int64, DOUBLE float64, BOOLEAN boolean, STRING
+        string, BYTES bytes (the base64 text, kept as text), DATE int64 named
+        `io.debezium.time.Timestamp` (epoch milliseconds, decoded to a timestamp or a date).
     -#}
     map_from_entries(transform(
         {{ message }}.envelope.schema.dataColumn,
         data_column -> struct(
             lower(data_column.name) as field_name,
             named_struct(
-                'type', data_column.type,
-                'name', concat('dataworks.', upper(data_column.type)),
+                'type', case upper(data_column.type)
+                    when 'LONG' then 'int64'
+                    when 'DOUBLE' then 'float64'
+                    when 'BOOLEAN' then 'boolean'
+                    when 'STRING' then 'string'
+                    when 'BYTES' then 'bytes'
+                    when 'DATE' then 'int64'
+                    else lower(data_column.type)
+                end,
+                'name', case when upper(data_column.type) = 'DATE' then 'io.debezium.time.Timestamp' end,
                 'scale', cast(null as string),
                 'precision', cast(null as string)
             ) as field_type
