@@ -1,10 +1,47 @@
-"""Reading `captured_rows` in the corpus format: {table: {key_columns, rows}}."""
+"""Corpus test helpers: a project per fixture group, landing records, and `captured_rows`
+read in the corpus format ({table: {key_columns, rows}})."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.conftest import DbtProject
+
+
+def corpus_project(spark, base: Path, name: str) -> DbtProject:  # type: ignore[no-untyped-def]
+    """A clean schema prefix `t_corpus_<name>` with an empty landing folder under `base`."""
+    project = DbtProject(
+        spark=spark,
+        schema=f"t_corpus_{name}",
+        landing=base / "landing",
+        target_path=base / "target",
+    )
+    project.landing.mkdir(parents=True)
+    project.drop_schemas()
+    return project
+
+
+def quarantine_rows(project: DbtProject) -> list[dict]:
+    """reason_code, _source_file and raw_line of every quarantined message."""
+    return project.sql(
+        f"select reason_code, _source_file, raw_line from {project.layer('silver')}.cdc_quarantine"
+    )
+
+
+def kcat_line(topic: str, offset: int, key: str | None, value: str | None) -> str:
+    """One `kcat -J` record holding a message's key and value texts."""
+    return json.dumps(
+        {
+            "topic": topic,
+            "partition": 0,
+            "offset": offset,
+            "tstype": "create",
+            "ts": 0,
+            "key": key,
+            "payload": value,
+        }
+    )
 
 
 def gold_rows(project: DbtProject, table: str) -> list[dict]:
@@ -39,3 +76,23 @@ def typed(value: object) -> object:
     if isinstance(value, dict):
         return ("object", {key: typed(item) for key, item in value.items()})
     raise TypeError(f"not a JSON value: {value!r}")
+
+
+def strict_by_key(rows: list[dict], key_columns: list[str]) -> dict[tuple, object]:
+    """Rows keyed by their key values, each row with its JSON types (see `typed`)."""
+    keyed: dict[tuple, object] = {}
+    for row in rows:
+        key = tuple(json.dumps(typed(row[k])) for k in key_columns)
+        assert key not in keyed, f"key {key} twice"
+        keyed[key] = typed(row)
+    return keyed
+
+
+def assert_strict_state(project: DbtProject, expected: dict[str, dict]) -> None:
+    """captured_rows holds exactly the expected rows of every table, compared with types."""
+    for table, spec in expected.items():
+        got = strict_by_key(gold_rows(project, table), spec["key_columns"])
+        wanted = strict_by_key(spec["rows"], spec["key_columns"])
+        assert got.keys() == wanted.keys(), f"{table}: keys {sorted(got)} != {sorted(wanted)}"
+        for key, row in wanted.items():
+            assert got[key] == row, f"{table} {key}: {got[key]} != {row}"

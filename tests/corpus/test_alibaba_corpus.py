@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import DbtProject
+from tests.corpus.captured_state import assert_strict_state, corpus_project, quarantine_rows
 
 pytestmark = pytest.mark.spark
 
@@ -30,65 +30,6 @@ FORMATS = [
 ]
 
 
-def _typed(value: object) -> object:
-    """A JSON value with its type made explicit: 1, 1.0, "1" and true stay different."""
-    if isinstance(value, bool):
-        return ("bool", value)
-    if isinstance(value, int | float):
-        return ("number", json.dumps(value))
-    if isinstance(value, str):
-        return ("string", value)
-    if value is None:
-        return ("null", None)
-    if isinstance(value, list):
-        return ("array", [_typed(v) for v in value])
-    return ("object", {k: _typed(v) for k, v in sorted(value.items())})  # type: ignore[attr-defined]
-
-
-def _gold(project: DbtProject, table: str) -> list[dict]:
-    rows = project.sql(
-        f"select _cdc_row_json from {project.layer('gold')}.captured_rows "
-        f"where _cdc_source_id = lower('{table}')"
-    )
-    return [json.loads(str(row["_cdc_row_json"])) for row in rows]
-
-
-def _by_key(rows: list[dict], keys: list[str]) -> dict[tuple, object]:
-    out: dict[tuple, object] = {}
-    for row in rows:
-        key = tuple(json.dumps(_typed(row[k])) for k in keys)
-        assert key not in out, f"key {key} twice"
-        out[key] = _typed(row)
-    return out
-
-
-def _assert_state(project: DbtProject, expected: dict[str, dict]) -> None:
-    for table, spec in expected.items():
-        got = _by_key(_gold(project, table), spec["key_columns"])
-        wanted = _by_key(spec["rows"], spec["key_columns"])
-        assert got.keys() == wanted.keys(), f"{table}: keys {sorted(got)} != {sorted(wanted)}"
-        for key, row in wanted.items():
-            assert got[key] == row, f"{table} {key}: {got[key]} != {row}"
-
-
-def _project(spark, tmp_path: Path, name: str) -> DbtProject:  # type: ignore[no-untyped-def]
-    project = DbtProject(
-        spark=spark,
-        schema=f"t_corpus_{name}",
-        landing=tmp_path / "landing",
-        target_path=tmp_path / "target",
-    )
-    project.landing.mkdir(parents=True)
-    project.drop_schemas()
-    return project
-
-
-def _quarantine(project: DbtProject) -> list[dict]:
-    return project.sql(
-        f"select reason_code, _source_file, raw_line from {project.layer('silver')}.cdc_quarantine"
-    )
-
-
 def _silver(project: DbtProject, model: str) -> list[dict]:
     return project.sql(f"select * from {project.layer('silver')}.{model}")
 
@@ -96,16 +37,16 @@ def _silver(project: DbtProject, model: str) -> list[dict]:
 @pytest.mark.parametrize("fixture", [DATAWORKS])
 def test_dataworks_fixture_replayed_file_by_file(spark, corpus_dir, tmp_path, fixture) -> None:  # type: ignore[no-untyped-def]
     """insert (full load, sequenceId -1), update in one message, delete of an unknown key."""
-    project = _project(spark, tmp_path, "dataworks")
+    project = corpus_project(spark, tmp_path, "dataworks")
     checkpoints = json.loads((corpus_dir / f"{fixture}.checkpoints.json").read_text())
     for index, name in enumerate(DATAWORKS_ORDER):
         # one landing file per step, in replay order (file names sort in that order)
         shutil.copy(corpus_dir / fixture / name, project.landing / f"{index:02d}-{name}")
         project.run("build")
-        _assert_state(project, checkpoints[f"after_{name}"])
-    _assert_state(project, json.loads((corpus_dir / f"{fixture}.expected.json").read_text()))
+        assert_strict_state(project, checkpoints[f"after_{name}"])
+    assert_strict_state(project, json.loads((corpus_dir / f"{fixture}.expected.json").read_text()))
     # The Apache licence header lines are not CDC: quarantined, nothing else is.
-    quarantined = _quarantine(project)
+    quarantined = quarantine_rows(project)
     assert {q["reason_code"] for q in quarantined} == {"malformed_json"}
     assert all(q["raw_line"].lstrip().startswith(("/*", "*")) for q in quarantined)
     kinds = project.sql(
@@ -123,7 +64,7 @@ def test_dataworks_fixture_replayed_file_by_file(spark, corpus_dir, tmp_path, fi
 @pytest.fixture(scope="module")
 def formats_project(spark, corpus_dir, tmp_path_factory):  # type: ignore[no-untyped-def]
     """The Canal, Maxwell and OGG fixtures in one landing folder and one `dbt build`."""
-    project = _project(spark, tmp_path_factory.mktemp("formats"), "formats")
+    project = corpus_project(spark, tmp_path_factory.mktemp("formats"), "formats")
     for fixture in FORMATS:
         shutil.copy(corpus_dir / fixture, project.landing / fixture)
     # The project's own typed contract for `orders` (models/silver/inventory) declares key
@@ -140,7 +81,7 @@ def test_format_fixture(formats_project, corpus_dir, fixture) -> None:  # type: 
     expected = json.loads(
         (corpus_dir / f"{fixture.removesuffix('.txt')}.expected.json").read_text()
     )
-    _assert_state(project, expected)
+    assert_strict_state(project, expected)
     envelope = {"canal": "canal", "maxwell": "maxwell", "ogg": "ogg"}[
         fixture.split("__")[1].split("-")[0]
     ]

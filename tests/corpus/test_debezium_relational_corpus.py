@@ -17,7 +17,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DbtProject
-from tests.corpus.captured_state import by_key, gold_rows
+from tests.corpus.captured_state import (
+    by_key,
+    corpus_project,
+    gold_rows,
+    kcat_line,
+    quarantine_rows,
+)
 
 pytestmark = pytest.mark.spark
 
@@ -52,18 +58,6 @@ def _table_keys(expectations: list[dict[str, dict]]) -> dict[str, list[str]]:
     return keys
 
 
-def _project(spark, tmp_path: Path, name: str) -> DbtProject:  # type: ignore[no-untyped-def]
-    project = DbtProject(
-        spark=spark,
-        schema=f"t_corpus_{name}",
-        landing=tmp_path / "landing",
-        target_path=tmp_path / "target",
-    )
-    project.landing.mkdir(parents=True)
-    project.drop_schemas()
-    return project
-
-
 def _assert_state(project: DbtProject, expected: dict[str, dict], ignore: set[str] = frozenset()):  # type: ignore[assignment]
     for table, spec in expected.items():
         actual = by_key(gold_rows(project, table), spec["key_columns"])
@@ -74,14 +68,8 @@ def _assert_state(project: DbtProject, expected: dict[str, dict], ignore: set[st
             assert got == {c: v for c, v in row.items() if c not in ignore}, f"{table} {key}"
 
 
-def _quarantine(project: DbtProject) -> list[dict]:
-    return project.sql(
-        f"select reason_code, _source_file, raw_line from {project.layer('silver')}.cdc_quarantine"
-    )
-
-
 def test_snapshots_and_streams_with_schema(spark, corpus_dir, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    project = _project(spark, tmp_path, "wrapped")
+    project = corpus_project(spark, tmp_path, "wrapped")
     for fixture in SNAPSHOT_AND_STREAM:
         shutil.copy(corpus_dir / fixture, project.landing / fixture)
     expectations = [_expected(corpus_dir, f) for f in SNAPSHOT_AND_STREAM]
@@ -89,7 +77,7 @@ def test_snapshots_and_streams_with_schema(spark, corpus_dir, tmp_path) -> None:
     for expected in expectations:
         _assert_state(project, expected)
     # The Apache licence header of the Paimon file is not CDC: quarantined, line by line.
-    quarantined = _quarantine(project)
+    quarantined = quarantine_rows(project)
     assert quarantined, "the licence header lines must be quarantined, not dropped"
     assert {q["reason_code"] for q in quarantined} == {"malformed_json"}
     assert all(
@@ -100,7 +88,7 @@ def test_snapshots_and_streams_with_schema(spark, corpus_dir, tmp_path) -> None:
 
 
 def test_payload_only_and_replica_identity_default(spark, corpus_dir, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    project = _project(spark, tmp_path, "payload")
+    project = corpus_project(spark, tmp_path, "payload")
     for fixture in PAYLOAD_ONLY:
         shutil.copy(corpus_dir / fixture, project.landing / fixture)
     expectations = [_expected(corpus_dir, f) for f in PAYLOAD_ONLY]
@@ -115,29 +103,15 @@ def test_payload_only_and_replica_identity_default(spark, corpus_dir, tmp_path) 
     wanted = by_key(spec["rows"], spec["key_columns"])
     assert set(actual) - set(wanted) == {("111",)}
     assert all(actual[key] == row for key, row in wanted.items())
-    quarantined = _quarantine(project)
+    quarantined = quarantine_rows(project)
     assert [q["reason_code"] for q in quarantined] == ["delete_without_key"]
     assert quarantined[0]["_source_file"].endswith("replica-identity.txt")
     project.drop_schemas()
 
 
-def _kcat_line(topic: str, offset: int, key: str, value: str | None) -> str:
-    return json.dumps(
-        {
-            "topic": topic,
-            "partition": 0,
-            "offset": offset,
-            "tstype": "create",
-            "ts": 0,
-            "key": key,
-            "payload": value,
-        }
-    )
-
-
 def test_key_value_messages_incrementally(spark, corpus_dir, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Transferia's key+value captures, as kcat records, loaded in steps to check checkpoints."""
-    project = _project(spark, tmp_path, "keyvalue")
+    project = corpus_project(spark, tmp_path, "keyvalue")
     steps = [(0, 2), (3, 5), (6, 7)]
     checkpoints = {2: "after_msg_2", 5: "after_msg_5"}
     for first, last in steps:
@@ -148,7 +122,7 @@ def test_key_value_messages_incrementally(spark, corpus_dir, tmp_path) -> None: 
                 value_file = folder / f"debezium_msg_{index}_val.txt"
                 key = (folder / f"debezium_msg_{index}_key.txt").read_text().strip()
                 value = value_file.read_text().strip() if value_file.exists() else None
-                lines.append(_kcat_line(fixture, index, key, value))
+                lines.append(kcat_line(fixture, index, key, value))
             (project.landing / f"{fixture}-{first}.jsonl").write_text("\n".join(lines) + "\n")
         project.run("run")
         for fixture in KEY_VALUE_DIRS:
@@ -160,5 +134,5 @@ def test_key_value_messages_incrementally(spark, corpus_dir, tmp_path) -> None: 
                 _assert_state(project, expected)
             else:
                 _assert_state(project, _expected(corpus_dir, fixture))
-    assert _quarantine(project) == []
+    assert quarantine_rows(project) == []
     project.drop_schemas()

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DbtProject
-from tests.corpus.captured_state import gold_rows, typed
+from tests.corpus.captured_state import gold_rows, kcat_line, quarantine_rows, typed
 
 pytestmark = pytest.mark.spark
 
@@ -32,20 +32,6 @@ STEPS = 3
 def _records(path: Path) -> list[str]:
     """The JSON lines of a fixture file (the Paimon files open with a licence comment)."""
     return [line for line in path.read_text().splitlines() if line.lstrip().startswith("{")]
-
-
-def _kcat(topic: str, offset: int, key: str | None, value: str | None) -> str:
-    return json.dumps(
-        {
-            "topic": topic,
-            "partition": 0,
-            "offset": offset,
-            "tstype": "create",
-            "ts": 0,
-            "key": key,
-            "payload": value,
-        }
-    )
 
 
 def _state(project: DbtProject, expected: dict[str, dict]) -> dict[str, object]:
@@ -105,7 +91,7 @@ def stepped(spark, corpus_dir: Path, tmp_path_factory) -> Iterator[dict[str, lis
         pairs = _records(corpus_dir / PAIMON / PAIMON_FILES[step])
         lines = []
         for key, value in zip(pairs[0::2], pairs[1::2], strict=True):
-            lines.append(_kcat("paimon_bson", offset, key, value))
+            lines.append(kcat_line("paimon_bson", offset, key, value))
             offset += 1
         (project.landing / f"{PAIMON}-{step}.jsonl").write_text("\n".join(lines) + "\n")
         if step == 0:
@@ -113,9 +99,7 @@ def stepped(spark, corpus_dir: Path, tmp_path_factory) -> Iterator[dict[str, lis
         project.run("build")
         for fixture, expected in wanted.items():
             states[fixture].append(_state(project, expected))
-    states["quarantine"] = project.sql(
-        f"select reason_code, _source_file, raw_line from {project.layer('silver')}.cdc_quarantine"
-    )
+    states["quarantine"] = quarantine_rows(project)
     yield states
     project.drop_schemas()
 
