@@ -1,8 +1,12 @@
-"""MongoDB messages that cannot be applied are quarantined with their reason, and the rest
-of the batch lands: a patch through a scalar, malformed extended JSON, an operator
-Debezium never sends, a malformed `$v: 2` diff, a change-stream update whose `_id` only
-the Kafka key held (landed without keys), an unknown op. The document each bad patch
-targets keeps its state, and the good patches after it still apply."""
+"""Messages of the MongoDB, DataWorks and Canal families that cannot be applied are
+quarantined with their reason, and the rest of the batch lands (one build for all).
+
+MongoDB: a patch through a scalar, malformed extended JSON, an operator Debezium never
+sends, a malformed `$v: 2` diff, a change-stream update whose `_id` only the Kafka key held
+(landed without keys), an unknown op; the document each bad patch targets keeps its state,
+and the good patches after it still apply. DataWorks and Canal: an op nobody knows is
+quarantined (Paimon's reader fails the whole job instead), a heartbeat is not a change and
+not an error, and the good changes around them land."""
 
 from __future__ import annotations
 
@@ -40,6 +44,49 @@ def _oplog(op: str, ord_: int, **fields: object) -> str:
     return json.dumps(value)
 
 
+def _dataworks(op: str, sequence: str, after: dict[str, object] | None) -> str:
+    schema = {
+        "dataColumn": [{"name": "id", "type": "LONG"}, {"name": "name", "type": "STRING"}],
+        "primaryKey": ["id"],
+        "source": {"dbType": "mysql", "dbName": "dwbad", "tableName": "t"},
+    }
+    if op == "MHEARTBEAT":
+        schema = {"dataColumn": None, "primaryKey": None, "source": None}  # type: ignore[dict-item]
+    payload = {
+        "before": None,
+        "after": None if after is None else {"dataColumn": after},
+        "sequenceId": sequence,
+        "op": op,
+        "timestamp": {
+            "eventTime": 1700000000000,
+            "systemTime": 1700000000100,
+            "checkpointTime": 1700000000000,
+        },
+        "ddl": None,
+    }
+    return json.dumps({"schema": schema, "payload": payload, "version": "1.0.0"})
+
+
+def _canal(kind: str, es: int, rows: list[dict[str, object]]) -> str:
+    return json.dumps(
+        {
+            "data": rows,
+            "database": "canalbad",
+            "es": es,
+            "id": 1,
+            "isDdl": False,
+            "mysqlType": {"id": "int", "name": "varchar(20)"},
+            "old": None,
+            "pkNames": ["id"],
+            "sql": "",
+            "sqlType": {"id": 4, "name": 12},
+            "table": "t",
+            "ts": es + 5,
+            "type": kind,
+        }
+    )
+
+
 # (reason the line must be quarantined with, or None, and the message)
 LINES: list[tuple[str | None, str]] = [
     (None, _oplog("c", 1, after='{"_id": 1, "a": 5, "n": {"x": 1}}')),
@@ -59,6 +106,13 @@ LINES: list[tuple[str | None, str]] = [
         "source": _source(9, "2.7.0.Final"),
     })),
     ("unknown_op", _oplog("x", 10, after='{"_id": 3}')),
+    (None, _dataworks("INSERT", "1000000000000000001", {"id": 1, "name": "a"})),
+    ("unknown_op", _dataworks("UPSERT", "1000000000000000002", {"id": 2, "name": "b"})),
+    (None, _dataworks("MHEARTBEAT", "1000000000000000003", None)),
+    (None, _dataworks("INSERT", "1000000000000000004", {"id": 3, "name": "c"})),
+    (None, _canal("INSERT", 1700000000000, [{"id": "1", "name": "a"}, {"id": "2", "name": "b"}])),
+    ("unknown_op", _canal("MERGE", 1700000001000, [{"id": "3", "name": "c"}])),
+    (None, _canal("DELETE", 1700000002000, [{"id": "2", "name": "b"}])),
 ]  # fmt: skip
 
 
@@ -94,3 +148,15 @@ def test_the_rest_of_the_batch_lands(bad_run) -> None:  # type: ignore[no-untype
     assert [
         (r["_cdc_key"], json.loads(r["_cdc_row_json"]), r["_cdc_is_partial"]) for r in rows
     ] == [('{"_id":1}', {"_id": 1, "a": 5, "n": {"x": 1, "y": 2}}, False)]
+
+
+def test_the_other_families_land_around_their_bad_messages(bad_run) -> None:  # type: ignore[no-untyped-def]
+    def rows(source_id: str) -> list[object]:
+        found = bad_run.sql(
+            f"select _cdc_row_json from {bad_run.layer('gold')}.captured_rows "
+            f"where _cdc_source_id = '{source_id}' order by _cdc_key"
+        )
+        return [json.loads(r["_cdc_row_json"]) for r in found]
+
+    assert rows("dwbad.t") == [{"id": 1, "name": "a"}, {"id": 3, "name": "c"}]
+    assert rows("canalbad.t") == [{"id": "1", "name": "a"}]
