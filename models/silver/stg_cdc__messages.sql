@@ -230,7 +230,10 @@ final as (
                         _source_file,
                         lpad(cast(_source_line as string), 12, '0')
                     )
-            end
+            end,
+            -- the row changes of one message in their order (a message of one row change,
+            -- index 0, keeps the sort key it always had)
+            case when _cdc_row_index > 0 then lpad(cast(_cdc_row_index as string), 6, '0') end
         ) as _cdc_sort_key,
         is_snapshot as _cdc_is_snapshot,
         {{ cdc_family_case('snapshot', 'checked.family', 'checked') }} as _cdc_snapshot,

@@ -64,7 +64,8 @@
         One (before, after) per row of `data`, in array order: INSERT (null, data[i]);
         UPDATE (data[i] overlaid with old[i], data[i]); DELETE (data[i], null). An update
         whose old[i] holds a pkNames column changes the row's key: it is two row changes,
-        a delete of the old key (before, null) and then the update.
+        a delete of the old key (before, null) and then the update. So is every update of a
+        table without pkNames, whose rows are keyed by their whole image: the old row goes.
     -#}
     {%- set old_row = "try_element_at(from_json(" ~ message ~ ".body.old, 'array<string>'), row_index + 1)" -%}
     {%- set before = cdc_json_overlay('row_image', old_row) -%}
@@ -72,9 +73,12 @@
         when lower({{ message }}.body.isDdl) != 'true' and {{ message }}.body.data is not null then flatten(transform(
             from_json({{ message }}.body.data, 'array<string>'),
             (row_image, row_index) -> case
-                when {{ message }}.body.type = 'UPDATE' and exists(
-                        {{ message }}.body.pkNames,
-                        key_column -> map_contains_key({{ cdc_json_map(old_row) }}, lower(key_column))
+                when {{ message }}.body.type = 'UPDATE' and (
+                        coalesce(size({{ message }}.body.pkNames), 0) < 1
+                        or exists(
+                            {{ message }}.body.pkNames,
+                            key_column -> map_contains_key({{ cdc_json_map(old_row) }}, lower(key_column))
+                        )
                     )
                     then array(
                         named_struct('before', {{ before }}, 'after', cast(null as string)),
@@ -107,17 +111,18 @@
 
 {% macro canal__position(message) %}
     {#-
-        `es` (binlog time, ms), then `ts` (when Canal handled the message, ms), then the
-        row change's index in the message (row_images); each left-padded. Null when es or ts is not a number.
+        `es` (binlog time, ms), then `ts` (when Canal handled the message, ms), each
+        left-padded; null when es or ts is not a number. Messages of one Canal fetch share
+        both: arrival orders them, and the row's index in its message (`_cdc_row_index`)
+        comes after arrival in the sort key, so rows of different messages are never
+        ordered by their indexes.
     -#}
     case
         when {{ message }}.body.es rlike '^[0-9]{1,20}$' and {{ message }}.body.ts rlike '^[0-9]{1,20}$'
             then concat(
                 lpad({{ message }}.body.es, 20, '0'),
                 '.',
-                lpad({{ message }}.body.ts, 20, '0'),
-                '.',
-                lpad(cast({{ message }}._cdc_row_index as string), 10, '0')
+                lpad({{ message }}.body.ts, 20, '0')
             )
     end
 {% endmacro %}

@@ -106,8 +106,9 @@
 {% macro maxwell__position(message) %}
     {#-
         `ts` (seconds), `xid`, then `xoffset` (the row's place in its transaction; the
-        commit row may come without one and sorts last), then the row change's index (the
-        delete of an old key before the update). Null when ts is not a number.
+        commit row may come without one and sorts last). Null when ts is not a number.
+        (The delete of an old key before its update is ordered by `_cdc_row_index`, after
+        arrival in the sort key.)
     -#}
     case
         when {{ message }}.body.ts rlike '^[0-9]{1,20}$'
@@ -118,9 +119,7 @@
                 '.',
                 lpad(coalesce({{ message }}.body.xid, '0'), 20, '0'),
                 '.',
-                coalesce(lpad({{ message }}.body.xoffset, 10, '0'), repeat('9', 10)),
-                '.',
-                cast({{ message }}._cdc_row_index as string)
+                coalesce(lpad({{ message }}.body.xoffset, 10, '0'), repeat('9', 10))
             )
     end
 {% endmacro %}
