@@ -106,7 +106,7 @@ late_history as (
         and bases.is_late
     where earlier_changes._cdc_message_kind = 'change'
         and {{ cdc_in_list('earlier_changes._cdc_envelope', cdc_document_families()) }}
-        and history._loaded_at <= {{ cdc_loaded_watermark(this) }}
+        and earlier_changes._loaded_at <= {{ cdc_loaded_watermark(this) }}
 
 ),
 
