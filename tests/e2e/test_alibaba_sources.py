@@ -107,29 +107,8 @@ def _row_text(row: dict) -> str:
     return json.dumps(typed(row), sort_keys=True, ensure_ascii=False)
 
 
-# A known pipeline bug, pinned to the precise rows it leaves wrong (see
-# test_first_batch_keyless_canal_update_removes_the_old_row): canal__row_images splits an
-# UPDATE into a delete of the old key and the update only when `old` holds a pkNames
-# column, and canal__key keys a `u` by its after image. For a table without pkNames the key
-# is the whole row image, so every UPDATE changes the key, yet the before image's row is
-# never deleted: it stays in captured_rows. In batch 0 of canal_db (seed 82) these are the
-# before images of the four UPDATE rows of `events` (offsets 15, 21 (two rows) and 29);
-# the TRUNCATE of `events` in batch 1 (offset 61) clears them, so batch 1 is right.
-STALE_BEFORE_IMAGES: dict[tuple[int, str], list[dict[str, str | None]]] = {
-    (0, "canal_db.events"): [
-        {"level": "ERROR", "message": "timeout", "amount": "88850.45", "seen": "0"},
-        {"level": "INFO", "message": "stopped", "amount": "25174.22", "seen": None},
-        {"level": None, "message": "stopped", "amount": "43994.53", "seen": "1"},
-        {"level": None, "message": "stopped", "amount": "93098.26", "seen": "1"},
-    ],
-}
-
-
-def _compare_table(  # type: ignore[no-untyped-def]
-    dbt_project, table: str, expected: ExpectedTable, known_extra: list[dict] | None = None
-) -> list[str]:
-    """Differences between gold and the oracle; `known_extra` rows of a keyless table are
-    set aside (a known bug, asserted separately) and must all be in gold."""
+def _compare_table(dbt_project, table: str, expected: ExpectedTable) -> list[str]:  # type: ignore[no-untyped-def]
+    """Differences between gold and the oracle."""
     gold = _gold(dbt_project, table)
     failures = []
     if len({key for key, _ in gold}) != len(gold):
@@ -140,12 +119,6 @@ def _compare_table(  # type: ignore[no-untyped-def]
         # exactly the SET of distinct oracle rows (the oracle is a multiset).
         wanted = {_row_text(row) for row in expected.rows}
         actual = [_row_text(row) for _, row in gold]
-        if known_extra:
-            known = {_row_text(row) for row in known_extra}
-            assert not known & wanted, "a known stale row is a live source row"
-            if not known <= set(actual):
-                failures.append(f"{table}: the known stale rows are no longer all in gold")
-            actual = [text for text in actual if text not in known]
         if set(actual) != wanted:
             for text in sorted(wanted - set(actual)):
                 failures.append(f"{table}: missing from gold {text}")
@@ -172,8 +145,7 @@ def _assert_gold_matches(dbt_project, simulations, batch: int) -> None:  # type:
     failures = []
     for result, _ in simulations:
         for table, expected in sorted(result.expected[batch].items()):
-            known = STALE_BEFORE_IMAGES.get((batch, table))
-            failures += _compare_table(dbt_project, table, expected, known)
+            failures += _compare_table(dbt_project, table, expected)
     assert not failures, "captured_rows differs from the sources:\n" + "\n".join(failures[:200])
 
 
@@ -200,14 +172,11 @@ def test_first_batch_captures_every_table(dbt_project, simulations) -> None:  # 
     _assert_gold_matches(dbt_project, simulations, 0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="canal: an UPDATE of a table without pkNames (keyed by its whole row image) "
-    "leaves the before image's row in captured_rows (canal__row_images splits off the "
-    "delete of the old key only when `old` holds a pkNames column); see STALE_BEFORE_IMAGES",
-)
 def test_first_batch_keyless_canal_update_removes_the_old_row(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
-    """Gold of canal_db.events after batch 0 is exactly the set of distinct source rows."""
+    """Gold of canal_db.events after batch 0 is exactly the set of distinct source rows: an
+    UPDATE of a table without pkNames (keyed by its whole row image) retires the row of its
+    before image (seed 82 updates four rows of `events` in batch 0, none truncated before
+    the build)."""
     [canal] = [r for r, _ in simulations if r.format == "canal"]
     table = f"{canal.config.database}.events"
     assert _compare_table(dbt_project, table, canal.expected[0]) == []
