@@ -179,7 +179,7 @@ def test_first_batch_keyless_canal_update_removes_the_old_row(dbt_project, simul
     the build)."""
     [canal] = [r for r, _ in simulations if r.format == "canal"]
     table = f"{canal.config.database}.events"
-    assert _compare_table(dbt_project, table, canal.expected[0]) == []
+    assert _compare_table(dbt_project, table, canal.expected[0][table]) == []
 
 
 def test_every_message_is_accounted_for(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
