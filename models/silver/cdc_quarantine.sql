@@ -23,6 +23,8 @@ bronze as (
 
 unreadable_messages as (
 
+    -- one row per unreadable row change: a message split into several row changes
+    -- (_cdc_row_index) is listed once per row change
     select
         _message_id,
         'envelope' as quarantine_stage,
@@ -34,16 +36,10 @@ unreadable_messages as (
         _kafka_offset,
         _source_file,
         _source_line,
-        _loaded_at
-    from (
-        select
-            *,
-            -- a message split into several row changes is quarantined once, with its first error
-            row_number() over (partition by _message_id order by _cdc_row_index) as error_rank
-        from {{ ref('stg_cdc__messages') }}
-        where _cdc_message_kind = 'error'
-    ) as errors
-    where error_rank = 1
+        _loaded_at,
+        _cdc_row_index
+    from {{ ref('stg_cdc__messages') }}
+    where _cdc_message_kind = 'error'
 
 ),
 
@@ -83,7 +79,8 @@ unfoldable_documents as (
         _kafka_offset,
         _source_file,
         _source_line,
-        _loaded_at
+        _loaded_at,
+        cast(null as int) as _cdc_row_index
     from document_resolutions
     where resolution = 1
         and (_cdc_error_reason is not null or _cdc_is_partial and _cdc_patch is not null)
@@ -94,7 +91,10 @@ quarantined as (
 
     select * from unreadable_messages
     union all
-    select * from unreadable_rows
+    select
+        *,
+        cast(null as int) as _cdc_row_index
+    from unreadable_rows
     union all
     select * from unfoldable_documents
 
@@ -104,6 +104,7 @@ final as (
 
     select
         quarantined._message_id,
+        quarantined._cdc_row_index,
         quarantined.quarantine_stage,
         quarantined._cdc_connector,
         quarantined._cdc_source_id,
