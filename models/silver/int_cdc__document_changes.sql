@@ -6,6 +6,9 @@
     )
 }}
 
+{#- one watermark query, shared by the batch filter and the late keys' history filter -#}
+{%- set watermark = cdc_loaded_watermark(this) if is_incremental() else none %}
+
 -- Every change of a document collection (MongoDB) with the whole document after it: the
 -- change's full document, or its patch folded onto the document before it, in source
 -- order (cdc_mongodb_fold, python_udfs/). A run folds its new changes onto the latest
@@ -25,7 +28,7 @@ new_changes as (
     where _cdc_message_kind = 'change'
         and {{ cdc_in_list('_cdc_envelope', cdc_document_families()) }}
     {%- if is_incremental() %}
-        and _loaded_at > {{ cdc_loaded_watermark(this) }}
+        and _loaded_at > {{ watermark }}
     {%- endif %}
 
 ),
@@ -106,7 +109,7 @@ late_history as (
         and bases.is_late
     where earlier_changes._cdc_message_kind = 'change'
         and {{ cdc_in_list('earlier_changes._cdc_envelope', cdc_document_families()) }}
-        and earlier_changes._loaded_at <= {{ cdc_loaded_watermark(this) }}
+        and earlier_changes._loaded_at <= {{ watermark }}
 
 ),
 
