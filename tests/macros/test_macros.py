@@ -161,17 +161,6 @@ def test_decimal_handling_var_reads_schemaless_integers(dbt_project, spark, mode
     assert decoded == [Decimal("1234.00"), None, Decimal("12.30")]
 
 
-def test_decimal_handling_var_rejects_an_unknown_mode(dbt_project) -> None:  # type: ignore[no-untyped-def]
-    result = run_dbt(
-        ["compile", "--inline", _schemaless_decimals_sql(["1234"], "decimal(12,2)")],
-        vars={"cdc_decimal_handling": "exact"},
-        target_path=dbt_project.target_path,
-        expect_success=False,
-    )
-    assert not result.success
-    assert "cdc_decimal_handling is 'exact'" in str(result.exception)
-
-
 TEMPORALS = [
     # (raw, type, encoding, connector, expected as text)
     ("10599", "date", None, "postgresql", "1999-01-08"),
