@@ -49,14 +49,20 @@ def get_local_spark():  # type: ignore[no-untyped-def]
     """Create (or return) the process's Spark session with the local profile's settings.
 
     The project's Python UDFs (`python_udfs.register`) are registered on it, and Spark's
-    Python workers run this interpreter unless PYSPARK_PYTHON says otherwise.
+    Python workers run this interpreter unless PYSPARK_PYTHON says otherwise. The
+    warehouse's lock is taken first (`python_udfs.warehouse_lock`): another process using
+    the same Spark home is waited for.
     """
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
+    from python_udfs import warehouse_lock
+
+    conf = local_spark_conf()
+    warehouse_lock.acquire(conf)  # also done by the session hook; the lock is re-entrant
     builder = SparkSession.builder.enableHiveSupport()
-    for key, value in local_spark_conf().items():
+    for key, value in conf.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")

@@ -6,6 +6,10 @@ so a plain `dbt run` never calls `python_udfs.register`. `install()` wraps
 from a `.pth` file in the venv (see `pth_line`), so it must stay cheap: it does not import
 pyspark, it waits for pyspark to be imported (a `sys.meta_path` finder) and patches
 `pyspark.sql.session` right after the module has run.
+
+The wrapper also takes the local warehouse's lock (`python_udfs.warehouse_lock`) before the
+first session of the process is created, so that two `dbt` commands on one `.spark/` run
+one after the other instead of failing inside Derby.
 """
 
 from __future__ import annotations
@@ -39,6 +43,17 @@ def _register_once(session: Any) -> None:
         warnings.warn(f"python_udfs: UDF registration failed: {exc!r}", stacklevel=2)
 
 
+def _lock_warehouse(options: Any) -> None:
+    """Hold the local warehouse's lock before Spark opens its Derby metastore
+    (`python_udfs.warehouse_lock`); waits for, or stops on, another process holding it."""
+    from python_udfs import warehouse_lock
+
+    try:
+        warehouse_lock.acquire(options)
+    except OSError as exc:  # an unwritable folder: Derby's own check is all that is left
+        warnings.warn(f"python_udfs: warehouse lock not taken: {exc!r}", stacklevel=3)
+
+
 def patch_builder(session_module: ModuleType) -> None:
     """Wrap `SparkSession.Builder.getOrCreate` in `session_module` (once)."""
     builder = session_module.SparkSession.Builder
@@ -48,6 +63,7 @@ def patch_builder(session_module: ModuleType) -> None:
 
     @functools.wraps(original)
     def get_or_create(self: Any) -> Any:
+        _lock_warehouse(getattr(self, "_options", {}))
         session = original(self)
         _register_once(session)
         return session

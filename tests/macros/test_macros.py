@@ -132,6 +132,35 @@ def test_decimal_decoding(render) -> None:  # type: ignore[no-untyped-def]
     assert decoded == [expected for *_, expected in DECIMALS]
 
 
+def _schemaless_decimals_sql(raws: list[str], dtype: str) -> str:
+    no_schema = "cast(null as struct<type:string,name:string,scale:string>)"
+    return (
+        " union all ".join(
+            f"select {i} as id, cast({{{{ cdc_decode_value({json.dumps(_sql_string(raw))}, "
+            f"'{dtype}', none, \"{no_schema}\", \"'postgresql'\") }}}} as string) as decoded"
+            for i, raw in enumerate(raws)
+        )
+        + " order by id"
+    )
+
+
+@pytest.mark.parametrize("mode", ["double", "string"])
+def test_decimal_handling_var_reads_schemaless_integers(dbt_project, spark, mode) -> None:  # type: ignore[no-untyped-def]
+    """README: a schemaless decimal with neither a point nor a minus sign is read by the
+    var `cdc_decimal_handling` (default `precise`: base64 bytes, see DECIMALS above)."""
+    raws = ["1234", "ME8=", "12.30"]
+    result = run_dbt(
+        ["compile", "--inline", _schemaless_decimals_sql(raws, "decimal(12,2)")],
+        vars={"cdc_decimal_handling": mode},
+        target_path=dbt_project.target_path,
+    )
+    compiled = result.result.results[0].node.compiled_code
+    rows = [row.asDict() for row in spark.sql(compiled).collect()]
+    decoded = [None if r["decoded"] is None else Decimal(r["decoded"]) for r in rows]
+    # a number, not base64 bytes; base64 text is no number in these modes
+    assert decoded == [Decimal("1234.00"), None, Decimal("12.30")]
+
+
 TEMPORALS = [
     # (raw, type, encoding, connector, expected as text)
     ("10599", "date", None, "postgresql", "1999-01-08"),

@@ -1,0 +1,128 @@
+"""Two `dbt` commands started at once on one local warehouse run one after the other.
+
+The embedded Derby metastore admits one process; before the warehouse lock
+(`python_udfs/warehouse_lock.py`) the second command printed thousands of lines of Derby and
+Hive stack traces. Now it says, in one line, which command holds the warehouse, waits for
+it and then runs; both succeed and gold is what one run gives. Real `dbt` subprocesses on a
+Spark home of their own (this pytest process holds the shared session's).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
+from cdc_tools.simulator import SimConfig, simulate, write_batch
+
+pytestmark = pytest.mark.spark
+
+CONFIG = SimConfig(
+    seed=91, flavour="sqlserver", database="LOCK_MSS", server="lock", batches=1, transactions=20
+)
+
+VERIFY = """
+import json, sys
+from cdc_tools.local_spark import get_local_spark
+from cdc_tools.oracle_check import compare_database
+from cdc_tools.simulator import SimConfig, simulate
+config = SimConfig(**json.loads(sys.argv[1]))
+spark = get_local_spark()
+outcome = compare_database(spark, sys.argv[2] + "_gold", config.database,
+                           simulate(config).expected[0])
+bronze = spark.sql(f"select count(*) as n, count(distinct _source_file, _source_line) as d "
+                   f"from {sys.argv[2]}_bronze.bronze_cdc_messages").first()
+print("VERIFY " + json.dumps({"differences": outcome.differences,
+                              "bronze": bronze["n"], "distinct": bronze["d"]}))
+"""
+
+
+def _holder_pid(lock_file: Path) -> int | None:
+    try:
+        return int(json.loads(lock_file.read_text())["pid"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def test_a_second_command_waits_for_the_first(tmp_path: Path) -> None:
+    result = simulate(CONFIG)
+    landing = tmp_path / "landing"
+    written = write_batch(result.batches[0], landing / CONFIG.database, 0, "value_lines")
+    messages = sum(1 for path in written for line in path.read_text().splitlines() if line)
+    spark_home = tmp_path / "spark"
+    env = dict(os.environ)
+    env.update(
+        CDC_SPARK_HOME=str(spark_home),
+        CDC_SCHEMA="t_lock",
+        CDC_LANDING_DIR=str(landing),
+        DBT_PROFILES_DIR=str(PROFILES_DIR),
+        PYTHONPATH=str(REPO_ROOT),
+        SPARK_LOCAL_IP="127.0.0.1",
+    )
+    env.pop("CDC_WAREHOUSE_LOCK_TIMEOUT", None)
+    dbt = str(Path(sys.executable).with_name("dbt"))
+    # the same command twice, as a user would type it twice
+    command = [dbt, "run", "--target-path", str(tmp_path / "target")]
+    command += ["--log-path", str(tmp_path / "logs")]
+
+    def start(name: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            command,
+            env=env,
+            cwd=REPO_ROOT,
+            stdout=(tmp_path / f"{name}.out").open("wb"),
+            stderr=(tmp_path / f"{name}.err").open("wb"),
+        )
+
+    first = start("first")
+    lock_file = spark_home / "warehouse.lock"
+    # start the second once the first holds the warehouse (at most 60 s: without a lock
+    # there is nothing to see, and the second then meets the first's Derby instead)
+    deadline = time.monotonic() + 60
+    while _holder_pid(lock_file) != first.pid and time.monotonic() < deadline:
+        assert first.poll() is None, (tmp_path / "first.out").read_text()[-3000:]
+        time.sleep(0.2)
+    second = start("second")
+    try:
+        codes = [first.wait(timeout=600), second.wait(timeout=600)]
+    finally:
+        for process in (first, second):
+            if process.poll() is None:
+                process.kill()
+
+    # what the second command said, less Spark's console progress bar (redrawn with \r)
+    stderr = [
+        line
+        for line in (tmp_path / "second.err").read_text(errors="replace").splitlines()
+        if line.strip() and not line.lstrip().startswith("[Stage ")
+    ]
+    assert len(stderr) < 50, f"{len(stderr)} lines on stderr: {stderr[:40]}"
+    assert codes == [0, 0], (tmp_path / "second.out").read_text()[-3000:]
+    waiting = [line for line in stderr if "is in use by" in line]
+    assert len(waiting) == 1, stderr[:40]
+    assert f"pid {first.pid} (dbt run --target-path" in waiting[0]
+    assert "waiting" in waiting[0]
+    assert not [line for line in stderr if "Exception" in line or "\tat " in line], stderr[:40]
+    assert _holder_pid(lock_file) == second.pid, "the second command held it after the first"
+
+    config = {
+        k: getattr(CONFIG, k)
+        for k in ("seed", "flavour", "database", "server", "batches", "transactions")
+    }
+    verify = subprocess.run(
+        [sys.executable, "-c", VERIFY, json.dumps(config), "t_lock"],
+        env=env,
+        cwd=REPO_ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    [report] = [line for line in verify.stdout.splitlines() if line.startswith("VERIFY ")]
+    outcome = json.loads(report.removeprefix("VERIFY "))
+    assert outcome == {"differences": [], "bronze": messages, "distinct": messages}
