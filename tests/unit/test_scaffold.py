@@ -65,7 +65,8 @@ def test_the_source_identity_is_written_whole(tmp_path: Path) -> None:
     """A spec's `source` (or the older `source_database` / `source_schema`) becomes the
     contract's `meta.cdc_source`, all three parts written."""
     root = _project(tmp_path)
-    write_table(contract_from_spec({**SPEC, "source": {"database": "crm_*", "schema": "dbo"}}), root)
+    named = {**SPEC, "source": {"database": "crm_*", "schema": "dbo"}}
+    write_table(contract_from_spec(named), root)
     legacy = {**SPEC, "table": "LEDGER", "source_database": "CRM1", "source_schema": "FIN"}
     write_table(contract_from_spec(legacy), root)
     models = yaml.safe_load((root / "models/silver/crm/_crm__models.yml").read_text())["models"]

@@ -671,7 +671,8 @@ def test_cli(tmp_path: Path) -> None:
     topics = {
         json.loads(line)["topic"] for line in read_lines(tmp_path / "o/kcat/batch-0001.jsonl")
     }
-    assert "sim1_mss.SIMDB1_MSS.inventory.orders" in topics and "sim1_ora.INVENTORY.ORDERS" in topics
+    assert "sim1_mss.SIMDB1_MSS.inventory.orders" in topics
+    assert "sim1_ora.INVENTORY.ORDERS" in topics
     data = json.loads(exp.read_text(encoding="utf-8"))["flavours"]
     assert set(data) == set(FLAVOURS)
     assert data["db2"]["database"] == "SIMDB1_DB2" and len(data["db2"]["batches"]) == 2
