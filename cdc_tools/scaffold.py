@@ -94,13 +94,25 @@ class TableContract:
     columns: list[ColumnContract]
     description: str = ""
     source_schema: str | None = None
+    """Glob pattern of the source schema; None: any (`*`)."""
     source_database: str | None = None
+    """Glob pattern of the source database; None: any (`*`)."""
     delete_mode: str = "hard"
     document: bool = False
     """A document collection (MongoDB): extended JSON unwrapped, dotted source paths."""
     gold_name: str | None = None
     """The gold model's name (default: the table name in lower case)."""
     extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def source(self) -> dict[str, str]:
+        """The source identity the contract binds to (`meta.cdc_source`): every part
+        written, `*` where the contract names none."""
+        return {
+            "database": self.source_database or "*",
+            "schema": self.source_schema or "*",
+            "table": self.table,
+        }
 
     @property
     def silver_model(self) -> str:
@@ -164,13 +176,9 @@ def _contract_entry(column: ColumnContract, contract: TableContract) -> dict[str
 
 
 def silver_yaml_entry(contract: TableContract) -> dict[str, object]:
-    meta: dict[str, object] = {"cdc_source_table": contract.table, "cdc_key": contract.key}
+    meta: dict[str, object] = {"cdc_source": contract.source, "cdc_key": contract.key}
     if contract.document:
         meta["cdc_document"] = True
-    if contract.source_schema:
-        meta["cdc_source_schema"] = contract.source_schema
-    if contract.source_database:
-        meta["cdc_source_database"] = contract.source_database
     return {
         "name": contract.silver_model,
         "description": (
@@ -271,14 +279,15 @@ def contract_from_spec(spec: dict[str, object]) -> TableContract:
         )
         for c in spec["columns"]  # type: ignore[union-attr]
     ]
+    source: dict[str, str] = dict(spec.get("source") or {})  # type: ignore[call-overload]
     return TableContract(
         system=str(spec["system"]),
         table=str(spec["table"]),
         key=[str(k).lower() for k in spec["key"]],  # type: ignore[union-attr]
         columns=columns,
         description=str(spec.get("description", "")),
-        source_schema=spec.get("source_schema"),  # type: ignore[arg-type]
-        source_database=spec.get("source_database"),  # type: ignore[arg-type]
+        source_schema=source.get("schema") or spec.get("source_schema"),  # type: ignore[arg-type]
+        source_database=source.get("database") or spec.get("source_database"),  # type: ignore[arg-type]
         delete_mode=str(spec.get("delete_mode", "hard")),
         document=bool(spec.get("document", False)),
         gold_name=spec.get("gold_name"),  # type: ignore[arg-type]
@@ -402,6 +411,8 @@ def contract_from_bronze(  # type: ignore[no-untyped-def]
 ) -> TableContract:
     """A contract for `table` from what the pipeline has seen of it.
 
+    The contract binds to the source identity of that message (its database and schema,
+    exactly; a part the source does not have, such as a MySQL schema, is `*`).
     Column types come from the newest message that carried a schema (schema wrapper), else
     they are inferred from the newest row image (and say so in their description). The key
     comes from `key`, else the Kafka message key, else the schema-change topic's
@@ -412,7 +423,8 @@ def contract_from_bronze(  # type: ignore[no-untyped-def]
     if database:
         where += f" and lower(_cdc_source_db) = lower('{database}')"
     rows = spark.sql(
-        f"select _cdc_source_table, _cdc_source_id, _cdc_after, _cdc_key, _cdc_column_types, "
+        f"select _cdc_source_db, _cdc_source_schema, _cdc_source_table, _cdc_source_id, "
+        f"_cdc_after, _cdc_key, _cdc_column_types, "
         f"_cdc_connector "
         f"from {silver}.int_cdc__change_log where {where} "
         f"order by _cdc_column_types is not null desc, _loaded_at desc, _cdc_sort_key desc "
@@ -428,7 +440,8 @@ def contract_from_bronze(  # type: ignore[no-untyped-def]
             table=row["_cdc_source_table"],
             key=["id"],
             columns=document_columns(after),
-            source_database=database,
+            source_database=row["_cdc_source_db"],
+            source_schema=row["_cdc_source_schema"],
             document=True,
             gold_name=f"{system}_{row['_cdc_source_table'].lower()}",
         )
@@ -466,7 +479,8 @@ def contract_from_bronze(  # type: ignore[no-untyped-def]
         table=row["_cdc_source_table"],
         key=[k.lower() for k in key],
         columns=columns,
-        source_database=database,
+        source_database=row["_cdc_source_db"],
+        source_schema=row["_cdc_source_schema"],
     )
 
 
@@ -497,6 +511,16 @@ def main(argv: list[str] | None = None) -> int:
             schema_prefix=args.schema_prefix or os.environ.get("CDC_SCHEMA", "cdc"),
             database=args.database,
             key=args.key.split(",") if args.key else None,
+        )
+    source = contract.source
+    print(
+        f"the contract binds to database {source['database']!r}, schema {source['schema']!r}, "
+        f"table {source['table']!r} (meta.cdc_source; `*` is any)"
+    )
+    if "*" in (source["database"], source["schema"]):
+        print(
+            "note: a `*` database or schema binds every source with a table of this name; "
+            "name them (spec `source: {database, schema}`) unless that is meant"
         )
     for path in write_table(contract, args.root):
         print(f"wrote {path}")

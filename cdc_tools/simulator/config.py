@@ -20,8 +20,9 @@ def _default_initial_rows() -> dict[str, int]:
 class SimConfig:
     """Everything that determines a simulation run (same config -> same output).
 
-    ``schema`` is the logical source schema name; ``None`` means the flavour default
-    (``INVENTORY`` for oracle/db2, ``dbo`` for sqlserver). Emitters apply identifier case.
+    ``schema`` is the logical source schema name; ``None`` means ``INVENTORY``, the schema
+    the project's inventory contracts bind to (every flavour, SQL Server included: a
+    ``dbo`` table is another application's). Emitters apply identifier case.
 
     ``decimal_handling_mode`` and ``time_precision_mode`` are the connector settings of the
     same names. ``time_precision_mode="connect"`` needs ``schemas_enable``: without the
@@ -91,7 +92,7 @@ class SimConfig:
 
     @property
     def logical_schema(self) -> str:
-        """The source schema name as configured, or the flavour default."""
+        """The source schema name as configured, or ``INVENTORY``."""
         if self.schema is not None:
             return self.schema
-        return "dbo" if self.flavour == "sqlserver" else "INVENTORY"
+        return "INVENTORY"

@@ -2,9 +2,13 @@
     {#-
         The body of a per-table typed change-log model. Everything comes from the
         model's YAML:
-          config.meta.cdc_source_table   source table name, matched case-insensitively
-          config.meta.cdc_source_schema  optional: restrict to this source schema
-          config.meta.cdc_source_database optional: restrict to this source database
+          config.meta.cdc_source         the source identity it types: {database,
+                                         schema, table}, glob patterns (`*`, `?`) or
+                                         lists of them, matched case-insensitively
+                                         (cdc_source_contract, cdc_source_matches);
+                                         an omitted database or schema is any
+                                         (older: cdc_source_table, cdc_source_schema,
+                                         cdc_source_database)
           config.meta.cdc_key            the key columns (contract names)
           config.meta.cdc_document       true for a document collection (MongoDB):
                                          extended JSON is unwrapped, and columns may
@@ -19,14 +23,14 @@
         type fills _cdc_error_reason (the row is quarantined, not applied).
     -#}
     {%- set meta = config.get('meta') or {} -%}
-    {%- set table = meta.get('cdc_source_table') -%}
+    {%- set source = cdc_source_contract(meta, this) -%}
     {%- set key = meta.get('cdc_key') or [] -%}
     {%- set contract = _cdc_contract_columns() -%}
     {%- if execute -%}
-        {%- if not table -%}
+        {%- if source is none -%}
             {{ exceptions.raise_compiler_error(
                 "Model " ~ this ~ " calls cdc_typed_change_log() but has no "
-                ~ "config.meta.cdc_source_table (the source table it types)."
+                ~ "config.meta.cdc_source (the source database, schema and table it types)."
             ) }}
         {%- endif -%}
         {%- if contract | length == 0 -%}
@@ -48,15 +52,11 @@ with
 changes as (
 
     select * from {{ ref(source_model) }}
-    where lower(_cdc_source_table) = '{{ cdc_escape_string(table | lower) }}'
+    where {{ cdc_source_matches(
+            source or {'table': ''}, '_cdc_source_db', '_cdc_source_schema', '_cdc_source_table'
+        ) }}
         -- a document contract types document collections, a row contract tables
         and {{ '' if meta.get('cdc_document') else 'not ' }}{{ cdc_in_list('_cdc_envelope', cdc_document_families()) }}
-    {%- if meta.get('cdc_source_schema') %}
-        and lower(_cdc_source_schema) = '{{ cdc_escape_string(meta['cdc_source_schema'] | lower) }}'
-    {%- endif %}
-    {%- if meta.get('cdc_source_database') %}
-        and lower(_cdc_source_db) = '{{ cdc_escape_string(meta['cdc_source_database'] | lower) }}'
-    {%- endif %}
     {%- if is_incremental() %}
         and _loaded_at > {{ cdc_loaded_watermark(this) }}
     {%- endif %}

@@ -1,14 +1,14 @@
 {% macro cdc_typed_change_log_errors() %}
     {#-
         Union of the rows with a _cdc_error_reason of every typed change-log model
-        (models whose config.meta has cdc_source_table), in the quarantine's shape.
+        (models whose config.meta names a source: cdc_source_contract), in the quarantine's shape.
         Always returns a valid query: an empty one when there is no typed model.
     -#}
     {%- set typed = [] -%}
     {%- if execute -%}
         {%- for node in graph.nodes.values() | sort(attribute='name')
                 if node.resource_type == 'model'
-                and (node.config.meta or {}).get('cdc_source_table') -%}
+                and cdc_source_contract(node.config.meta, node.name) is not none -%}
             {%- if node.unique_id not in model.depends_on.nodes -%}
                 {{ exceptions.raise_compiler_error(
                     "Typed change-log model '" ~ node.name ~ "' is not listed in " ~ model.name

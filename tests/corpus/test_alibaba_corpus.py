@@ -5,7 +5,8 @@ and `captured_rows` must hold exactly the fixture's expected final state: the ra
 image of every live key, compared strictly (1, 1.0, "1" and true all differ: values are
 compared as parsed JSON with their types, and numbers by their JSON text). Keys come from
 the messages themselves (DataWorks `primaryKey`, Canal `pkNames`, Maxwell
-`primary_key_columns`, OGG `primary_keys`): no `cdc_table_keys` is declared.
+`primary_key_columns`, OGG `primary_keys`): no `cdc_table_keys` is declared, and the
+project's own typed contracts bind other sources.
 """
 
 from __future__ import annotations
@@ -67,10 +68,10 @@ def formats_project(spark, corpus_dir, tmp_path_factory):  # type: ignore[no-unt
     project = corpus_project(spark, tmp_path_factory.mktemp("formats"), "formats")
     for fixture in FORMATS:
         shutil.copy(corpus_dir / fixture, project.landing / fixture)
-    # The project's own typed contract for `orders` (models/silver/inventory) declares key
-    # ORDER_ID for every table named `orders`, and a declared key wins over the message's
-    # (cdc_key_from_image): declare Canal's pkNames for it, as a user would.
-    project.run("build", vars={"cdc_table_keys": {"orders": ["order_number"]}})
+    # No key is declared: the project's inventory contract for `orders` binds schema
+    # `inventory` only, so its key (order_id) does not key Canal's mydb.orders, whose
+    # pkNames (order_number) do.
+    project.run("build")
     yield project
     project.drop_schemas()
 
@@ -109,13 +110,16 @@ def test_format_fixture(formats_project, corpus_dir, fixture) -> None:  # type: 
 
 
 def test_formats_quarantine_nothing(formats_project) -> None:  # type: ignore[no-untyped-def]
-    """Every message is read. The only rejects are the inventory typed contract's: it binds
-    every table named `orders` (any database) and mydb.orders has none of its columns."""
-    rows = formats_project.sql(
-        f"select quarantine_stage, reason_code, _cdc_source_id "
-        f"from {formats_project.layer('silver')}.cdc_quarantine"
+    """Every message is read and nothing is rejected: mydb.orders is not the inventory
+    contract's `orders` (it binds schema `inventory`; Canal has no schema), so its rows
+    never reach the typed model nor its quarantine (they used to be `missing_key` there);
+    they stay in captured_rows (test_format_fixture)."""
+    silver = formats_project.layer("silver")
+    assert formats_project.sql(f"select * from {silver}.cdc_quarantine") == []
+    typed = formats_project.sql(f"select _cdc_source_id from {silver}.stg_inventory__orders")
+    assert typed == []
+    keys = formats_project.sql(
+        f"select distinct _cdc_key from {silver}.int_cdc__change_log "
+        "where _cdc_source_id = 'mydb.orders' and _cdc_op in ('c', 'r', 'u', 'd')"
     )
-    assert [r for r in rows if r["quarantine_stage"] == "envelope"] == []
-    assert {(r["quarantine_stage"], r["_cdc_source_id"]) for r in rows} <= {
-        ("stg_inventory__orders", "mydb.orders")
-    }
+    assert keys and all(set(json.loads(k["_cdc_key"])) == {"order_number"} for k in keys)

@@ -471,3 +471,89 @@ def test_dataworks_values_are_typed_by_their_data_column(render) -> None:  # typ
         )
     rows = render(" union all ".join(parts) + " order by id")
     assert [r["v"] for r in rows] == [expected for *_, expected in cases]
+
+
+def _render_with_vars(dbt_project, spark, sql: str, vars: dict) -> list[dict]:  # type: ignore[no-untyped-def]
+    result = run_dbt(["compile", "--inline", sql], vars=vars, target_path=dbt_project.target_path)
+    compiled = result.result.results[0].node.compiled_code
+    return [row.asDict() for row in spark.sql(compiled).collect()]
+
+
+SOURCE_MATCHES = [
+    # (contract as Jinja, db, schema, table, matches)
+    ("{'database': 'inv_*', 'schema': ['inventory', 'app?'], 'table': 'orders'}",
+     "INV_1", "Inventory", "ORDERS", True),  # case-insensitive
+    ("{'database': 'inv_*', 'schema': ['inventory', 'app?'], 'table': 'orders'}",
+     "invX1", "inventory", "orders", False),  # `_` is literal
+    ("{'database': 'inv_*', 'schema': ['inventory', 'app?'], 'table': 'orders'}",
+     "inv_", "inventory", "orders", True),  # `*` matches nothing too
+    ("{'database': 'inv_*', 'schema': ['inventory', 'app?'], 'table': 'orders'}",
+     "inv_1", None, "orders", False),  # a named schema never matches a source without one
+    ("{'database': 'inv_*', 'schema': ['inventory', 'app?'], 'table': 'orders'}",
+     "inv_1", "app1", "orders", True),
+    ("{'database': 'inv_*', 'schema': ['inventory', 'app?'], 'table': 'orders'}",
+     "inv_1", "app12", "orders", False),  # `?` is one character
+    ("{'database': 'inv_*', 'schema': ['inventory', 'app?'], 'table': 'orders'}",
+     "inv_1", "inventory", "orders2", False),
+    ("{'table': '50%_off'}", None, None, "50%_OFF", True),  # omitted parts: any, null too
+    ("{'table': '50%_off'}", "db", "s", "50abcxoff", False),  # `%` is literal
+    ("{'database': '*', 'schema': '*', 'table': \"o'brien\"}", "d", None, "O'Brien", True),
+    ("{'database': 'testdb', 'schema': 'dbo', 'table': 'orders'}", "testDB", "dbo", "orders", True),
+    ("{'database': 'testdb', 'schema': 'dbo', 'table': 'orders'}", "inv", "dbo", "orders", False),
+]  # fmt: skip
+
+
+def test_source_matches_globs_case_insensitively(render) -> None:  # type: ignore[no-untyped-def]
+    selects = []
+    for index, (contract, db, schema, table, _) in enumerate(SOURCE_MATCHES):
+        values = ", ".join(
+            "cast(null as string)" if v is None else _sql_string(v) for v in (db, schema, table)
+        )
+        selects.append(
+            f"select {index} as id, {{{{ cdc_source_matches({contract}, 'db', 'sch', 'tbl') }}}} "
+            f"as matches from (select {values}) as s(db, sch, tbl)"
+        )
+    rows = render(" union all ".join(selects) + " order by id")
+    assert [row["matches"] for row in rows] == [case[-1] for case in SOURCE_MATCHES]
+
+
+DECLARED_KEYS = [
+    # (db, schema, table, image, expected key): keys of the var below and of the project's
+    # inventory contracts (schema inventory)
+    ("db9", None, "things", {"a": "1", "b": "2", "c": "3"}, {"a": "1"}),  # bare: any source
+    ("DB1", None, "THINGS", {"a": "1", "b": "2", "c": "3"}, {"b": "2"}),  # db.table wins
+    ("db2", "s1", "things", {"a": "1", "b": "2", "c": "3"}, {"c": "3"}),  # db.schema.table
+    ("db2", "s10", "things", {"a": "1", "b": "2", "c": "3"}, {"a": "1"}),
+    ("x", "inventory", "orders", {"order_id": "5", "x": "7"}, {"order_id": "5"}),  # contract
+    ("x", "dbo", "orders", {"order_id": "5", "x": "7"}, {"order_id": "5", "x": "7"}),  # unbound
+    ("db3", "inventory", "orders", {"order_id": "5", "x": "7"}, {"x": "7"}),  # the var wins
+    ("x", "inventory", "orders", {"id": "5"}, None),  # the contract's key is missing
+]
+KEY_VARS = {
+    "cdc_table_keys": {
+        "things": ["a"],
+        "db1.things": ["B"],
+        "db2.s?.things": ["c"],
+        "DB3.*.Orders": ["x"],
+    }
+}
+
+
+def test_declared_keys_bind_to_their_source(dbt_project, spark) -> None:  # type: ignore[no-untyped-def]
+    selects = []
+    for index, (db, schema, table, image, _) in enumerate(DECLARED_KEYS):
+        values = ", ".join(
+            "cast(null as string)" if v is None else _sql_string(v) for v in (db, schema, table)
+        )
+        image_map = "map(" + ", ".join(f"'{k}', '{v}'" for k, v in image.items()) + ")"
+        selects.append(
+            f"select {index} as id, {{{{ cdc_key_from_image('s.identity', \"{image_map}\") }}}} "
+            f"as key from (select named_struct('db', db, 'schema', sch, 'table', tbl) as identity "
+            f"from (select {values}) as v(db, sch, tbl)) as s"
+        )
+    rows = _render_with_vars(
+        dbt_project, spark, " union all ".join(selects) + " order by id", KEY_VARS
+    )
+    assert [None if r["key"] is None else json.loads(r["key"]) for r in rows] == [
+        case[-1] for case in DECLARED_KEYS
+    ]

@@ -42,7 +42,11 @@ def test_writes_models_yaml_and_registration(tmp_path: Path) -> None:
     assert "ref('stg_crm__accounts')" in gold_sql
 
     [silver_model] = yaml.safe_load((silver / "_crm__models.yml").read_text())["models"]
-    assert silver_model["config"]["meta"] == {"cdc_source_table": "ACCOUNTS", "cdc_key": ["id"]}
+    # every part of the source identity is written; the spec names no database or schema
+    assert silver_model["config"]["meta"] == {
+        "cdc_source": {"database": "*", "schema": "*", "table": "ACCOUNTS"},
+        "cdc_key": ["id"],
+    }
     columns = {c["name"]: c for c in silver_model["columns"]}
     assert columns["owner"]["meta"] == {"cdc_source_column": "OWNER_NAME"}
     assert columns["opened_at"]["meta"] == {"cdc_encoding": "io.debezium.time.Timestamp"}
@@ -55,6 +59,37 @@ def test_writes_models_yaml_and_registration(tmp_path: Path) -> None:
 
     quarantine = (root / "models" / "silver" / "cdc_quarantine.sql").read_text()
     assert "-- depends_on: {{ ref('stg_crm__accounts') }}" in quarantine
+
+
+def test_the_source_identity_is_written_whole(tmp_path: Path) -> None:
+    """A spec's `source` (or the older `source_database` / `source_schema`) becomes the
+    contract's `meta.cdc_source`, all three parts written."""
+    root = _project(tmp_path)
+    named = {**SPEC, "source": {"database": "crm_*", "schema": "dbo"}}
+    write_table(contract_from_spec(named), root)
+    legacy = {**SPEC, "table": "LEDGER", "source_database": "CRM1", "source_schema": "FIN"}
+    write_table(contract_from_spec(legacy), root)
+    models = yaml.safe_load((root / "models/silver/crm/_crm__models.yml").read_text())["models"]
+    assert {m["name"]: m["config"]["meta"]["cdc_source"] for m in models} == {
+        "stg_crm__accounts": {"database": "crm_*", "schema": "dbo", "table": "ACCOUNTS"},
+        "stg_crm__ledger": {"database": "CRM1", "schema": "FIN", "table": "LEDGER"},
+    }
+    assert all("cdc_source_table" not in m["config"]["meta"] for m in models)
+
+
+def test_every_project_contract_names_its_source_identity() -> None:
+    """The hand-written typed contracts bind a database, schema and table each (a table
+    name alone binds every source that has one: issue #14)."""
+    contracts = 0
+    for path in (REPO_ROOT / "models" / "silver").rglob("_*__models.yml"):
+        for model in yaml.safe_load(path.read_text())["models"]:
+            meta = (model.get("config") or {}).get("meta") or {}
+            if "cdc_key" not in meta:
+                continue
+            contracts += 1
+            assert set(meta.get("cdc_source") or {}) == {"database", "schema", "table"}, model
+            assert "cdc_source_table" not in meta, model
+    assert contracts == 4
 
 
 def test_rewriting_a_table_is_idempotent(tmp_path: Path) -> None:
@@ -111,7 +146,7 @@ def test_every_simulated_encoding_scaffolds_to_the_hand_written_contract() -> No
         (REPO_ROOT / "models" / "silver" / "inventory" / "_inventory__models.yml").read_text()
     )
     declared = {
-        (m["config"]["meta"]["cdc_source_table"], c["name"]): c["data_type"]
+        (m["config"]["meta"]["cdc_source"]["table"], c["name"]): c["data_type"]
         for m in doc["models"]
         for c in m["columns"]
         if "data_type" in c

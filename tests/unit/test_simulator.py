@@ -418,7 +418,7 @@ def test_topics_and_names() -> None:
     mss = simulate(SimConfig(seed=1, flavour="sqlserver", database="SIMDB1", server="sim1"))
     db2 = simulate(SimConfig(seed=1, flavour="db2", database="simdb1", server="sim1"))
     assert ora.topics["order_lines"] == "sim1.INVENTORY.ORDER_LINES"
-    assert mss.topics["order_lines"] == "sim1.SIMDB1.dbo.order_lines"
+    assert mss.topics["order_lines"] == "sim1.SIMDB1.inventory.order_lines"
     assert db2.topics["customers"] == "sim1.INVENTORY.CUSTOMERS"
     src = json.loads(db2.batches[0][0].value)["source"]
     assert (src["db"], src["schema"], src["table"], src["name"]) == (
@@ -671,7 +671,8 @@ def test_cli(tmp_path: Path) -> None:
     topics = {
         json.loads(line)["topic"] for line in read_lines(tmp_path / "o/kcat/batch-0001.jsonl")
     }
-    assert "sim1_mss.SIMDB1_MSS.dbo.orders" in topics and "sim1_ora.INVENTORY.ORDERS" in topics
+    assert "sim1_mss.SIMDB1_MSS.inventory.orders" in topics
+    assert "sim1_ora.INVENTORY.ORDERS" in topics
     data = json.loads(exp.read_text(encoding="utf-8"))["flavours"]
     assert set(data) == set(FLAVOURS)
     assert data["db2"]["database"] == "SIMDB1_DB2" and len(data["db2"]["batches"]) == 2

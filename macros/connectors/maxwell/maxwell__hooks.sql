@@ -69,13 +69,13 @@
     case
         when size({{ message }}.body.primary_key_columns) > 0 or {{ message }}.message_key is null
             then {{ cdc_key_from_image(
-                message ~ '.source_table',
+                message ~ '.source_identity',
                 cdc_json_map(_maxwell_image(message)),
                 'transform(' ~ message ~ '.body.primary_key_columns, key_column -> lower(key_column))'
             ) }}
         else coalesce(
             {{ cdc_canonical_json_map('transform_keys(' ~ kafka_pk ~ ', (k, v) -> substr(k, 4))') }},
-            {{ cdc_key_from_image(message ~ '.source_table', cdc_json_map(_maxwell_image(message))) }}
+            {{ cdc_key_from_image(message ~ '.source_identity', cdc_json_map(_maxwell_image(message))) }}
         )
     end
 {% endmacro %}

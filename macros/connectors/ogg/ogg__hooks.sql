@@ -62,10 +62,10 @@
     {%- set keys = 'transform(' ~ message ~ '.body.primary_keys, key_column -> lower(key_column))' -%}
     case
         when {{ message }}.op = 'd' then {{ cdc_key_from_image(
-            message ~ '.source_table', cdc_json_map(message ~ '.body.before'), keys
+            message ~ '.source_identity', cdc_json_map(message ~ '.body.before'), keys
         ) }}
         when {{ message }}.op in ('c', 'u') then {{ cdc_key_from_image(
-            message ~ '.source_table', cdc_json_map(message ~ '.body.after'), keys
+            message ~ '.source_identity', cdc_json_map(message ~ '.body.after'), keys
         ) }}
     end
 {% endmacro %}
