@@ -333,7 +333,7 @@ copies as (
             when greatest(resolved.live_copies, coalesce(resolved.stored_copies, 0)) > 0
                 then sequence(1, greatest(resolved.live_copies, coalesce(resolved.stored_copies, 0)))
             else array()
-        end) as copy
+        end) as copy_number
     from resolved
 
 ),
@@ -344,19 +344,19 @@ final as (
         copies.change_row._message_id,
         copies.change_row._cdc_envelope,
         copies.change_row._cdc_connector,
-        case when copies.copy <= copies.live_copies then copies.latest_image_row._cdc_op else 'd' end
+        case when copies.copy_number <= copies.live_copies then copies.latest_image_row._cdc_op else 'd' end
             as _cdc_op,
         copies.change_row._cdc_source_db,
         copies.change_row._cdc_source_schema,
         copies.change_row._cdc_source_table,
         copies._cdc_source_id,
         case
-            when copies.copy = 1 then copies.row_content
-            else concat('{"_cdc_copy":"', copies.copy, '",', substr(copies.row_content, 2))
+            when copies.copy_number = 1 then copies.row_content
+            else concat('{"_cdc_copy":"', copies.copy_number, '",', substr(copies.row_content, 2))
         end as _cdc_key,
-        case when copies.copy > copies.live_copies then copies.latest_image_row.row_image end
+        case when copies.copy_number > copies.live_copies then copies.latest_image_row.row_image end
             as _cdc_before,
-        case when copies.copy <= copies.live_copies then copies.latest_image_row.row_image end
+        case when copies.copy_number <= copies.live_copies then copies.latest_image_row.row_image end
             as _cdc_after,
         copies.latest_image_row._cdc_column_types,
         copies.change_row._cdc_position,
@@ -375,7 +375,7 @@ final as (
         greatest(copies.change_row._loaded_at, resolution.resolved_loaded_at) as _loaded_at,
         copies.change_row._load_id,
         copies.row_content as _cdc_row_content,
-        copies.copy as _cdc_copy,
+        copies.copy_number as _cdc_copy,
         copies.live_copies as _cdc_copies
     from copies
     cross join resolution
