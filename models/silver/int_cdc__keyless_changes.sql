@@ -60,7 +60,7 @@ row_deltas as (
     select
         _cdc_key as row_content,
         _cdc_after as row_image,
-        1 as delta,
+        1 as copy_delta,
         keyless_messages.*
     from keyless_messages
     where _cdc_op in ('c', 'r', 'u')
@@ -74,7 +74,7 @@ row_deltas as (
             else {{ cdc_canonical_json_map(cdc_json_map('_cdc_before')) }}
         end as row_content,
         _cdc_before as row_image,
-        -1 as delta,
+        -1 as copy_delta,
         keyless_messages.*
     from keyless_messages
     where (_cdc_op = 'd' or (_cdc_op = 'u' and not _retired_by_split))
@@ -82,26 +82,28 @@ row_deltas as (
 
 ),
 
-{% if is_incremental() %}
-
 touched as (
 
+    -- the row contents this run resolves: those with a new change, and every content of
+    -- a table with a new truncate (all of them on a full refresh)
     select distinct
         _cdc_source_id,
         row_content
     from row_deltas
+    {%- if is_incremental() %}
     where _loaded_at > {{ watermark }}
 
     union
 
-    -- a new truncate resolves every content of its table again
     select distinct
         row_deltas._cdc_source_id,
         row_deltas.row_content
     from row_deltas
     left semi join truncates
-        on row_deltas._cdc_source_id = truncates._cdc_source_id
-        and truncates._loaded_at > {{ watermark }}
+        on
+            row_deltas._cdc_source_id = truncates._cdc_source_id
+            and truncates._loaded_at > {{ watermark }}
+    {%- endif %}
 
 ),
 
@@ -110,8 +112,9 @@ history as (
     select row_deltas.*
     from row_deltas
     left semi join touched
-        on row_deltas._cdc_source_id = touched._cdc_source_id
-        and row_deltas.row_content = touched.row_content
+        on
+            row_deltas._cdc_source_id = touched._cdc_source_id
+            and row_deltas.row_content = touched.row_content
 
 ),
 
@@ -121,55 +124,42 @@ resolution as (
         max(_loaded_at) as resolved_loaded_at,
         date_format(max(_loaded_at), 'yyyyMMddHHmmssSSSSSS') as resolution_stamp
     from (
-        select _loaded_at from keyless_messages where _loaded_at > {{ watermark }}
+        select _loaded_at from keyless_messages
+        {%- if is_incremental() %}
+        where _loaded_at > {{ watermark }}
+        {%- endif %}
         union all
-        select _loaded_at from truncates where _loaded_at > {{ watermark }}
+        select _loaded_at from truncates
+        {%- if is_incremental() %}
+        where _loaded_at > {{ watermark }}
+        {%- endif %}
     ) as batch
 
 ),
 
 stored_copies as (
 
+    -- the highest copy an earlier run wrote for each content resolved again
+    {%- if is_incremental() %}
     select
         stored._cdc_source_id,
         stored._cdc_row_content as row_content,
         max(stored._cdc_copy) as stored_copies
     from {{ this }} as stored
     left semi join touched
-        on stored._cdc_source_id = touched._cdc_source_id
-        and stored._cdc_row_content = touched.row_content
+        on
+            stored._cdc_source_id = touched._cdc_source_id
+            and stored._cdc_row_content = touched.row_content
     group by stored._cdc_source_id, stored._cdc_row_content
+    {%- else %}
+        select
+            cast(null as string) as _cdc_source_id,
+            cast(null as string) as row_content,
+            cast(null as int) as stored_copies
+        where false
+    {%- endif %}
 
 ),
-
-{% else %}
-
-history as (
-
-    select * from row_deltas
-
-),
-
-resolution as (
-
-    select
-        max(_loaded_at) as resolved_loaded_at,
-        date_format(max(_loaded_at), 'yyyyMMddHHmmssSSSSSS') as resolution_stamp
-    from keyless_messages
-
-),
-
-stored_copies as (
-
-    select
-        cast(null as string) as _cdc_source_id,
-        cast(null as string) as row_content,
-        cast(null as int) as stored_copies
-    where false
-
-),
-
-{% endif %}
 
 identified as (
 
@@ -180,11 +170,11 @@ identified as (
             when _kafka_offset is not null
                 then concat_ws(':', _kafka_topic, cast(_kafka_partition as string), cast(_kafka_offset as string))
             else cast(row_number() over (
-                partition by
-                    _cdc_source_id, row_content, delta, _cdc_position, _cdc_row_index,
-                    _cdc_op, _cdc_before, _cdc_after, _source_file, _load_id
-                order by _source_line
-            ) as string)
+                    partition by
+                        _cdc_source_id, row_content, copy_delta, _cdc_position, _cdc_row_index,
+                        _cdc_op, _cdc_before, _cdc_after, _source_file, _load_id
+                    order by _source_line
+                ) as string)
         end as occurrence
     from history
 
@@ -198,7 +188,7 @@ unique_deltas as (
             *,
             row_number() over (
                 partition by
-                    _cdc_source_id, row_content, delta, _cdc_position, _cdc_row_index, _cdc_op,
+                    _cdc_source_id, row_content, copy_delta, _cdc_position, _cdc_row_index, _cdc_op,
                     _cdc_before, _cdc_after, occurrence
                 order by _cdc_sort_key
             ) as copy_rank
@@ -254,7 +244,7 @@ counted as (
         _cdc_source_id,
         change_row,
         epoch,
-        prefix - least(0, min(prefix) over (
+        running_sum - least(0, min(running_sum) over (
             partition by _cdc_source_id, change_row.row_content, epoch
             order by change_row._cdc_sort_key
             rows between unbounded preceding and current row
@@ -262,11 +252,11 @@ counted as (
     from (
         select
             *,
-            sum(change_row.delta) over (
+            sum(change_row.copy_delta) over (
                 partition by _cdc_source_id, change_row.row_content, epoch
                 order by change_row._cdc_sort_key
                 rows between unbounded preceding and current row
-            ) as prefix
+            ) as running_sum
         from sequenced
         where change_row is not null
     ) as running
@@ -294,7 +284,7 @@ contents as (
         ) as latest,
         coalesce(
             max_by(counted.change_row, counted.change_row._cdc_sort_key)
-                filter (where counted.change_row.delta > 0),
+            filter (where counted.change_row.copy_delta > 0),
             max_by(counted.change_row, counted.change_row._cdc_sort_key)
         ) as latest_image_row
     from counted
@@ -307,7 +297,7 @@ resolved as (
     select
         contents._cdc_source_id,
         contents.row_content,
-        contents.latest.change_row as change_row,
+        contents.latest.change_row,
         contents.latest_image_row,
         -- a truncate after the content's latest change leaves no copy
         case
@@ -321,7 +311,7 @@ resolved as (
         on contents._cdc_source_id = latest_truncates._cdc_source_id
     left outer join stored_copies
         on contents._cdc_source_id = stored_copies._cdc_source_id
-        and contents.row_content = stored_copies.row_content
+            and contents.row_content = stored_copies.row_content
 
 ),
 
