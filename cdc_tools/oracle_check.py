@@ -129,3 +129,54 @@ def canonical_key(table: str, row: Mapping[str, object]) -> str:
 
     key = TABLES[table].key
     return json.dumps({c.lower(): str(row[c]) for c in sorted(key)}, separators=(",", ":"))
+
+
+def compare_captured_images(spark, gold_schema: str, result, batch: int) -> list[str]:  # type: ignore[no-untyped-def]
+    """Differences between `captured_rows` and the decoded images a simulation predicts
+    after `batch` (cdc_tools.simulator.expected.captured_text, from the source values):
+    a schema-wrapped source must show every value its schema types as decoded text, with
+    `_cdc_is_decoded` set when it has one; a schemaless source keeps the wire form
+    (`_cdc_row_json` equal to `_cdc_row_json_raw`, `_cdc_is_decoded` false)."""
+    import json
+
+    from cdc_tools.simulator.debezium import column_encoding
+    from cdc_tools.simulator.expected import captured_text
+
+    config = result.config
+    differences: list[str] = []
+    for table, rows in result.source[batch].items():
+        physical = config.table_names.get(table, table)
+        gold = {
+            row["_cdc_key"]: row
+            for row in spark.sql(
+                f"select _cdc_key, _cdc_row_json, _cdc_row_json_raw, _cdc_is_decoded "
+                f"from {gold_schema}.captured_rows "
+                f"where lower(_cdc_source_db) = lower('{config.database}') "
+                f"and lower(_cdc_source_table) = lower('{physical}')"
+            ).collect()
+        }
+        columns = {c.name: c for c in TABLES[table].columns}
+        for source_row in rows.values():
+            key = canonical_key(table, source_row)
+            if key not in gold:
+                differences.append(f"{physical} {key}: missing from captured_rows")
+                continue
+            row = gold[key]
+            if not config.schemas_enable:
+                if row["_cdc_is_decoded"] or row["_cdc_row_json"] != row["_cdc_row_json_raw"]:
+                    differences.append(f"{physical} {key}: a schemaless row was decoded")
+                continue
+            image = {k.lower(): v for k, v in json.loads(row["_cdc_row_json"]).items()}
+            wanted = {
+                name: captured_text(col, source_row.get(name), column_encoding(col, config).name)
+                for name, col in columns.items()
+            }
+            for name, text in wanted.items():
+                if text is not None and image.get(name) != text:
+                    differences.append(
+                        f"{physical} {key}.{name}: captured {image.get(name)!r}, expected {text!r}"
+                    )
+            decoded = any(text is not None for text in wanted.values())
+            if row["_cdc_is_decoded"] is not decoded:
+                differences.append(f"{physical} {key}: _cdc_is_decoded {row['_cdc_is_decoded']}")
+    return differences

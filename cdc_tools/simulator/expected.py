@@ -152,3 +152,63 @@ def consumer_state(state: State, config: SimConfig) -> State:
         table: {key: consumer_row(table, row, config) for key, row in rows.items()}
         for table, rows in state.items()
     }
+
+
+def _fraction(ns: int, digits: int) -> str:
+    """The fraction of a second of ``ns`` (ns since midnight or the epoch) cut to ``digits``."""
+    return f"{ns % 10**9 // 10 ** (9 - digits):0{digits}d}"
+
+
+def _local_text(ns: int, digits: int) -> str:
+    moment = EPOCH + dt.timedelta(seconds=ns // 10**9)
+    return f"{moment:%Y-%m-%dT%H:%M:%S}.{_fraction(ns, digits)}"
+
+
+def _time_text(ns: int, digits: int) -> str:
+    seconds = ns // 10**9
+    clock = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return f"{clock}.{_fraction(ns, digits)}"
+
+
+# Fraction digits of a temporal semantic type: milliseconds, microseconds, nanoseconds.
+_DIGITS = {
+    "io.debezium.time.Time": 3,
+    "org.apache.kafka.connect.data.Time": 3,
+    "io.debezium.time.MicroTime": 6,
+    "io.debezium.time.NanoTime": 9,
+    "io.debezium.time.Timestamp": 3,
+    "org.apache.kafka.connect.data.Timestamp": 3,
+    "io.debezium.time.MicroTimestamp": 6,
+    "io.debezium.time.NanoTimestamp": 9,
+}
+
+
+def captured_text(col: ColumnSpec, value: object, semantic: str | None) -> str | None:
+    """What `captured_rows._cdc_row_json` holds for a source value that a schema-wrapped
+    message typed as ``semantic``: exact decimal text with the column's scale, ISO dates,
+    times and local date-times at the type's precision (from the source value, with Python
+    Decimal and date arithmetic), or None when that type is not decoded (kept as sent)."""
+    if value is None or semantic is None:
+        return None
+    if semantic == "org.apache.kafka.connect.data.Decimal":
+        assert isinstance(value, Decimal) and col.scale is not None
+        return format(value.quantize(Decimal(1).scaleb(-col.scale), context=_WIDE), "f")
+    if semantic in ("io.debezium.time.Date", "org.apache.kafka.connect.data.Date"):
+        assert isinstance(value, dt.date)
+        return value.isoformat()
+    if semantic not in _DIGITS:
+        return None
+    digits = _DIGITS[semantic]
+    if col.type == TIME:
+        assert isinstance(value, int)
+        return _time_text(value, digits)
+    if isinstance(value, ZonedValue):  # Db2: a zone-less TIMESTAMP holding UTC
+        ns = value.epoch_ns
+    elif isinstance(value, dt.datetime):
+        ns = (value - EPOCH) // dt.timedelta(microseconds=1) * 1000
+    elif isinstance(value, dt.date):  # Oracle DATE: a timestamp at midnight
+        ns = (value - EPOCH.date()).days * 86_400 * 10**9
+    else:
+        assert isinstance(value, int)
+        ns = value
+    return _local_text(ns, digits)

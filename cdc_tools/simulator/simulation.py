@@ -24,6 +24,8 @@ class BatchResult:
     expected: State | None
     transaction_ids: dict[int, str] = field(default_factory=dict)
     """Transaction seq -> id (when ``SimConfig.transaction_metadata``)."""
+    source: State | None = None
+    """The source state itself (source values, not decoded), when ``expected`` is."""
 
 
 @dataclass
@@ -31,6 +33,8 @@ class SimResult:
     config: SimConfig
     batches: list[list[Message]] = field(default_factory=list)
     expected: list[State] = field(default_factory=list)
+    source: list[State] = field(default_factory=list)
+    """The source state after each batch (source values: what `captured_text` reads)."""
     transactions: list[list[Transaction]] = field(default_factory=list)
     topics: dict[str, str] = field(default_factory=dict)
     """Logical table name -> Kafka topic."""
@@ -70,8 +74,9 @@ def iter_simulation(config: SimConfig, *, with_expected: bool = True) -> Iterato
         with gc_paused():
             txs = db.generate_batch()
             messages = emitter.emit(txs)
-            expected = consumer_state(db.expected_state(), config) if with_expected else None
-        yield BatchResult(index, txs, messages, expected, dict(emitter.transaction_ids))
+            source = db.expected_state() if with_expected else None
+            expected = consumer_state(source, config) if source is not None else None
+        yield BatchResult(index, txs, messages, expected, dict(emitter.transaction_ids), source)
 
 
 def simulate(config: SimConfig) -> SimResult:
@@ -86,6 +91,8 @@ def simulate(config: SimConfig) -> SimResult:
         assert batch.expected is not None
         result.batches.append(batch.messages)
         result.expected.append(batch.expected)
+        assert batch.source is not None
+        result.source.append(batch.source)
         result.transactions.append(batch.transactions)
         result.transaction_ids.update(batch.transaction_ids)
     return result

@@ -18,7 +18,7 @@
        the delete arrives.
 
     Carried columns: the string and binary columns that are neither key nor `_cdc_*`
-    columns, and the JSON row images `_cdc_row_json` / `_cdc_undeclared_columns` (field by
+    columns, and the JSON row images `_cdc_row_json`, `_cdc_row_json_raw` / `_cdc_undeclared_columns` (field by
     field). What cannot be resolved stays in the state and reads as null in the view.
 -#}
 
@@ -37,7 +37,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- set json = [] -%}
-  {%- for name in ['_cdc_row_json', '_cdc_undeclared_columns'] -%}
+  {%- for name in ['_cdc_row_json', '_cdc_row_json_raw', '_cdc_undeclared_columns'] -%}
     {%- if name in model_columns -%}{%- do json.append(name) -%}{%- endif -%}
   {%- endfor -%}
   {%- if typed | length == 0 and json | length == 0 -%}{{ return(none) }}{%- endif -%}

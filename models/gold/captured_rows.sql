@@ -3,13 +3,33 @@
 -- The current row of every key of every captured table, declared or not: query any
 -- table before anyone writes a typed model for it. For a document collection the row is
 -- the whole current document (extended JSON in the normal form of python_udfs/mongodb.py),
--- flagged by _cdc_is_partial while its base document was never seen.
+-- flagged by _cdc_is_partial while its base document was never seen. _cdc_row_json holds
+-- the values the message's own schema says how to decode (decimals, dates, times,
+-- timestamps) as text; _cdc_row_json_raw the image as the message carried it.
 
 with
 
 changes as (
 
     select * from {{ ref('int_cdc__change_log') }}
+
+),
+
+images as (
+
+    select
+        *,
+        case when _cdc_op = 'd' then _cdc_before else _cdc_after end as _cdc_row_json_raw
+    from changes
+
+),
+
+decoded as (
+
+    select
+        *,
+        {{ cdc_decode_row_image('_cdc_row_json_raw', '_cdc_column_types') }} as _cdc_decoded_image
+    from images
 
 ),
 
@@ -21,7 +41,9 @@ final as (
         _cdc_source_schema,
         _cdc_source_table,
         _cdc_key,
-        case when _cdc_op = 'd' then _cdc_before else _cdc_after end as _cdc_row_json,
+        _cdc_decoded_image.json as _cdc_row_json,
+        _cdc_row_json_raw,
+        _cdc_decoded_image.is_decoded as _cdc_is_decoded,
         _cdc_is_partial,
         _cdc_op,
         _cdc_connector,
@@ -29,7 +51,7 @@ final as (
         _cdc_sort_key,
         _cdc_source_ts,
         _loaded_at
-    from changes
+    from decoded
 
 )
 

@@ -45,12 +45,13 @@ def kcat_line(topic: str, offset: int, key: str | None, value: str | None) -> st
 
 
 def gold_rows(project: DbtProject, table: str) -> list[dict]:
-    """The current row images of one source table (`db.schema.table`, any case)."""
+    """The current row images of one source table (`db.schema.table`, any case), as the
+    messages carried them (`_cdc_row_json_raw`: the corpus compares raw values)."""
     rows = project.sql(
-        f"select _cdc_row_json from {project.layer('gold')}.captured_rows "
+        f"select _cdc_row_json_raw from {project.layer('gold')}.captured_rows "
         f"where _cdc_source_id = lower('{table}')"
     )
-    return [json.loads(row["_cdc_row_json"]) for row in rows]
+    return [json.loads(row["_cdc_row_json_raw"]) for row in rows]
 
 
 def by_key(rows: list[dict], key_columns: list[str]) -> dict[tuple, dict]:

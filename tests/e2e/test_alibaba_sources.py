@@ -90,13 +90,14 @@ def simulations() -> list[tuple[AlibabaSimResult, str]]:
 
 # ------------------------------------------------------------------ reading gold
 def _gold(dbt_project, table: str) -> list[tuple[str, dict]]:  # type: ignore[no-untyped-def]
-    """(_cdc_key, row image) of every captured row of `db.table` (_cdc_source_id: the
-    DataWorks records carry no schemaName, Canal none at all, so lower(db.table))."""
+    """(_cdc_key, row image as sent) of every captured row of `db.table` (_cdc_source_id:
+    the DataWorks records carry no schemaName, Canal none at all, so lower(db.table)). The
+    oracle holds raw values (DATE as epoch ms): `_cdc_row_json` decodes DataWorks DATEs."""
     rows = dbt_project.sql(
-        f"select _cdc_key, _cdc_row_json from {dbt_project.layer('gold')}.captured_rows "
+        f"select _cdc_key, _cdc_row_json_raw from {dbt_project.layer('gold')}.captured_rows "
         f"where _cdc_source_id = lower('{table}')"
     )
-    return [(str(row["_cdc_key"]), json.loads(str(row["_cdc_row_json"]))) for row in rows]
+    return [(str(row["_cdc_key"]), json.loads(str(row["_cdc_row_json_raw"]))) for row in rows]
 
 
 def _row_key(row: dict, key_columns: list[str]) -> str:

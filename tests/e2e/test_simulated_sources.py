@@ -19,7 +19,7 @@ import json
 
 import pytest
 
-from cdc_tools.oracle_check import canonical_key, compare_database
+from cdc_tools.oracle_check import canonical_key, compare_captured_images, compare_database
 from cdc_tools.simulator import TABLES, SimConfig, SimResult, simulate, write_batch
 from cdc_tools.simulator.source_db import ADDED_COLUMN
 
@@ -97,6 +97,23 @@ def test_first_batch_builds_gold_equal_to_the_source(dbt_project, simulations) -
         write_batch(result.batches[0], dbt_project.landing / result.config.database, 0, fmt)
     dbt_project.run("build")
     _assert_gold_matches(dbt_project, simulations, 0)
+
+
+def test_captured_rows_decode_what_the_message_schema_types(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
+    """captured_rows of the schema-wrapped sources (Oracle: BALANCE Decimal bytes, DATE as
+    ms, CREATED_AT MicroTimestamp; SQL Server and Db2 times and nanosecond timestamps)
+    hold the values the simulator predicts from the source values as decoded text; the
+    schemaless sources keep the wire form."""
+    wrapped = [r for r, _ in simulations if r.config.schemas_enable]
+    assert {r.config.flavour for r in wrapped} == {"oracle", "sqlserver", "db2"}
+    failures = [
+        f"{result.config.database}: {difference}"
+        for result, _ in simulations
+        for difference in compare_captured_images(
+            dbt_project.spark, dbt_project.layer("gold"), result, 0
+        )[:10]
+    ]
+    assert not failures, "\n".join(failures)
 
 
 def test_every_message_is_accounted_for(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
