@@ -109,7 +109,6 @@ def write_batch(
     for (topic, partition), group in groups.items():
         group = sorted(group, key=lambda m: m.offset)
         folder = out / "topics" / topic / f"partition={partition}"
-        start = group[0].offset
         if shuffle:
             rng.shuffle(group)
             parts = min(len(group), 1 + int(rng.random() * 3))
@@ -123,8 +122,20 @@ def write_batch(
             written.append(_write_lines(path, [_value_line(m) for m in chunk]))
         replay = dup_groups.get((topic, partition))
         if replay:
-            if shuffle:
-                rng.shuffle(replay)
-            path = folder / sink_file_name(topic, partition, start, ".replay.json")
-            written.append(_write_lines(path, [_value_line(m) for m in replay]))
+            # A sink file holds consecutive offsets from the one its name gives: each run
+            # of consecutive replayed offsets is one file named by its first offset, so
+            # the offsets read off the file names are the messages' own.
+            for run in _consecutive_runs(replay):
+                path = folder / sink_file_name(topic, partition, run[0].offset, ".replay.json")
+                written.append(_write_lines(path, [_value_line(m) for m in run]))
     return written
+
+
+def _consecutive_runs(messages: Sequence[Message]) -> list[list[Message]]:
+    runs: list[list[Message]] = []
+    for m in sorted(messages, key=lambda m: m.offset):
+        if runs and runs[-1][-1].offset + 1 == m.offset:
+            runs[-1].append(m)
+        else:
+            runs.append([m])
+    return runs

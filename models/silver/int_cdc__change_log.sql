@@ -1,8 +1,9 @@
 {{ config(materialized='view') }}
 
 -- Every readable row change (c, u, d, r, t) of every captured table, in the common shape:
--- row images as the message carried them, and for document collections the whole
--- document after each change (int_cdc__document_changes).
+-- row images as the message carried them; for keyless tables one row per copy of a row
+-- (int_cdc__keyless_changes), and for document collections the whole document after
+-- each change (int_cdc__document_changes).
 
 with
 
@@ -39,6 +40,41 @@ row_changes as (
     from {{ ref('stg_cdc__messages') }}
     where _cdc_message_kind = 'change'
         and not {{ cdc_in_list('_cdc_envelope', cdc_document_families()) }}
+        and not _cdc_is_keyless
+
+),
+
+keyless_changes as (
+
+    select
+        _message_id,
+        _cdc_envelope,
+        _cdc_connector,
+        _cdc_op,
+        _cdc_source_db,
+        _cdc_source_schema,
+        _cdc_source_table,
+        _cdc_source_id,
+        _cdc_key,
+        _cdc_before,
+        _cdc_after,
+        false as _cdc_is_partial,
+        _cdc_column_types,
+        _cdc_position,
+        _cdc_sort_key,
+        _cdc_is_snapshot,
+        _cdc_snapshot,
+        _cdc_source_ts,
+        _cdc_emitted_ts,
+        _cdc_transaction_id,
+        _kafka_topic,
+        _kafka_partition,
+        _kafka_offset,
+        _source_file,
+        _source_line,
+        _loaded_at,
+        _load_id
+    from {{ ref('int_cdc__keyless_changes') }}
 
 ),
 
@@ -81,6 +117,8 @@ document_changes as (
 final as (
 
     select * from row_changes
+    union all
+    select * from keyless_changes
     union all
     select * from document_changes
 

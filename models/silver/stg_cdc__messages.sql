@@ -207,6 +207,12 @@ final as (
         source_table as _cdc_source_table,
         lower(concat_ws('.', source_db, source_schema, source_table)) as _cdc_source_id,
         row_key as _cdc_key,
+        -- keyed by its whole row image: a keyless table (int_cdc__keyless_changes)
+        coalesce(
+            not {{ cdc_in_list('family', cdc_document_families()) }}
+            and row_key = {{ cdc_canonical_json_map(cdc_json_map("case when op = 'd' then before else after end")) }},
+            false
+        ) as _cdc_is_keyless,
         before as _cdc_before,
         after as _cdc_after,
         patch as _cdc_patch,

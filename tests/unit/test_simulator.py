@@ -642,6 +642,13 @@ def test_landing_perturbations(tmp_path: Path, results) -> None:
     assert n_replay == round(len(batch) * 0.1)
     values = {m.value if m.value is not None else "null" for m in batch}
     assert all(line in values for f in replays for line in read_lines(f))
+    # a replay file is a sink file: its name gives the offset of its first line, and its
+    # lines are consecutive offsets, so lineage read off the name is the messages' own
+    by_offset = {(m.topic, m.offset): m.value if m.value is not None else "null" for m in batch}
+    for f in replays:
+        topic, _, first = f.name.removesuffix(".replay.json").rsplit("+", 2)
+        for i, line in enumerate(read_lines(f)):
+            assert by_offset[(topic, int(first) + i)] == line, f.name
     again = write_batch(batch, tmp_path / "w", 0, shuffle=True, duplicate_fraction=0.1, seed=5)
     assert [f.read_bytes() for f in again] == [f.read_bytes() for f in files]
     kc = write_batch(batch, tmp_path / "k", 0, "kcat", shuffle=True, duplicate_fraction=0.1)
