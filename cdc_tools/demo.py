@@ -87,7 +87,13 @@ def run_simulated(landing: Path) -> int:
         print(f"\n== batch {batch}: dbt build took {time.monotonic() - started:.1f}s ==")
         for result in results:
             outcome = compare_database(
-                spark, _schema("gold"), result.config.database, result.expected[batch]
+                spark,
+                _schema("gold"),
+                result.config.database,
+                result.expected[batch],
+                result=result,
+                batch=batch,
+                databases=[r.config.database for r in results],
             )
             verdict = "matches" if outcome.ok else "DIFFERS FROM"
             print(f"gold for {result.config.database} {verdict} the source database {outcome.rows}")

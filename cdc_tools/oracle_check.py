@@ -8,10 +8,18 @@ gold together reconstruct the source database.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from cdc_tools.simulator import TABLES, consumer_row
+from cdc_tools.local_spark import REPO_ROOT
+from cdc_tools.simulator import TABLES, SimResult, consumer_row
+
+# The captured_rows column holding each live key's row image as JSON text, as the message
+# carried it (the simulator's messages are the reference; decoded values are compared by
+# compare_captured_images).
+ROW_JSON_COLUMN = "_cdc_row_json_raw"
 
 # {logical table: {key tuple: {column: python value}}}
 ExpectedState = Mapping[str, Mapping[tuple[object, ...], Mapping[str, object]]]
@@ -63,16 +71,48 @@ def compare_database(
     max_differences: int = 20,
     columns: Mapping[str, Sequence[str]] | None = None,
     skip: Collection[str] = (),
+    *,
+    result: SimResult,
+    batch: int = -1,
+    databases: Collection[str] | None = None,
 ) -> Comparison:
     """Compare every simulated table of one source database with its gold table.
 
     Gold holds the columns its contract declares (`columns[table]`, default the
     simulator's base columns): a source column it does not declare (added by schema
     evolution) is not compared, and one the source dropped is absent from `expected`.
-    Tables in `skip` (renamed away from their typed model) are not compared.
+    Tables in `skip` (renamed away from their typed model) are not compared there.
+
+    Beyond the contract columns of the live rows, from the simulation `result` (messages
+    of batches 0..`batch`, replayed in the order the source committed them):
+    * every gold row of the database: its count (soft-deleted rows included), `_cdc_op`
+      (the key's last change), and on soft-delete tables `_cdc_is_deleted` and
+      `_cdc_deleted_at` (source time of the delete or truncate);
+    * rows no simulated source owns: `_cdc_source_db` null or not in `databases`
+      (default: this database alone feeds the gold schema);
+    * the column types of each gold relation against its model contract (the
+      `cdc_current_state` materialization publishes a view over its state table, which
+      dbt's contract enforcement cannot check: see docs/architecture.md);
+    * `captured_rows`: every source table of the database (renamed ones too), the row
+      images of its live keys by value, with JSON types, and their `_cdc_op`.
     """
     outcome = Comparison(database=database)
+    owners = [d.lower() for d in (databases or [database])]
+    replayed = replay(result, batch)
+    renamed = {physical.lower(): logical for logical, physical in result.config.table_names.items()}
+
+    def report(difference: str) -> bool:
+        outcome.differences.append(difference)
+        return len(outcome.differences) >= max_differences
+
     for table in TABLES:
+        relation = f"{gold_schema}.{table}"
+        for difference in _contract_differences(spark, relation, table):
+            if report(difference):
+                return outcome
+        for difference in _foreign_rows(spark, relation, owners):
+            if report(difference):
+                return outcome
         if table in skip:
             continue
         declared = (columns or {}).get(table) or TABLES[table].column_names
@@ -80,20 +120,220 @@ def compare_database(
         wanted = expected.get(table, {})
         outcome.rows[table] = len(actual)
         for key in sorted(set(wanted) | set(actual), key=repr):
-            if len(outcome.differences) >= max_differences:
-                return outcome
             if key not in actual:
-                outcome.differences.append(f"{table} {key}: missing from gold")
+                difference = f"{table} {key}: missing from gold"
             elif key not in wanted:
-                outcome.differences.append(f"{table} {key}: in gold but not in the source")
+                difference = f"{table} {key}: in gold but not in the source"
             else:
-                for column, value in wanted[key].items():
-                    if column in declared and actual[key][column] != value:
-                        outcome.differences.append(
-                            f"{table} {key}.{column}: gold {actual[key][column]!r}, "
-                            f"source {value!r}"
-                        )
+                difference = "; ".join(
+                    f"{table} {key}.{column}: gold {actual[key][column]!r}, source {value!r}"
+                    for column, value in wanted[key].items()
+                    if column in declared and actual[key][column] != value
+                )
+            if difference and report(difference):
+                return outcome
+        source_rows = {
+            source: rows
+            for source, rows in replayed.items()
+            if source.split(".")[0] == database.lower() and source.split(".")[-1] == table
+        }
+        for difference in _metadata_differences(spark, relation, table, database, source_rows):
+            if report(difference):
+                return outcome
+    for difference in _foreign_rows(spark, f"{gold_schema}.captured_rows", owners):
+        if report(difference):
+            return outcome
+    for source, rows in sorted(replayed.items()):
+        if source.split(".")[0] != database.lower():
+            continue
+        logical = renamed.get(source.split(".")[-1], source.split(".")[-1])
+        for difference in _captured_differences(spark, gold_schema, source, logical, rows):
+            if report(difference):
+                return outcome
     return outcome
+
+
+@dataclass
+class SourceRow:
+    """What a consumer holds for one key after replaying the messages: the last change's
+    op, its row image (the message's raw `after`), source time, and whether it is gone.
+    `also` is an op gold may show instead of `op`: a snapshot read that changes nothing
+    (its image is the key's current one) may sort before the change it repeats (a read
+    has no change position, and sorts first among the changes of its commit
+    position: docs/architecture.md, "Ordering")."""
+
+    op: str
+    image: Mapping[str, object]
+    ts_ms: int | None
+    deleted: bool
+    also: str | None = None
+
+    def op_matches(self, op: object) -> bool:
+        return op in (self.op, self.also)
+
+
+def _message_json(text: str | None) -> object:
+    if text is None:
+        return None
+    value = json.loads(text)
+    if isinstance(value, dict) and set(value) == {"schema", "payload"}:
+        return value["payload"]
+    return value
+
+
+def replay(result: SimResult, batch: int = -1) -> dict[str, dict[str, SourceRow]]:
+    """Per `db.schema.table` (lower case), per key (the message key's JSON), the consumer's
+    row after the messages of batches 0..`batch` in the order the simulator emitted them,
+    which is the source's commit order (not the pipeline's ordering by position)."""
+    batches = result.batches[: len(result.batches) + batch + 1 if batch < 0 else batch + 1]
+    state: dict[str, dict[str, SourceRow]] = {}
+    for message in (m for messages in batches for m in messages):
+        payload = _message_json(message.value)
+        if not isinstance(payload, dict) or payload.get("op") not in ("r", "c", "u", "d", "t"):
+            continue
+        source = payload["source"]
+        table = f"{source['db']}.{source['schema']}.{source['table']}".lower()
+        rows = state.setdefault(table, {})
+        ts_ms = source.get("ts_ms")
+        op = payload["op"]
+        if op == "t":
+            for key, row in rows.items():
+                if not row.deleted:
+                    rows[key] = SourceRow("t", row.image, ts_ms, deleted=True)
+            continue
+        key = json.dumps(_message_json(message.key), sort_keys=True)
+        if op == "d":
+            rows[key] = SourceRow("d", payload["before"], ts_ms, deleted=True)
+            continue
+        previous = rows.get(key)
+        repeated = (
+            op == "r"
+            and previous is not None
+            and not previous.deleted
+            and previous.image == payload["after"]
+        )
+        also = previous.op if repeated and previous is not None else None
+        rows[key] = SourceRow(op, payload["after"], ts_ms, deleted=False, also=also)
+    return state
+
+
+def _typed(value: object) -> object:
+    """A JSON value with its JSON type, so that 1, 1.0, "1" and true differ."""
+    if isinstance(value, bool | int | float | str) or value is None:
+        return (type(value).__name__, value)
+    if isinstance(value, list):
+        return ("array", [_typed(item) for item in value])
+    if isinstance(value, dict):
+        return ("object", sorted((k, _typed(v)) for k, v in value.items()))
+    raise TypeError(f"not a JSON value: {value!r}")
+
+
+def _image_key(table: str, image: Mapping[str, object]) -> tuple[object, ...]:
+    lowered = {column.lower(): value for column, value in image.items()}
+    return tuple(lowered[column] for column in TABLES[table].key)
+
+
+@lru_cache(maxsize=1)
+def _contracts() -> dict[str, dict[str, str]]:
+    """{gold model: {column: data_type}} from the models' YAML contracts."""
+    import yaml
+
+    contracts: dict[str, dict[str, str]] = {}
+    for path in sorted((REPO_ROOT / "models" / "gold").rglob("*.yml")):
+        for model in (yaml.safe_load(path.read_text()) or {}).get("models", []):
+            contracts[model["name"]] = {
+                column["name"]: column["data_type"]
+                for column in model.get("columns", [])
+                if column.get("data_type")
+            }
+    return contracts
+
+
+def _contract_differences(spark, relation: str, table: str) -> list[str]:  # type: ignore[no-untyped-def]
+    types = {f.name: f.dataType.simpleString() for f in spark.table(relation).schema.fields}
+    differences = []
+    for column, data_type in _contracts().get(table, {}).items():
+        actual = types.get(column)
+        if actual is None or actual.replace(" ", "") != data_type.replace(" ", "").lower():
+            differences.append(f"{relation}.{column}: type {actual}, contract {data_type}")
+    return differences
+
+
+def _foreign_rows(spark, relation: str, owners: Sequence[str]) -> list[str]:  # type: ignore[no-untyped-def]
+    listed = ", ".join(f"'{owner}'" for owner in owners)
+    [row] = spark.sql(
+        f"select count(*) as n from {relation} "
+        f"where _cdc_source_db is null or lower(_cdc_source_db) not in ({listed})"
+    ).collect()
+    return [f"{relation}: {row['n']} rows of no simulated source"] if row["n"] else []
+
+
+def _metadata_differences(  # type: ignore[no-untyped-def]
+    spark, relation: str, table: str, database: str, sources: Mapping[str, Mapping[str, SourceRow]]
+) -> list[str]:
+    """Every gold row of `database` (soft-deleted ones too): count, op, delete flags."""
+    soft = "_cdc_is_deleted" in spark.table(relation).columns
+    wanted = {
+        _image_key(table, row.image): row
+        for rows in sources.values()
+        for row in rows.values()
+        if soft or not row.deleted
+    }
+    flags = ", _cdc_is_deleted, unix_millis(_cdc_deleted_at) as deleted_at" if soft else ""
+    rows = spark.sql(
+        f"select {', '.join(TABLES[table].key)}, _cdc_op{flags} from {relation} "
+        f"where lower(_cdc_source_db) = lower('{database}')"
+    ).collect()
+    differences = []
+    if len(rows) != len(wanted):
+        differences.append(f"{table}: {len(rows)} gold rows of {database}, source {len(wanted)}")
+    for row in rows:
+        values = row.asDict()
+        key = tuple(values[k] for k in TABLES[table].key)
+        source = wanted.get(key)
+        if source is None:
+            continue  # reported by the comparison of live rows, or by the count
+        op = values["_cdc_op"] if source.op_matches(values["_cdc_op"]) else source.op
+        got: tuple[object, ...] = (values["_cdc_op"],)
+        want: tuple[object, ...] = (op,)
+        if soft:
+            got += (values["_cdc_is_deleted"], values["deleted_at"])
+            want += (source.deleted, source.ts_ms if source.deleted else None)
+        if got != want:
+            names = "(_cdc_op, _cdc_is_deleted, _cdc_deleted_at ms)" if soft else "_cdc_op"
+            differences.append(f"{table} {key} {names}: gold {got}, source {want}")
+    return differences
+
+
+def _captured_differences(  # type: ignore[no-untyped-def]
+    spark, gold_schema: str, source: str, logical: str, rows: Mapping[str, SourceRow]
+) -> list[str]:
+    """captured_rows of one source table: the live keys' row images by value, with op."""
+    actual = spark.sql(
+        f"select _cdc_op, {ROW_JSON_COLUMN} as row_json from {gold_schema}.captured_rows "
+        f"where _cdc_source_id = '{source}'"
+    ).collect()
+    live = {_image_key(logical, row.image): row for row in rows.values() if not row.deleted}
+    got: dict[tuple[object, ...], tuple[object, object]] = {}
+    differences = []
+    for row in actual:
+        image = json.loads(row["row_json"])
+        key = _image_key(logical, image)
+        if key in got:
+            differences.append(f"captured_rows {source} {key}: twice")
+        got[key] = (row["_cdc_op"], _typed(image))
+    wanted: dict[tuple[object, ...], tuple[object, object]] = {}
+    for key, row in live.items():
+        gold_op = got.get(key, (None, None))[0]
+        wanted[key] = (gold_op if row.op_matches(gold_op) else row.op, _typed(dict(row.image)))
+    if len(got) != len(wanted):
+        differences.append(f"captured_rows {source}: {len(got)} rows, source {len(wanted)}")
+    for key in sorted(set(got) | set(wanted), key=repr):
+        if got.get(key) != wanted.get(key):
+            differences.append(
+                f"captured_rows {source} {key}: gold {got.get(key)}, source {wanted.get(key)}"
+            )
+    return differences
 
 
 def _row_images(result, table: str):  # type: ignore[no-untyped-def]

@@ -4,6 +4,7 @@ read in the corpus format ({table: {key_columns, rows}})."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from tests.conftest import DbtProject
@@ -44,14 +45,24 @@ def kcat_line(topic: str, offset: int, key: str | None, value: str | None) -> st
     )
 
 
+# The captured_rows column holding each live key's row image as JSON text. The corpus
+# convention compares raw values (the number lexemes as carried): the raw image column.
+ROW_JSON_COLUMN = "_cdc_row_json_raw"
+
+
 def gold_rows(project: DbtProject, table: str) -> list[dict]:
     """The current row images of one source table (`db.schema.table`, any case), as the
     messages carried them (`_cdc_row_json_raw`: the corpus compares raw values)."""
     rows = project.sql(
-        f"select _cdc_row_json_raw from {project.layer('gold')}.captured_rows "
+        f"select {ROW_JSON_COLUMN} as row_json from {project.layer('gold')}.captured_rows "
         f"where _cdc_source_id = lower('{table}')"
     )
-    return [json.loads(row["_cdc_row_json_raw"]) for row in rows]
+    return [json.loads(row["row_json"]) for row in rows]
+
+
+def gold_state(project: DbtProject, tables: Iterable[str]) -> dict[str, list[dict]]:
+    """The current row images of each of `tables` (a snapshot to compare later)."""
+    return {table: gold_rows(project, table) for table in tables}
 
 
 def by_key(rows: list[dict], key_columns: list[str]) -> dict[tuple, dict]:
@@ -91,8 +102,13 @@ def strict_by_key(rows: list[dict], key_columns: list[str]) -> dict[tuple, objec
 
 def assert_strict_state(project: DbtProject, expected: dict[str, dict]) -> None:
     """captured_rows holds exactly the expected rows of every table, compared with types."""
+    assert_strict_tables(gold_state(project, expected), expected)
+
+
+def assert_strict_tables(actual: Mapping[str, list[dict]], expected: dict[str, dict]) -> None:
+    """Row images per table (`gold_state`) are exactly the expected rows, with types."""
     for table, spec in expected.items():
-        got = strict_by_key(gold_rows(project, table), spec["key_columns"])
+        got = strict_by_key(actual[table], spec["key_columns"])
         wanted = strict_by_key(spec["rows"], spec["key_columns"])
         assert got.keys() == wanted.keys(), f"{table}: keys {sorted(got)} != {sorted(wanted)}"
         for key, row in wanted.items():

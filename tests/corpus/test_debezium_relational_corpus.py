@@ -1,26 +1,30 @@
 """Real Debezium relational events from other projects' test suites (../shared/corpus).
 
-Each fixture's events land in a temporary landing folder (the corpus itself is read in
-place and never copied into the repo), the pipeline runs, and `captured_rows` must hold
-exactly the fixture's expected final state: the raw last row image of every live key.
-Keys are declared the way a user would for value-only files (the dbt var cdc_table_keys),
-from the fixture's `key_columns`. Envelopes this project does not read yet (MongoDB,
-DataWorks, canal, maxwell, OGG) are not run here.
+One test per fixture (its id is the fixture's file or folder name). Fixtures whose tables
+do not collide share one landing folder and one `dbt build` (data tests included); each
+test then compares `captured_rows` with its fixture's expected final state strictly: the
+raw last row image of every live key, with JSON types (`1`, `1.0`, `"1"` and `true`
+differ). Keys are declared the way a user would for value-only files (the dbt var
+cdc_table_keys), from the fixture's `key_columns`. A fixture the pipeline cannot fully
+read is listed in EXPECTED_QUARANTINE with the reason, and its test checks exactly that
+outcome. The corpus is read in place and never copied into the repo.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import DbtProject
 from tests.corpus.captured_state import (
-    by_key,
+    assert_strict_state,
+    assert_strict_tables,
     corpus_project,
-    gold_rows,
+    gold_state,
     kcat_line,
     quarantine_rows,
 )
@@ -28,7 +32,7 @@ from tests.corpus.captured_state import (
 pytestmark = pytest.mark.spark
 
 # Fixtures whose tables do not collide share one build.
-SNAPSHOT_AND_STREAM = [
+WRAPPED = [
     "flink__debezium-data-schema-include.txt",
     "flink__debezium-postgres-data-schema-include.txt",
     "paimon__debezium-alltype-mysql.txt",
@@ -43,6 +47,19 @@ KEY_VALUE_DIRS = [
     "transferia__pg2mock-debezium-replication",
     "transferia__mysql2mock-debezium-replication",
 ]
+REPLICA_IDENTITY = "flink__debezium-postgres-data-replica-identity.txt"
+# fixture -> (reason code, why): what the pipeline cannot read in it, on purpose
+EXPECTED_QUARANTINE = {
+    REPLICA_IDENTITY: (
+        "delete_without_key",
+        "REPLICA IDENTITY DEFAULT: the final delete (line 16) has neither `before` nor "
+        "`after` and the file carries no Kafka key, so the deleted key (111) cannot be "
+        "known; it is quarantined and 111 keeps its last image",
+    ),
+}
+# Transferia's key+value captures land in steps (first, last message index); the state
+# after each step is kept to compare with the published checkpoints.
+KEY_VALUE_STEPS = [(0, 1), (2, 2), (3, 5), (6, 7)]
 
 
 def _expected(corpus: Path, fixture: str) -> dict[str, dict]:
@@ -50,71 +67,40 @@ def _expected(corpus: Path, fixture: str) -> dict[str, dict]:
     return json.loads((corpus / f"{stem}.expected.json").read_text())
 
 
-def _table_keys(expectations: list[dict[str, dict]]) -> dict[str, list[str]]:
+def _table_keys(corpus: Path, fixtures: list[str]) -> dict[str, list[str]]:
     keys: dict[str, list[str]] = {}
-    for expected in expectations:
-        for table, spec in expected.items():
+    for fixture in fixtures:
+        for table, spec in _expected(corpus, fixture).items():
             keys[table.rsplit(".", 1)[-1].lower()] = spec["key_columns"]
     return keys
 
 
-def _assert_state(project: DbtProject, expected: dict[str, dict], ignore: set[str] = frozenset()):  # type: ignore[assignment]
-    for table, spec in expected.items():
-        actual = by_key(gold_rows(project, table), spec["key_columns"])
-        wanted = by_key(spec["rows"], spec["key_columns"])
-        assert actual.keys() == wanted.keys(), f"{table}: keys differ"
-        for key, row in wanted.items():
-            got = {c: v for c, v in actual[key].items() if c not in ignore}
-            assert got == {c: v for c, v in row.items() if c not in ignore}, f"{table} {key}"
+def _landed(spark, corpus: Path, base: Path, name: str, fixtures: list[str]) -> DbtProject:  # type: ignore[no-untyped-def]
+    project = corpus_project(spark, base, name)
+    for fixture in fixtures:
+        shutil.copy(corpus / fixture, project.landing / fixture)
+    project.run("build", vars={"cdc_table_keys": _table_keys(corpus, fixtures)})
+    return project
 
 
-def test_snapshots_and_streams_with_schema(spark, corpus_dir, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    project = corpus_project(spark, tmp_path, "wrapped")
-    for fixture in SNAPSHOT_AND_STREAM:
-        shutil.copy(corpus_dir / fixture, project.landing / fixture)
-    expectations = [_expected(corpus_dir, f) for f in SNAPSHOT_AND_STREAM]
-    project.run("run", vars={"cdc_table_keys": _table_keys(expectations)})
-    for expected in expectations:
-        _assert_state(project, expected)
-    # The Apache licence header of the Paimon file is not CDC: quarantined, line by line.
-    quarantined = quarantine_rows(project)
-    assert quarantined, "the licence header lines must be quarantined, not dropped"
-    assert {q["reason_code"] for q in quarantined} == {"malformed_json"}
-    assert all(
-        q["_source_file"].endswith("paimon__debezium-alltype-mysql.txt") for q in quarantined
-    )
-    assert all(q["raw_line"].lstrip().startswith(("/*", "*")) for q in quarantined)
+@pytest.fixture(scope="module")
+def wrapped(spark, corpus_dir: Path, tmp_path_factory) -> Iterator[DbtProject]:  # type: ignore[no-untyped-def]
+    project = _landed(spark, corpus_dir, tmp_path_factory.mktemp("wrapped"), "wrapped", WRAPPED)
+    yield project
     project.drop_schemas()
 
 
-def test_payload_only_and_replica_identity_default(spark, corpus_dir, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    project = corpus_project(spark, tmp_path, "payload")
+@pytest.fixture(scope="module")
+def key_value(spark, corpus_dir: Path, tmp_path_factory) -> Iterator[dict[str, object]]:  # type: ignore[no-untyped-def]
+    """Transferia's key+value captures as kcat records, built after each step, and the
+    payload-only files (their tables do not collide) with the first step."""
+    project = corpus_project(spark, tmp_path_factory.mktemp("keyvalue"), "keyvalue")
     for fixture in PAYLOAD_ONLY:
         shutil.copy(corpus_dir / fixture, project.landing / fixture)
-    expectations = [_expected(corpus_dir, f) for f in PAYLOAD_ONLY]
-    project.run("run", vars={"cdc_table_keys": _table_keys(expectations)})
-    _assert_state(project, expectations[0])
-    # REPLICA IDENTITY DEFAULT: the final delete has neither before nor a message key, so
-    # the pipeline cannot know which row it deletes. It must say so, not guess: the delete
-    # is quarantined as delete_without_key and key 111 stays ("needs key").
-    [replica] = [e for f, e in zip(PAYLOAD_ONLY, expectations, strict=True) if "replica" in f]
-    table, spec = next(iter(replica.items()))
-    actual = by_key(gold_rows(project, table), spec["key_columns"])
-    wanted = by_key(spec["rows"], spec["key_columns"])
-    assert set(actual) - set(wanted) == {("111",)}
-    assert all(actual[key] == row for key, row in wanted.items())
-    quarantined = quarantine_rows(project)
-    assert [q["reason_code"] for q in quarantined] == ["delete_without_key"]
-    assert quarantined[0]["_source_file"].endswith("replica-identity.txt")
-    project.drop_schemas()
-
-
-def test_key_value_messages_incrementally(spark, corpus_dir, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """Transferia's key+value captures, as kcat records, loaded in steps to check checkpoints."""
-    project = corpus_project(spark, tmp_path, "keyvalue")
-    steps = [(0, 2), (3, 5), (6, 7)]
-    checkpoints = {2: "after_msg_2", 5: "after_msg_5"}
-    for first, last in steps:
+    table_keys = _table_keys(corpus_dir, PAYLOAD_ONLY)
+    tables = {f: list(_expected(corpus_dir, f)) for f in KEY_VALUE_DIRS}
+    states: dict[str, object] = {f: {} for f in KEY_VALUE_DIRS}
+    for first, last in KEY_VALUE_STEPS:
         for fixture in KEY_VALUE_DIRS:
             folder = corpus_dir / fixture
             lines = []
@@ -124,15 +110,68 @@ def test_key_value_messages_incrementally(spark, corpus_dir, tmp_path) -> None: 
                 value = value_file.read_text().strip() if value_file.exists() else None
                 lines.append(kcat_line(fixture, index, key, value))
             (project.landing / f"{fixture}-{first}.jsonl").write_text("\n".join(lines) + "\n")
-        project.run("run")
+        project.run("build", vars={"cdc_table_keys": table_keys})
         for fixture in KEY_VALUE_DIRS:
-            stem = corpus_dir / f"{fixture}.checkpoints.json"
-            if last in checkpoints:
-                expected = json.loads(stem.read_text())[checkpoints[last]]
-                # PostgreSQL sends unchanged TOAST columns as a placeholder: after msg 2 and
-                # after the primary-key change of msg 5, `t` must be the text carried over.
-                _assert_state(project, expected)
-            else:
-                _assert_state(project, _expected(corpus_dir, fixture))
-    assert quarantine_rows(project) == []
+            states[fixture][f"after_msg_{last}"] = gold_state(project, tables[fixture])  # type: ignore[index]
+    states["quarantine"] = quarantine_rows(project)
+    states["project"] = project
+    yield states
     project.drop_schemas()
+
+
+@pytest.fixture(scope="module")
+def payload_only(key_value: dict[str, object]) -> DbtProject:
+    return key_value["project"]  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("fixture", WRAPPED)
+def test_wrapped_fixture(wrapped: DbtProject, corpus_dir: Path, fixture: str) -> None:
+    assert_strict_state(wrapped, _expected(corpus_dir, fixture))
+    quarantined = [q for q in quarantine_rows(wrapped) if q["_source_file"].endswith(fixture)]
+    if fixture == "paimon__debezium-alltype-mysql.txt":
+        # The Apache licence header is not CDC: quarantined line by line, not dropped.
+        assert quarantined, "the licence header lines must be quarantined, not dropped"
+        assert {q["reason_code"] for q in quarantined} == {"malformed_json"}
+        assert all(q["raw_line"].lstrip().startswith(("/*", "*")) for q in quarantined)
+    else:
+        assert quarantined == []
+
+
+@pytest.mark.parametrize("fixture", PAYLOAD_ONLY)
+def test_payload_only_fixture(payload_only: DbtProject, corpus_dir: Path, fixture: str) -> None:
+    expected = _expected(corpus_dir, fixture)
+    quarantined = [q for q in quarantine_rows(payload_only) if q["_source_file"].endswith(fixture)]
+    if fixture not in EXPECTED_QUARANTINE:
+        assert quarantined == []
+        assert_strict_state(payload_only, expected)
+        return
+    # The pipeline cannot know which row the final delete removes: it must say so (one
+    # quarantined message, that delete), not guess, and 111 keeps the last image the
+    # file carries for it (line 15's `after`): the README's "needs key" outcome.
+    reason, _ = EXPECTED_QUARANTINE[fixture]
+    lines = (corpus_dir / fixture).read_text().splitlines()
+    assert [(q["reason_code"], q["raw_line"]) for q in quarantined] == [(reason, lines[15])]
+    last_111 = [json.loads(line)["after"] for line in lines[:15]]
+    needs_key = [image for image in last_111 if image and image["id"] == 111][-1]
+    for spec in expected.values():
+        spec["rows"] = [*spec["rows"], needs_key]
+    assert_strict_state(payload_only, expected)
+
+
+@pytest.mark.parametrize("fixture", KEY_VALUE_DIRS)
+def test_key_value_fixture(key_value: dict[str, object], corpus_dir: Path, fixture: str) -> None:
+    """Checkpoints (PostgreSQL sends an unchanged TOAST column as a placeholder: after msg 2
+    and after the primary-key change of msg 5, `t` must be the text carried over), then the
+    final state; nothing is quarantined."""
+    states = key_value[fixture]
+    checkpoints = json.loads((corpus_dir / f"{fixture}.checkpoints.json").read_text())
+    compared = 0
+    for name, expected in checkpoints.items():
+        if name.startswith("after_msg_"):
+            assert name in states, f"no step ends at {name}"  # type: ignore[operator]
+            assert_strict_tables(states[name], expected)  # type: ignore[index]
+            compared += 1
+    assert compared >= 2
+    final = f"after_msg_{KEY_VALUE_STEPS[-1][1]}"
+    assert_strict_tables(states[final], _expected(corpus_dir, fixture))  # type: ignore[index]
+    assert [q for q in key_value["quarantine"] if fixture in q["_source_file"]] == []  # type: ignore[attr-defined]

@@ -27,6 +27,8 @@ PAIMON_FILES = ("event-insert.txt", "event-update.txt", "event-delete.txt")
 RISINGWAVE = "risingwave__debezium_mongo_json_customers.1"
 RISINGWAVE_NO_SCHEMA = "risingwave__debezium_mongo_json_customers_no_schema_field.1"
 STEPS = 3
+# fixture -> (reason code, why): nothing here is expected to be unreadable
+EXPECTED_QUARANTINE: dict[str, tuple[str, str]] = {}
 
 
 def _records(path: Path) -> list[str]:
@@ -104,7 +106,8 @@ def stepped(spark, corpus_dir: Path, tmp_path_factory) -> Iterator[dict[str, lis
     project.drop_schemas()
 
 
-def test_zeromicro_oplog_patch_and_filter(stepped, corpus_dir: Path) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("fixture", [f"{ZEROMICRO}.jsonl"])
+def test_zeromicro_oplog_patch_and_filter(stepped, corpus_dir: Path, fixture: str) -> None:  # type: ignore[no-untyped-def]
     """Oplog era: c, then a `$set` patch folded onto the document, then a delete by filter."""
     checkpoints = _checkpoints(corpus_dir, ZEROMICRO)
     for step in range(STEPS):
@@ -112,7 +115,8 @@ def test_zeromicro_oplog_patch_and_filter(stepped, corpus_dir: Path) -> None:  #
     assert stepped[ZEROMICRO][-1] == _wanted(_expected(corpus_dir, ZEROMICRO))
 
 
-def test_paimon_change_streams_bson_events(stepped, corpus_dir: Path) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("fixture", [PAIMON])
+def test_paimon_change_streams_bson_events(stepped, corpus_dir: Path, fixture: str) -> None:  # type: ignore[no-untyped-def]
     """Change streams (Debezium 2.7): key and value lines, updates with full documents, and
     three encodings of a delete (one for a string `_id` that is another document)."""
     checkpoints = _checkpoints(corpus_dir, PAIMON)
@@ -121,7 +125,8 @@ def test_paimon_change_streams_bson_events(stepped, corpus_dir: Path) -> None:  
     assert stepped[PAIMON][-1] == _wanted(_expected(corpus_dir, PAIMON))
 
 
-def test_risingwave_snapshot_with_schema(stepped, corpus_dir: Path) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("fixture", [RISINGWAVE])
+def test_risingwave_snapshot_with_schema(stepped, corpus_dir: Path, fixture: str) -> None:  # type: ignore[no-untyped-def]
     for state in stepped[RISINGWAVE]:
         assert state == _wanted(_expected(corpus_dir, RISINGWAVE))
 
@@ -131,7 +136,10 @@ def test_nothing_is_quarantined(stepped) -> None:  # type: ignore[no-untyped-def
     assert stepped["quarantine"] == []
 
 
-def test_risingwave_snapshot_without_schema(spark, corpus_dir: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("fixture", [RISINGWAVE_NO_SCHEMA])
+def test_risingwave_snapshot_without_schema(
+    spark, corpus_dir: Path, tmp_path: Path, fixture: str
+) -> None:  # type: ignore[no-untyped-def]
     project = DbtProject(
         spark=spark,
         schema="t_corpus_mongodb_payload",

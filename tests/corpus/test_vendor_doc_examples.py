@@ -2,24 +2,28 @@
 
 `tests/fixtures/vendor_docs/` holds one landing file per connector, extracted from the
 vendor documents in `../shared/seeds` (its README says from which lines and what was
-removed: callout numbers, line wrapping, `"schema": { ... }` placeholders). All three load
-in one dbt run; then, per connector, `captured_rows` must hold the state the events give
-in source-position order (`*.expected.json`), every message that carries a source block
-must name its connector, and what the documents print as invalid JSON (the Db2 examples'
-trailing commas) must be quarantined while the rest of the file loads.
+removed: callout numbers, line wrapping, `"schema": { ... }` placeholders). The files land
+in three steps, one `dbt build` (data tests included) after each; per connector,
+`captured_rows` must then hold, compared strictly (every column, with its JSON type), the
+state derived by hand from the events in source order after each step
+(`*.checkpoints.json`) and at the end (`*.expected.json`): the SQL Server and Db2 examples
+end with no row, so the steps before their delete are what a pipeline writing nothing
+fails. Every message that carries a source block must name its connector, and what the
+documents print as invalid JSON (the Db2 examples' trailing commas) must be quarantined
+while the rest of the file loads.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import DbtProject
-from tests.corpus.captured_state import by_key, gold_rows
+from tests.corpus.captured_state import assert_strict_state, assert_strict_tables, gold_state
 
 pytestmark = pytest.mark.spark
 
@@ -43,8 +47,52 @@ def _oracle_position(commit_scn: str, scn: str) -> str:
     return f"{_pad(commit_scn)}.{_pad(scn)}"
 
 
+# The files land in three steps, `dbt build` after each, so that the SQL Server and Db2
+# examples (whose create, update and delete of one key end with no row) still show a row
+# to compare: (first, last) line of each file per step. The Db2 create and update are
+# printed with trailing commas (invalid JSON, quarantined from the file itself): steps 1
+# and 2 land them with exactly those commas removed (`_repaired`), in files of their own;
+# step 3 lands the document's whole file. Checkpoints: `*.checkpoints.json`.
+STEPS: dict[str, list[tuple[int, int]]] = {
+    "oracle": [(1, 1), (2, 2), (3, 5)],
+    "sqlserver": [(1, 2), (3, 3), (4, 8)],
+    "db2": [(1, 1), (2, 2), (1, 3)],
+}
+REPAIRED_STEPS = {"db2": (0, 1)}  # steps that land the document's lines repaired
+TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+def _repaired(line: str) -> str:
+    """A line of the Db2 document with its trailing commas (`, }`, `, ]`) removed."""
+    repaired = TRAILING_COMMA.sub(r"\1", line)
+    json.loads(repaired)  # valid JSON now: the trailing commas were its only defect
+    assert len(line) - len(repaired) == len(TRAILING_COMMA.findall(line)) > 0
+    return repaired
+
+
+def _step_file(connector: str, step: int) -> str:
+    """The landing file of one step (the last step of Db2 lands the document's file)."""
+    stem = FILES[connector].removesuffix(".jsonl")
+    if step in REPAIRED_STEPS.get(connector, ()):
+        return f"{stem}.repaired-{step + 1}.jsonl"
+    if connector in REPAIRED_STEPS:
+        return FILES[connector]
+    return f"{stem}.{step + 1}.jsonl"
+
+
+def _checkpoints(connector: str) -> dict[str, dict]:
+    stem = FILES[connector].removesuffix(".jsonl")
+    return json.loads((FIXTURES / f"{stem}.checkpoints.json").read_text())
+
+
+def _expected(connector: str) -> dict[str, dict]:
+    stem = FILES[connector].removesuffix(".jsonl")
+    return json.loads((FIXTURES / f"{stem}.expected.json").read_text())
+
+
 @pytest.fixture(scope="module")
-def project(spark, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbtProject]:  # type: ignore[no-untyped-def]
+def stepped(spark, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:  # type: ignore[no-untyped-def]
+    """The project after the last step, and per connector the state after each step."""
     base = tmp_path_factory.mktemp("vendor_docs")
     project = DbtProject(
         spark=spark,
@@ -54,47 +102,90 @@ def project(spark, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbtProj
     )
     project.landing.mkdir(parents=True)
     project.drop_schemas()
-    for name in FILES.values():
-        shutil.copy(FIXTURES / name, project.landing / name)
-    # The value-only files carry no message key: declare it, as a user would. `build`
-    # without the data tests: models and the seed (cdc_reason_codes) the quarantine
-    # summary reads, in one dbt invocation.
-    project.run(
-        "build",
-        "--exclude",
-        "resource_type:test",
-        vars={"cdc_table_keys": {"customers": ["id"]}},
-    )
-    yield project
+    tables = {c: [*_expected(c)] for c in FILES}
+    states: dict[str, list[dict[str, list[dict]]]] = {c: [] for c in FILES}
+    for step in range(3):
+        for connector, name in FILES.items():
+            lines = (FIXTURES / name).read_text().splitlines()
+            first, last = STEPS[connector][step]
+            landed = lines[first - 1 : last]
+            if step in REPAIRED_STEPS.get(connector, ()):
+                landed = [_repaired(line) for line in landed]
+            text = "\n".join(landed) + "\n"
+            (project.landing / _step_file(connector, step)).write_text(text)
+        # The value-only files carry no message key: declare it, as a user would.
+        project.run("build", vars={"cdc_table_keys": {"customers": ["id"]}})
+        for connector in FILES:
+            states[connector].append(gold_state(project, tables[connector]))
+    yield {"project": project, "states": states}
     project.drop_schemas()
 
 
+@pytest.fixture(scope="module")
+def project(stepped: dict[str, object]) -> DbtProject:
+    return stepped["project"]  # type: ignore[return-value]
+
+
+def _original_line(connector: str, source_file: str, line: int) -> int | None:
+    """The document-file line of a landed (file, line), None for a repaired line."""
+    for step in range(3):
+        if source_file.endswith("/" + _step_file(connector, step)):
+            if step in REPAIRED_STEPS.get(connector, ()):
+                return None
+            return STEPS[connector][step][0] + line - 1
+    return None
+
+
 def _messages(project: DbtProject, connector: str) -> dict[int, dict]:
+    stem = FILES[connector].removesuffix(".jsonl")
     rows = project.sql(
-        "select _source_line, _cdc_message_kind, _cdc_error_reason, _cdc_connector, _cdc_op, "
-        "_cdc_source_id, _cdc_key, _cdc_position "
+        "select _source_file, _source_line, _cdc_message_kind, _cdc_error_reason, "
+        "_cdc_connector, _cdc_op, _cdc_source_id, _cdc_key, _cdc_position "
         f"from {project.layer('silver')}.stg_cdc__messages "
-        f"where _source_file like '%/{FILES[connector]}'"
+        f"where _source_file like '%/{stem}%'"
     )
-    return {row["_source_line"]: row for row in rows}
+    by_line = {}
+    for row in rows:
+        line = _original_line(connector, str(row["_source_file"]), int(row["_source_line"]))
+        if line is not None:
+            assert line not in by_line, f"line {line} loaded twice"
+            by_line[line] = row
+    return by_line
 
 
 def _quarantine(project: DbtProject, connector: str) -> dict[int, dict]:
+    stem = FILES[connector].removesuffix(".jsonl")
     rows = project.sql(
         "select reason_code, _cdc_error_reason, _source_file, _source_line, raw_line "
         f"from {project.layer('silver')}.cdc_quarantine "
-        f"where _source_file like '%/{FILES[connector]}'"
+        f"where _source_file like '%/{stem}%'"
     )
-    return {row["_source_line"]: row for row in rows}
+    by_line = {}
+    for row in rows:
+        line = _original_line(connector, str(row["_source_file"]), int(row["_source_line"]))
+        assert line is not None, f"a repaired line was quarantined: {row}"
+        by_line[line] = row
+    return by_line
 
 
 @pytest.mark.parametrize("connector", list(FILES))
 def test_captured_rows_equal_the_expected_state(project: DbtProject, connector: str) -> None:
-    stem = FILES[connector].removesuffix(".jsonl")
-    expected = json.loads((FIXTURES / f"{stem}.expected.json").read_text())
-    for table, spec in expected.items():
-        actual = by_key(gold_rows(project, table), spec["key_columns"])
-        assert actual == by_key(spec["rows"], spec["key_columns"]), table
+    """The final state, every column compared with its JSON type."""
+    assert_strict_state(project, _expected(connector))
+
+
+@pytest.mark.parametrize("connector", list(FILES))
+def test_checkpoints_after_each_step(stepped: dict[str, object], connector: str) -> None:
+    """The state after each step equals the hand-derived checkpoint: a pipeline that
+    writes nothing (or ignores updates) fails on the steps before the final delete."""
+    checkpoints = _checkpoints(connector)
+    states = stepped["states"][connector]  # type: ignore[index]
+    names = [f"after_step_{step + 1}" for step in range(3)]
+    assert [*checkpoints] == names
+    assert checkpoints[names[-1]] == _expected(connector)
+    assert any(spec["rows"] for step in names[:2] for spec in checkpoints[step].values())
+    for step, name in enumerate(names):
+        assert_strict_tables(states[step], checkpoints[name])
 
 
 @pytest.mark.parametrize("connector", list(FILES))

@@ -150,7 +150,12 @@ def bad_run(dbt_project):  # type: ignore[no-untyped-def]
 def test_good_data_still_equals_the_source(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
     result, *_ = bad_run
     outcome = compare_database(
-        dbt_project.spark, dbt_project.layer("gold"), CONFIG.database, result.expected[0]
+        dbt_project.spark,
+        dbt_project.layer("gold"),
+        CONFIG.database,
+        result.expected[0],
+        result=result,
+        batch=0,
     )
     assert outcome.ok, outcome.differences
 

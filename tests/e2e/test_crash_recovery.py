@@ -65,11 +65,15 @@ def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project) -> No
     for data_file in bucket_dir.glob("*.parquet"):
         data_file.unlink()
     spark.catalog.refreshTable(f"{gold}.customers__cdc_state")  # type: ignore[attr-defined]
-    damaged = compare_database(spark, gold, CONFIG.database, result.expected[1])
+    damaged = compare_database(
+        spark, gold, CONFIG.database, result.expected[1], result=result, batch=1
+    )
     assert any(d.startswith("customers") for d in damaged.differences), "damage must be real"
 
     dbt_project.run("run", "--select", "customers")
-    outcome = compare_database(spark, gold, CONFIG.database, result.expected[1])
+    outcome = compare_database(
+        spark, gold, CONFIG.database, result.expected[1], result=result, batch=1
+    )
     assert outcome.ok, outcome.differences
     statuses = [
         r["status"]
@@ -96,10 +100,14 @@ def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project) -> No
     )
     assert not failed.success
     assert _last_run(dbt_project, gold) == {"status": "staged", "kind": "delta"}
-    stale = compare_database(spark, gold, CONFIG.database, result.expected[2])
+    stale = compare_database(
+        spark, gold, CONFIG.database, result.expected[2], result=result, batch=2
+    )
     assert any(d.startswith("customers") for d in stale.differences), "damage must be real"
     dbt_project.run("run", "--select", "customers")
-    outcome = compare_database(spark, gold, CONFIG.database, result.expected[2])
+    outcome = compare_database(
+        spark, gold, CONFIG.database, result.expected[2], result=result, batch=2
+    )
     assert outcome.ok, outcome.differences
     assert _last_run(dbt_project, gold) == {"status": "applied", "kind": "delta"}
 
@@ -118,8 +126,10 @@ from cdc_tools.local_spark import get_local_spark
 from cdc_tools.oracle_check import compare_database
 from cdc_tools.simulator import SimConfig, simulate
 config = SimConfig(**json.loads(sys.argv[1]))
+result = simulate(config)
 outcome = compare_database(get_local_spark(), sys.argv[2], config.database,
-                           simulate(config).expected[int(sys.argv[3])])
+                           result.expected[int(sys.argv[3])], result=result,
+                           batch=int(sys.argv[3]))
 print("VERIFY " + json.dumps(outcome.differences))
 """
 

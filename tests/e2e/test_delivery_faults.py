@@ -111,6 +111,9 @@ def _differences(dbt_project, deliveries) -> list[str]:  # type: ignore[no-untyp
             dbt_project.layer("gold"),
             result.config.database,
             result.expected[-1],
+            result=result,
+            batch=-1,
+            databases=[r.config.database for r, *_ in deliveries],
         )
         problems += [f"{result.config.database}: {d}" for d in outcome.differences]
     return problems

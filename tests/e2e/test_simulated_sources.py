@@ -85,6 +85,9 @@ def _assert_gold_matches(dbt_project, simulations, batch: int, columns=None) -> 
             result.expected[batch],
             columns=columns,
             skip=set(result.config.table_names),
+            result=result,
+            batch=batch,
+            databases=[r.config.database for r, _ in simulations],
         )
         assert sum(outcome.rows.values()) > 0 or not any(result.expected[batch].values())
         if not outcome.ok:
@@ -133,6 +136,68 @@ def _history_built_by(dbt_project) -> str:  # type: ignore[no-untyped-def]
     rows = dbt_project.sql(f"show tblproperties {dbt_project.layer('gold')}.customer_history")
     [built_by] = [row["value"] for row in rows if row["key"] == "cdc.built_by_invocation"]
     return str(built_by)
+
+
+def test_the_oracle_sees_what_the_contract_columns_do_not(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
+    """compare_database on a tampered copy of gold whose contract columns of the live rows
+    are all intact: a row owned by no source, a wrong `_cdc_op`, a column of the wrong
+    type (equal values), a soft-deleted row gone, and a `captured_rows` value of a renamed
+    table turned from `1` into `1.0`. Each must be reported."""
+    spark = dbt_project.spark
+    gold, tampered = dbt_project.layer("gold"), f"{dbt_project.schema}_tampered"
+    spark.sql(f"drop database if exists {tampered} cascade")
+    spark.sql(f"create database {tampered}")
+    renamed = next(r for r, _ in simulations if "order_lines" in r.config.table_names)
+    items = f"{renamed.config.database}.inventory.{renamed.config.table_names['order_lines']}"
+    [line] = dbt_project.sql(
+        f"select _cdc_op, _cdc_key from {gold}.order_lines order by _cdc_key limit 1"
+    )
+    [gone] = dbt_project.sql(
+        f"select _cdc_key from {gold}.orders where _cdc_is_deleted order by _cdc_key limit 1"
+    )
+    queries = {
+        "order_lines": f"select * except (_cdc_op), case when _cdc_key = '{line['_cdc_key']}' "
+        f"then 'x' else _cdc_op end as _cdc_op from {gold}.order_lines",
+        "orders": f"select * from {gold}.orders where _cdc_key != '{gone['_cdc_key']}'",
+    }
+    for table, query in queries.items():
+        spark.sql(f"create table {tampered}.{table} using parquet as {query}")
+    customers = spark.sql(f"select * except (id), cast(id as bigint) as id from {gold}.customers")
+    from pyspark.sql import functions
+
+    # a copy of one row under a source database no simulation has
+    owner = functions.concat(customers["_cdc_source_db"], functions.lit("_other"))
+    stray = customers.limit(1).withColumn("_cdc_source_db", owner)
+    customers.unionByName(stray).write.saveAsTable(f"{tampered}.customers")
+    captured = spark.table(f"{gold}.captured_rows")
+    rows = [row.asDict() for row in captured.collect()]
+    [first] = [r for r in rows if r["_cdc_source_id"] == items.lower()][:1]
+    image = json.loads(first["_cdc_row_json"])
+    column = next(c for c, v in image.items() if type(v) is int)
+    first["_cdc_row_json"] = json.dumps({**image, column: float(image[column])})
+    spark.createDataFrame(rows, captured.schema).write.saveAsTable(f"{tampered}.captured_rows")
+    differences = []
+    for result, _ in simulations:
+        differences += compare_database(
+            spark,
+            tampered,
+            result.config.database,
+            result.expected[0],
+            max_differences=1000,
+            skip=set(result.config.table_names),
+            result=result,
+            batch=0,
+            databases=[r.config.database for r, _ in simulations],
+        ).differences
+    spark.sql(f"drop database {tampered} cascade")
+    found = "\n".join(differences)
+    assert f"{tampered}.customers: 1 rows of no simulated source" in found
+    assert f"{tampered}.customers.id: type bigint, contract int" in found
+    assert "'x'" in found and "_cdc_op" in found
+    assert "orders: " in found and " gold rows of " in found
+    assert f"captured_rows {items.lower()}" in found and "('float'" in found
+    # the checks of a whole relation are reported once per source database compared
+    assert len(set(differences)) == 5, found
 
 
 def test_second_batch_applies_incrementally(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
