@@ -34,8 +34,9 @@ from cdc_tools.oracle_check import compare_database
 from cdc_tools.simulator import SimConfig, simulate
 config = SimConfig(**json.loads(sys.argv[1]))
 spark = get_local_spark()
+result = simulate(config)
 outcome = compare_database(spark, sys.argv[2] + "_gold", config.database,
-                           simulate(config).expected[0])
+                           result.expected[0], result=result, batch=0)
 bronze = spark.sql(f"select count(*) as n, count(distinct _source_file, _source_line) as d "
                    f"from {sys.argv[2]}_bronze.bronze_cdc_messages").first()
 print("VERIFY " + json.dumps({"differences": outcome.differences,

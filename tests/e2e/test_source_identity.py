@@ -94,7 +94,12 @@ def built(dbt_project):  # type: ignore[no-untyped-def]
 def test_the_inventory_source_is_typed_and_keyed_by_its_contract(dbt_project, built) -> None:  # type: ignore[no-untyped-def]
     """Keys from the contract (value-only lines), not from the qualified var entries."""
     outcome = compare_database(
-        dbt_project.spark, dbt_project.layer("gold"), INVENTORY.database, built.expected[0]
+        dbt_project.spark,
+        dbt_project.layer("gold"),
+        INVENTORY.database,
+        built.expected[0],
+        result=built,
+        batch=0,
     )
     assert outcome.ok, outcome.differences
     assert sum(outcome.rows.values()) > 0
