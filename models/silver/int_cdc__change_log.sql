@@ -1,5 +1,20 @@
 {{ config(materialized='view') }}
 
+{#- the common shape: each part selects these columns, in this order -#}
+{%- set change_log_columns = [
+    '_message_id', '_cdc_envelope', '_cdc_connector', '_cdc_op', '_cdc_source_db',
+    '_cdc_source_schema', '_cdc_source_table', '_cdc_source_id', '_cdc_key', '_cdc_before',
+    '_cdc_after', '_cdc_is_partial', '_cdc_column_types', '_cdc_position', '_cdc_sort_key',
+    '_cdc_is_snapshot', '_cdc_snapshot', '_cdc_source_ts', '_cdc_emitted_ts',
+    '_cdc_transaction_id', '_kafka_topic', '_kafka_partition', '_kafka_offset', '_source_file',
+    '_source_line', '_loaded_at', '_load_id',
+] -%}
+{%- set row_columns = {'_cdc_is_partial': 'false as _cdc_is_partial'} -%}
+{%- set document_columns = {
+    '_cdc_column_types': 'cast(null as map<string, struct<type: string, name: string, '
+        ~ 'scale: string, precision: string>>) as _cdc_column_types'
+} -%}
+
 -- Every readable row change (c, u, d, r, t) of every captured table, in the common shape:
 -- row images as the message carried them; for keyless tables one row per copy of a row
 -- (int_cdc__keyless_changes), and for document collections the whole document after
@@ -10,33 +25,7 @@ with
 row_changes as (
 
     select
-        _message_id,
-        _cdc_envelope,
-        _cdc_connector,
-        _cdc_op,
-        _cdc_source_db,
-        _cdc_source_schema,
-        _cdc_source_table,
-        _cdc_source_id,
-        _cdc_key,
-        _cdc_before,
-        _cdc_after,
-        false as _cdc_is_partial,
-        _cdc_column_types,
-        _cdc_position,
-        _cdc_sort_key,
-        _cdc_is_snapshot,
-        _cdc_snapshot,
-        _cdc_source_ts,
-        _cdc_emitted_ts,
-        _cdc_transaction_id,
-        _kafka_topic,
-        _kafka_partition,
-        _kafka_offset,
-        _source_file,
-        _source_line,
-        _loaded_at,
-        _load_id
+        {{ cdc_select_list(change_log_columns, row_columns) }}
     from {{ ref('stg_cdc__messages') }}
     where _cdc_message_kind = 'change'
         and not {{ cdc_in_list('_cdc_envelope', cdc_document_families()) }}
@@ -47,33 +36,7 @@ row_changes as (
 keyless_changes as (
 
     select
-        _message_id,
-        _cdc_envelope,
-        _cdc_connector,
-        _cdc_op,
-        _cdc_source_db,
-        _cdc_source_schema,
-        _cdc_source_table,
-        _cdc_source_id,
-        _cdc_key,
-        _cdc_before,
-        _cdc_after,
-        false as _cdc_is_partial,
-        _cdc_column_types,
-        _cdc_position,
-        _cdc_sort_key,
-        _cdc_is_snapshot,
-        _cdc_snapshot,
-        _cdc_source_ts,
-        _cdc_emitted_ts,
-        _cdc_transaction_id,
-        _kafka_topic,
-        _kafka_partition,
-        _kafka_offset,
-        _source_file,
-        _source_line,
-        _loaded_at,
-        _load_id
+        {{ cdc_select_list(change_log_columns, row_columns) }}
     from {{ ref('int_cdc__keyless_changes') }}
 
 ),
@@ -81,34 +44,7 @@ keyless_changes as (
 document_changes as (
 
     select
-        _message_id,
-        _cdc_envelope,
-        _cdc_connector,
-        _cdc_op,
-        _cdc_source_db,
-        _cdc_source_schema,
-        _cdc_source_table,
-        _cdc_source_id,
-        _cdc_key,
-        _cdc_before,
-        _cdc_after,
-        _cdc_is_partial,
-        cast(null as map<string, struct<type: string, name: string, scale: string, precision: string>>)  -- noqa: LT01
-            as _cdc_column_types,
-        _cdc_position,
-        _cdc_sort_key,
-        _cdc_is_snapshot,
-        _cdc_snapshot,
-        _cdc_source_ts,
-        _cdc_emitted_ts,
-        _cdc_transaction_id,
-        _kafka_topic,
-        _kafka_partition,
-        _kafka_offset,
-        _source_file,
-        _source_line,
-        _loaded_at,
-        _load_id
+        {{ cdc_select_list(change_log_columns, document_columns) }}
     from {{ ref('int_cdc__document_changes') }}
     where _cdc_error_reason is null
 
