@@ -19,7 +19,12 @@ import json
 
 import pytest
 
-from cdc_tools.oracle_check import canonical_key, compare_captured_images, compare_database
+from cdc_tools.oracle_check import (
+    ROW_JSON_COLUMN,
+    canonical_key,
+    compare_captured_images,
+    compare_database,
+)
 from cdc_tools.simulator import TABLES, SimConfig, SimResult, simulate, write_batch
 from cdc_tools.simulator.source_db import ADDED_COLUMN
 
@@ -172,9 +177,9 @@ def test_the_oracle_sees_what_the_contract_columns_do_not(dbt_project, simulatio
     captured = spark.table(f"{gold}.captured_rows")
     rows = [row.asDict() for row in captured.collect()]
     [first] = [r for r in rows if r["_cdc_source_id"] == items.lower()][:1]
-    image = json.loads(first["_cdc_row_json"])
+    image = json.loads(first[ROW_JSON_COLUMN])
     column = next(c for c, v in image.items() if type(v) is int)
-    first["_cdc_row_json"] = json.dumps({**image, column: float(image[column])})
+    first[ROW_JSON_COLUMN] = json.dumps({**image, column: float(image[column])})
     spark.createDataFrame(rows, captured.schema).write.saveAsTable(f"{tampered}.captured_rows")
     differences = []
     for result, _ in simulations:

@@ -100,6 +100,8 @@ def test_the_inventory_source_is_typed_and_keyed_by_its_contract(dbt_project, bu
         built.expected[0],
         result=built,
         batch=0,
+        # captured_rows also holds the unrelated sources' tables (checked below)
+        databases=[INVENTORY.database, "testDB", "shopdb"],
     )
     assert outcome.ok, outcome.differences
     assert sum(outcome.rows.values()) > 0

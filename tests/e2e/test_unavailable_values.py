@@ -50,7 +50,7 @@ class PgSource:
             "ts_ms": 1_700_000_000_000 + self.lsn,
             "snapshot": "false",
             "db": "toast_pg",
-            "schema": "public",
+            "schema": "inventory",
             "table": table,
             "txId": self.tx,
             "lsn": self.lsn,
