@@ -1,0 +1,496 @@
+"""A Spark standalone cluster on this machine, for dbt's `thrift` target.
+
+`python -m cdc_tools.cluster up` starts, from the installed pyspark distribution and on
+127.0.0.1 only:
+
+1. a standalone **master** (`org.apache.spark.deploy.master.Master`);
+2. one **worker** (`org.apache.spark.deploy.worker.Worker`), which starts the executor JVM
+   of each application in its own process;
+3. the **Spark Thrift Server** (`HiveThriftServer2`, started by `cdc_tools/thrift_server.py`)
+   submitted to that master with `spark-submit`, with its own Derby metastore and warehouse,
+   and the project's Python UDFs shipped to the executors (`--py-files`).
+
+Everything lives under one folder (default `.cluster/`, git-ignored): logs, the metastore,
+the warehouse, the worker's work folder, and `cluster.json` (ports and process ids).
+`python -m cdc_tools.cluster down` stops what `up` started (each process group, then
+anything left holding a port); `status` prints the state file.
+
+dbt reaches the Thrift Server with the `thrift` target of profiles/profiles.yml:
+`DBT_TARGET=thrift CDC_THRIFT_PORT=<port> dbt build` (`up` prints the line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ipaddress
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import zipfile
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from cdc_tools.local_spark import REPO_ROOT
+
+DEFAULT_HOME = REPO_ROOT / ".cluster"
+LOOPBACK = "127.0.0.1"
+STATE_FILE = "cluster.json"
+THRIFT_SERVER_SCRIPT = REPO_ROOT / "cdc_tools" / "thrift_server.py"
+START_TIMEOUT_S = 180.0
+
+
+class ClusterError(RuntimeError):
+    """A cluster process did not start (the message names its log) or a port is taken."""
+
+
+@dataclass
+class ClusterSpec:
+    """Ports (0: any free one), sizes and settings of the cluster."""
+
+    master_port: int = 7077
+    master_ui_port: int = 8080
+    worker_port: int = 0
+    worker_ui_port: int = 8081
+    thrift_port: int = 10000
+    worker_cores: int = 2
+    worker_memory: str = "4g"
+    executor_memory: str = "2g"
+    driver_memory: str = "2g"
+    shuffle_partitions: int = 4
+    extra_conf: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class ClusterState:
+    """What `up` started: read back by `down` and by the tests."""
+
+    home: str
+    master_url: str
+    thrift_host: str
+    thrift_port: int
+    master_ui: str
+    pids: dict[str, int]
+    logs: dict[str, str]
+
+    def dbt_env(self) -> dict[str, str]:
+        """The environment that points dbt's `thrift` target at this cluster."""
+        return {
+            "DBT_TARGET": "thrift",
+            "CDC_THRIFT_HOST": self.thrift_host,
+            "CDC_THRIFT_PORT": str(self.thrift_port),
+        }
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((LOOPBACK, 0))
+        return int(sock.getsockname()[1])
+
+
+def port_open(port: int, host: str = LOOPBACK) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((host, port)) == 0
+
+
+def spark_home() -> Path:
+    import pyspark
+
+    return Path(pyspark.__file__).resolve().parent
+
+
+def _java_options(home: Path) -> str:
+    log4j = os.environ.get("CDC_LOG4J_CONFIG", str(REPO_ROOT / "profiles" / "log4j2.properties"))
+    return f"-Dderby.system.home={home} -Dlog4j2.configurationFile={log4j}"
+
+
+def cluster_env(home: Path) -> dict[str, str]:
+    """The environment of every cluster process: loopback only, this interpreter for the
+    Python workers, logs and pid files under `home`."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "SPARK_HOME": str(spark_home()),
+            "SPARK_LOCAL_IP": LOOPBACK,
+            "SPARK_MASTER_HOST": LOOPBACK,
+            "SPARK_PUBLIC_DNS": LOOPBACK,
+            "SPARK_LOG_DIR": str(home / "logs"),
+            "SPARK_PID_DIR": str(home / "run"),
+            "SPARK_DAEMON_MEMORY": "512m",
+            "SPARK_DAEMON_JAVA_OPTS": _java_options(home),
+            "PYSPARK_PYTHON": sys.executable,
+            "PYSPARK_DRIVER_PYTHON": sys.executable,
+            "PYTHONPATH": str(REPO_ROOT),
+        }
+    )
+    return env
+
+
+def _resolve(spec: ClusterSpec) -> ClusterSpec:
+    """The spec with every port 0 replaced by a free one; a taken port is an error."""
+    ports = {}
+    for name in ("master_port", "master_ui_port", "worker_port", "worker_ui_port", "thrift_port"):
+        port = getattr(spec, name)
+        if port == 0:
+            port = free_port()
+        elif port_open(port):
+            raise ClusterError(
+                f"port {port} ({name}) on {LOOPBACK} is in use: stop what holds it "
+                f"(python -m cdc_tools.cluster down), or choose another port"
+            )
+        ports[name] = port
+    return ClusterSpec(**{**asdict(spec), **ports})
+
+
+def _zip_udfs(home: Path) -> Path:
+    """python_udfs/ as a zip for --py-files (what a cluster's executors import)."""
+    target = home / "python_udfs.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted((REPO_ROOT / "python_udfs").rglob("*.py")):
+            archive.write(path, path.relative_to(REPO_ROOT))
+    return target
+
+
+_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
+"""Processes this interpreter started, reaped by `down` (no zombies left behind)."""
+
+
+def _start(
+    name: str, argv: list[str], env: Mapping[str, str], home: Path
+) -> subprocess.Popen[bytes]:
+    log = home / "logs" / f"{name}.log"
+    with log.open("ab") as out:
+        process = subprocess.Popen(
+            argv,
+            env=dict(env),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            cwd=home,
+            start_new_session=True,  # its own process group: `down` stops the JVM it execs
+        )
+    _CHILDREN[process.pid] = process
+    return process
+
+
+def _wait_for(
+    port: int, process: subprocess.Popen[bytes], name: str, home: Path, timeout: float
+) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise ClusterError(
+                f"the {name} exited with code {process.returncode} before listening on "
+                f"{LOOPBACK}:{port}; see {home / 'logs' / (name + '.log')}"
+            )
+        if port_open(port):
+            return
+        time.sleep(0.5)
+    raise ClusterError(
+        f"the {name} did not listen on {LOOPBACK}:{port} within {timeout:.0f} s; see "
+        f"{home / 'logs' / (name + '.log')}"
+    )
+
+
+def _wait_for_worker(master_ui_port: int, process: subprocess.Popen[bytes], home: Path) -> None:
+    """The worker registered with the master (its JSON status lists one alive worker)."""
+    import urllib.request
+
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise ClusterError(f"the worker exited; see {home / 'logs' / 'worker.log'}")
+        with contextlib.suppress(OSError, ValueError):
+            url = f"http://{LOOPBACK}:{master_ui_port}/json/"
+            with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 (loopback)
+                status = json.load(response)
+            if int(status.get("aliveworkers", 0)) >= 1:
+                return
+        time.sleep(0.5)
+    raise ClusterError(f"no worker registered with the master; see {home / 'logs'}")
+
+
+def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterState:
+    """Start master, worker and Thrift Server under `home`; returns their state. On a
+    failure, what was started is stopped again before the error is raised."""
+    home = home.resolve()
+    if (home / STATE_FILE).exists():
+        down(home)
+    spec = _resolve(spec or ClusterSpec())
+    for folder in ("logs", "run", "work", "warehouse"):
+        (home / folder).mkdir(parents=True, exist_ok=True)
+    env = cluster_env(home)
+    bin_dir = spark_home() / "bin"
+    master_url = f"spark://{LOOPBACK}:{spec.master_port}"
+    state = ClusterState(
+        home=str(home),
+        master_url=master_url,
+        thrift_host=LOOPBACK,
+        thrift_port=spec.thrift_port,
+        master_ui=f"http://{LOOPBACK}:{spec.master_ui_port}",
+        pids={},
+        logs={},
+    )
+    try:
+        master = _start(
+            "master",
+            [str(bin_dir / "spark-class"), "org.apache.spark.deploy.master.Master",
+             "--host", LOOPBACK, "--port", str(spec.master_port),
+             "--webui-port", str(spec.master_ui_port)],
+            env, home,
+        )  # fmt: skip
+        _record(state, "master", master, home)
+        _wait_for(spec.master_port, master, "master", home, START_TIMEOUT_S)
+        worker = _start(
+            "worker",
+            [str(bin_dir / "spark-class"), "org.apache.spark.deploy.worker.Worker",
+             "--host", LOOPBACK, "--port", str(spec.worker_port),
+             "--webui-port", str(spec.worker_ui_port),
+             "--cores", str(spec.worker_cores), "--memory", spec.worker_memory,
+             "--work-dir", str(home / "work"), master_url],
+            env, home,
+        )  # fmt: skip
+        _record(state, "worker", worker, home)
+        _wait_for_worker(spec.master_ui_port, worker, home)
+        thrift = _start("thrift-server", _submit_argv(home, spec, master_url), env, home)
+        _record(state, "thrift-server", thrift, home)
+        _wait_for(spec.thrift_port, thrift, "thrift-server", home, START_TIMEOUT_S)
+    except BaseException:
+        _write_state(home, state)
+        down(home)
+        raise
+    _write_state(home, state)
+    return state
+
+
+def _submit_argv(home: Path, spec: ClusterSpec, master_url: str) -> list[str]:
+    conf = {
+        "spark.app.name": "cdc-thrift-server",
+        "spark.driver.host": LOOPBACK,
+        "spark.driver.bindAddress": LOOPBACK,
+        "spark.driver.memory": spec.driver_memory,
+        "spark.executor.memory": spec.executor_memory,
+        "spark.cores.max": str(spec.worker_cores),
+        "spark.ui.enabled": "false",
+        "spark.sql.warehouse.dir": str(home / "warehouse"),
+        "spark.hadoop.javax.jdo.option.ConnectionURL": (
+            f"jdbc:derby:;databaseName={home / 'metastore_db'};create=true"
+        ),
+        "spark.driver.extraJavaOptions": _java_options(home),
+        "spark.executor.extraJavaOptions": _java_options(home),
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.shuffle.partitions": str(spec.shuffle_partitions),
+        "spark.sql.sources.partitionOverwriteMode": "dynamic",
+        "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+        "spark.sql.hive.thriftServer.singleSession": "true",
+        "spark.hadoop.hive.server2.thrift.bind.host": LOOPBACK,
+        "spark.hadoop.hive.server2.thrift.port": str(spec.thrift_port),
+        "spark.hadoop.hive.server2.transport.mode": "binary",
+        "spark.pyspark.python": sys.executable,
+        **spec.extra_conf,
+    }
+    argv = [str(spark_home() / "bin" / "spark-submit"), "--master", master_url]
+    for key, value in conf.items():
+        argv += ["--conf", f"{key}={value}"]
+    return [*argv, "--py-files", str(_zip_udfs(home)), str(THRIFT_SERVER_SCRIPT)]
+
+
+def _record(state: ClusterState, name: str, process: subprocess.Popen[bytes], home: Path) -> None:
+    state.pids[name] = process.pid
+    state.logs[name] = str(home / "logs" / f"{name}.log")
+    _write_state(home, state)
+
+
+def _write_state(home: Path, state: ClusterState) -> None:
+    (home / STATE_FILE).write_text(json.dumps(asdict(state), indent=2) + "\n")
+
+
+def read_state(home: Path = DEFAULT_HOME) -> ClusterState | None:
+    path = home.resolve() / STATE_FILE
+    if not path.exists():
+        return None
+    return ClusterState(**json.loads(path.read_text()))
+
+
+def _alive(pid: int) -> bool:
+    child = _CHILDREN.get(pid)
+    if child is not None:
+        return child.poll() is None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(OSError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    return True
+
+
+def _signal_group(pid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signum)
+
+
+def _executor_pids(home: Path) -> list[int]:
+    """Executor JVMs the worker started for this cluster (their command line names the
+    worker's work folder), which may outlive a worker that was killed."""
+    marker = str(home / "work").encode()
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            if marker in (proc / "cmdline").read_bytes():
+                pids.append(int(proc.name))
+    return pids
+
+
+def down(home: Path = DEFAULT_HOME, timeout: float = 30.0) -> list[str]:
+    """Stop what `up` started under `home` (Thrift Server first, then worker, master and
+    any executor left); returns what it stopped. Safe to call twice."""
+    home = home.resolve()
+    state = read_state(home)
+    stopped: list[str] = []
+    if state is not None:
+        for name in ("thrift-server", "worker", "master"):
+            pid = state.pids.get(name)
+            if pid is None or not _alive(pid):
+                continue
+            _signal_group(pid, signal.SIGTERM)
+            deadline = time.monotonic() + timeout
+            while _alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            if _alive(pid):
+                _signal_group(pid, signal.SIGKILL)
+            stopped.append(f"{name} (pid {pid})")
+    for pid in _executor_pids(home):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+            stopped.append(f"executor (pid {pid})")
+    (home / STATE_FILE).unlink(missing_ok=True)
+    return stopped
+
+
+@dataclass(frozen=True)
+class ClusterProcess:
+    pid: int
+    role: str
+    """master, worker, thrift-server (started by `up`) or what runs below them: executor
+    (the worker's executor JVM), python (the driver's and the executor's Python workers)."""
+    listening: tuple[str, ...]
+    """The host:port of every TCP socket it listens on."""
+
+
+def processes(state: ClusterState) -> list[ClusterProcess]:
+    """Every live process the cluster runs: the three `up` started and their descendants."""
+    from cdc_tools.bench import descendants, proc_table
+
+    table = proc_table()
+    parents = {pid: stat.ppid for pid, stat in table.items()}
+    sockets = _listening_sockets()
+    found = []
+    for name, pid in state.pids.items():
+        if not _alive(pid):
+            continue
+        for member in [pid, *descendants(pid, parents)]:
+            try:
+                command = Path(f"/proc/{member}/cmdline").read_bytes()
+            except OSError:
+                continue
+            role = name
+            if member != pid:
+                role = "executor" if b"CoarseGrainedExecutorBackend" in command else "python"
+                if b"java" in command.split(b"\0")[0] and role == "python":
+                    role = f"{name} child"
+            found.append(
+                ClusterProcess(member, role, tuple(sorted(sockets.get(inode, "")
+                    for inode in _socket_inodes(member) if inode in sockets)))
+            )  # fmt: skip
+    return found
+
+
+def _socket_inodes(pid: int) -> list[int]:
+    inodes = []
+    with contextlib.suppress(OSError):
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                target = os.readlink(fd)
+                if target.startswith("socket:["):
+                    inodes.append(int(target[8:-1]))
+    return inodes
+
+
+def _listening_sockets() -> dict[int, str]:
+    """socket inode -> host:port of every listening TCP socket (from /proc/net/tcp, tcp6)."""
+    listening: dict[int, str] = {}
+    for table in ("tcp", "tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
+                fields = line.split()
+                if fields[3] != "0A":  # TCP_LISTEN
+                    continue
+                address, port = fields[1].split(":")
+                # each 32-bit word of the address is written in host (little-endian) order
+                raw = b"".join(
+                    bytes.fromhex(address[i : i + 8])[::-1] for i in range(0, len(address), 8)
+                )
+                host = ipaddress.ip_address(raw)
+                if isinstance(host, ipaddress.IPv6Address) and host.ipv4_mapped is not None:
+                    host = host.ipv4_mapped
+                listening[int(fields[9])] = f"{host}:{int(port, 16)}"
+    return listening
+
+
+@contextlib.contextmanager
+def running(home: Path, spec: ClusterSpec | None = None) -> Iterator[ClusterState]:
+    """A cluster for the duration of a `with` block, stopped also when the block fails."""
+    state = up(home, spec)
+    try:
+        yield state
+    finally:
+        down(home)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m cdc_tools.cluster", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("command", choices=["up", "down", "status"])
+    parser.add_argument(
+        "--home", type=Path, default=Path(os.environ.get("CDC_CLUSTER_HOME", DEFAULT_HOME))
+    )
+    parser.add_argument(
+        "--thrift-port", type=int, default=int(os.environ.get("CDC_THRIFT_PORT", "10000"))
+    )
+    args = parser.parse_args(argv)
+    if args.command == "up":
+        try:
+            state = up(args.home, ClusterSpec(thrift_port=args.thrift_port))
+        except ClusterError as error:
+            print(f"cluster: {error}", file=sys.stderr)
+            return 1
+        print(f"cluster up: master {state.master_url} (UI {state.master_ui}), Thrift Server "
+              f"{state.thrift_host}:{state.thrift_port}; logs in {args.home}/logs")  # fmt: skip
+        exports = " ".join(f"{k}={v}" for k, v in state.dbt_env().items())
+        print(f"run dbt on it:  {exports} dbt build")
+        print("stop it:        make cluster-down")
+        return 0
+    if args.command == "down":
+        stopped = down(args.home)
+        print("cluster down: " + (", ".join(stopped) if stopped else "nothing was running"))
+        return 0
+    state = read_state(args.home)
+    print(json.dumps(asdict(state), indent=2) if state else "cluster: not running")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,330 @@
+"""The project on a distributed Spark: dbt's `thrift` target against a standalone cluster.
+
+`cdc_tools.cluster` starts, from the installed pyspark distribution and on 127.0.0.1 only,
+a standalone master, one worker (whose executor is its own JVM) and the Spark Thrift Server
+submitted to that master, with its own metastore and warehouse, and the project's Python
+UDFs shipped to the executor. Simulated Oracle, SQL Server, Db2 and MongoDB sources land
+in one folder, which the executor reads. `dbt build` runs on the `thrift` target (a
+subprocess, as a user runs it) after a first batch and again after a second one, and the
+`local` target builds the same files (in-process, on the shared session). After each
+batch, every gold relation built on the cluster must equal the simulator's oracle and
+equal, row for row, what the `local` target built. The cluster is stopped when the module
+ends, also when a step failed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cdc_tools.cluster import ClusterError, ClusterSpec, ClusterState, processes, running
+from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
+from cdc_tools.oracle_check import compare_database
+from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
+from cdc_tools.simulator.mongodb import MongoSimResult, simulate_mongodb
+from cdc_tools.simulator.mongodb_config import MongoSimConfig
+from tests.conftest import DbtProject
+from tests.e2e.test_mongodb_sources import _assert_documents_match, _assert_typed_customers_match
+from tests.e2e.test_simulated_sources import _assert_customer_history_matches
+
+pytestmark = pytest.mark.spark
+
+# (flavour, schemas_enable, landing format)
+RELATIONAL: list[tuple[str, bool, str]] = [
+    ("oracle", False, "value_lines"),
+    ("sqlserver", True, "kcat"),
+    ("db2", True, "value_lines"),
+]
+REMOTE_SCHEMA = "t_cluster"
+# gold columns that say when a row was loaded, not what it holds: they differ between
+# two builds of the same files
+LOAD_TIME_COLUMNS = frozenset({"_loaded_at", "_load_id"})
+TIMESTAMP_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSSSS"
+
+
+def _spec(**extra_conf: str) -> ClusterSpec:
+    return ClusterSpec(
+        master_port=0, master_ui_port=0, worker_port=0, worker_ui_port=0, thrift_port=0,
+        worker_memory="3g", executor_memory="2g", driver_memory="2g", extra_conf=extra_conf,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    with running(tmp_path_factory.mktemp("cluster"), _spec()) as state:
+        yield state
+
+
+def _gone(state: ClusterState) -> None:
+    left = _pids_under(Path(state.home))
+    assert not left, f"still running after the cluster was stopped: {left}"
+    assert not (Path(state.home) / "cluster.json").exists()
+
+
+def test_a_failing_step_still_stops_the_cluster(tmp_path: Path) -> None:
+    """A block that fails while the cluster runs, and a Thrift Server that cannot start
+    after master and worker did: both leave no process behind."""
+    seen: list[ClusterState] = []
+    with pytest.raises(RuntimeError, match="a step failed"):
+        with running(tmp_path / "block", _spec()) as state:
+            seen.append(state)
+            assert {p.role for p in processes(state)} >= {"master", "worker", "executor"}
+            raise RuntimeError("a step failed")
+    _gone(seen[0])
+    with pytest.raises(ClusterError, match="thrift-server"):
+        with running(tmp_path / "start", _spec(**{"spark.driver.memory": "no-such-size"})):
+            pass
+    for name in ("master", "worker", "thrift-server"):
+        assert (tmp_path / "start" / "logs" / f"{name}.log").exists()
+    assert not (tmp_path / "start" / "cluster.json").exists()
+    assert not [pid for pid in _pids_under(tmp_path / "start")], (
+        "a process of the cluster that failed to start is still running"
+    )
+
+
+def _pids_under(home: Path) -> list[int]:
+    """Processes whose command line names `home` (every cluster JVM does)."""
+    marker = str(home).encode()
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                command = (proc / "cmdline").read_bytes()
+                state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if marker in command and state != "Z":
+                found.append(int(proc.name))
+    return found
+
+
+def test_the_cluster_is_distributed_and_listens_on_loopback_only(cluster) -> None:  # type: ignore[no-untyped-def]
+    running_now = processes(cluster)
+    roles = {process.role for process in running_now}
+    assert {"master", "worker", "thrift-server", "executor"} <= roles, running_now
+    [executor] = [p for p in running_now if p.role == "executor"]
+    assert executor.pid not in cluster.pids.values()  # its own JVM, started by the worker
+    addresses = [address for process in running_now for address in process.listening]
+    assert f"127.0.0.1:{cluster.thrift_port}" in addresses
+    assert addresses and all(a.startswith("127.0.0.1:") for a in addresses), addresses
+
+
+@pytest.fixture(scope="module")
+def relational() -> list[tuple[SimResult, str]]:
+    results = []
+    for index, (flavour, wrapped, fmt) in enumerate(RELATIONAL):
+        config = SimConfig(
+            seed=300 + index,
+            flavour=flavour,
+            database=f"CL{index}_{flavour.upper()}",
+            server=f"cl{index}",
+            schemas_enable=wrapped,
+            batches=2,
+            transactions=40,
+            transaction_metadata=index == 0,
+            truncate_probability=0.01 if flavour == "db2" else 0.0,
+        )
+        results.append((simulate(config), fmt))
+    return results
+
+
+@pytest.fixture(scope="module")
+def documents() -> list[tuple[MongoSimResult, str]]:
+    config = MongoSimConfig(
+        seed=340,
+        server="clmongo",
+        database="shop",
+        generation="oplog",
+        schemas_enable=False,
+        full_document=True,
+        redeliver_fraction=0.15,
+        v2_patch_fraction=0.3,
+        transactions=40,
+        batches=2,
+    )
+    return [(simulate_mongodb(config), "kcat")]
+
+
+@pytest.fixture(scope="module")
+def remote(dbt_project: DbtProject) -> DbtProject:
+    """The cluster's gold, copied into the local session under its own schema prefix, so
+    that the oracle checks of the local suites read it as they read local gold."""
+    return DbtProject(
+        spark=dbt_project.spark,
+        schema=f"{dbt_project.schema}_remote",
+        landing=dbt_project.landing,
+        target_path=dbt_project.target_path.parent / "remote-copy",
+    )
+
+
+def thrift_build(cluster: ClusterState, project: DbtProject, step: str) -> float:
+    """`dbt build` on the `thrift` target, as a user runs it (a subprocess); fails the test
+    with its log's tail when it fails, else returns its wall time. (Run while the local
+    build runs, both took longer together than one after the other: 2 cores.)"""
+    log = project.target_path.parent / f"thrift-{step}.log"
+    env = {
+        **os.environ,
+        **cluster.dbt_env(),
+        "CDC_SCHEMA": REMOTE_SCHEMA,
+        "CDC_LANDING_DIR": str(project.landing),
+        "CDC_THREADS": "2",
+    }
+    target = project.target_path.parent / "thrift-target"
+    dbt = str(Path(sys.executable).parent / "dbt")
+    argv = [
+        dbt, "build", "--project-dir", str(REPO_ROOT), "--profiles-dir", str(PROFILES_DIR),
+        "--target-path", str(target), "--log-path", str(target / "logs"),
+    ]  # fmt: skip
+    started = time.monotonic()
+    with log.open("w") as out:
+        completed = subprocess.run(
+            argv, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=1200, check=False
+        )
+    elapsed = time.monotonic() - started
+    if completed.returncode != 0:
+        tail = "".join(log.read_text().splitlines(keepends=True)[-40:])
+        pytest.fail(f"dbt build on the thrift target failed ({log}):\n{tail}")
+    print(f"\n{step}: dbt build on the thrift target took {elapsed:.1f} s")
+    return elapsed
+
+
+def _remote_relations(cursor, schema: str) -> list[str]:  # type: ignore[no-untyped-def]
+    cursor.execute(f"show tables in {schema}")
+    # (namespace, name, is temporary): the session's temporary views are not gold
+    names = [name for _, name, temporary in cursor.fetchall() if not temporary]
+    # the state, runs and staging tables behind each cdc_current_state view are internal
+    return sorted(name for name in names if "__cdc_" not in name)
+
+
+def _describe(cursor, relation: str) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    cursor.execute(f"describe {relation}")
+    columns = []
+    for name, data_type, *_ in cursor.fetchall():
+        if not name or name.startswith("#"):
+            break
+        columns.append((name, data_type))
+    return columns
+
+
+def copy_remote_gold(cluster: ClusterState, remote: DbtProject) -> list[str]:
+    """Every gold relation of the cluster as a table of the local session (same names,
+    schema `<remote.schema>_gold`), each row carried as JSON text of its typed values."""
+    from pyhive import hive
+
+    spark = remote.spark
+    local_schema = remote.layer("gold")
+    spark.sql(f"drop database if exists {local_schema} cascade")  # type: ignore[attr-defined]
+    spark.sql(f"create database {local_schema}")  # type: ignore[attr-defined]
+    options = f"map('timestampFormat', \"{TIMESTAMP_FORMAT}\")"
+    connection = hive.connect(host=cluster.thrift_host, port=cluster.thrift_port, username="dbt")
+    try:
+        cursor = connection.cursor()
+        relations = _remote_relations(cursor, f"{REMOTE_SCHEMA}_gold")
+        for name in relations:
+            columns = _describe(cursor, f"{REMOTE_SCHEMA}_gold.{name}")
+            cursor.execute(f"select to_json(struct(*), {options}) from {REMOTE_SCHEMA}_gold.{name}")
+            rows = [(line,) for (line,) in cursor.fetchall()]
+            ddl = ", ".join(f"`{column}` {data_type}" for column, data_type in columns)
+            frame = spark.createDataFrame(rows, "j string")  # type: ignore[attr-defined]
+            frame.selectExpr(f"inline(array(from_json(j, '{ddl}', {options})))").write.saveAsTable(
+                f"{local_schema}.{name}"
+            )
+    finally:
+        connection.close()
+    return relations
+
+
+def assert_same_gold(local: DbtProject, remote: DbtProject, relations: list[str]) -> dict[str, int]:
+    """Each gold relation holds the same rows (as a multiset) on both targets."""
+    local_relations = sorted(
+        row["tableName"]
+        for row in local.sql(f"show tables in {local.layer('gold')}")
+        if "__cdc_" not in row["tableName"] and not row["isTemporary"]
+    )
+    assert relations == local_relations
+    counts = {}
+    for name in relations:
+        columns = [
+            f"`{column}`"
+            for column in local.spark.table(f"{local.layer('gold')}.{name}").columns  # type: ignore[attr-defined]
+            if column not in LOAD_TIME_COLUMNS
+        ]
+        listed = ", ".join(columns)
+        mine = f"select {listed} from {local.layer('gold')}.{name}"
+        theirs = f"select {listed} from {remote.layer('gold')}.{name}"
+        [difference] = local.sql(
+            f"select (select count(*) from ({mine} except all {theirs})) as only_local, "
+            f"(select count(*) from ({theirs} except all {mine})) as only_cluster, "
+            f"(select count(*) from ({mine})) as rows"
+        )
+        assert difference["only_local"] == difference["only_cluster"] == 0, (name, difference)
+        counts[name] = difference["rows"]
+    return counts
+
+
+def assert_gold_equals_the_oracle(
+    project: DbtProject,
+    relational: list[tuple[SimResult, str]],
+    documents: list[tuple[MongoSimResult, str]],
+    batch: int,
+) -> None:
+    failures = []
+    for result, _ in relational:
+        outcome = compare_database(
+            project.spark,
+            project.layer("gold"),
+            result.config.database,
+            result.expected[batch],
+            result=result,
+            batch=batch,
+            databases=[r.config.database for r, _ in [*relational, *documents]],
+        )
+        assert sum(outcome.rows.values()) > 0
+        if not outcome.ok:
+            failures.append(f"{result.config.database}: " + "\n  ".join(outcome.differences))
+    assert not failures, "gold differs from the simulated source:\n" + "\n".join(failures)
+    if batch == len(relational[0][0].batches) - 1:  # the oracle's history is the whole run
+        _assert_customer_history_matches(project, relational)
+    _assert_documents_match(project, documents, batch)
+    _assert_typed_customers_match(project, documents, batch)
+
+
+def _land(project: DbtProject, relational, documents, batch: int) -> None:  # type: ignore[no-untyped-def]
+    for result, fmt in [*relational, *documents]:
+        write_batch(result.batches[batch], project.landing / result.config.database, batch, fmt)
+
+
+@pytest.mark.parametrize("batch", [0, 1], ids=["first-batch", "incremental-batch"])
+def test_cluster_gold_equals_the_oracle_and_the_local_target(  # type: ignore[no-untyped-def]
+    cluster, dbt_project, remote, relational, documents, batch
+) -> None:
+    _land(dbt_project, relational, documents, batch)
+    thrift_build(cluster, dbt_project, f"batch-{batch}")
+    started = time.monotonic()
+    dbt_project.run("build")
+    print(f"batch-{batch}: dbt build on the local target took {time.monotonic() - started:.1f} s")
+    relations = copy_remote_gold(cluster, remote)
+    assert {"captured_rows", "customers", "orders", "order_lines", "shop_customers"} <= set(
+        relations
+    )
+    assert_gold_equals_the_oracle(remote, relational, documents, batch)
+    assert_gold_equals_the_oracle(dbt_project, relational, documents, batch)
+    counts = assert_same_gold(dbt_project, remote, relations)
+    print(f"\nbatch {batch}: gold rows on both targets: {counts}")
+
+
+def test_the_python_udfs_ran_on_the_executor(cluster, dbt_project) -> None:  # type: ignore[no-untyped-def]
+    """The MongoDB documents were folded (test above) by `cdc_mongodb_fold`, a Python UDF:
+    its Python workers run below the executor JVM, not in the Thrift Server's driver."""
+    running_now = processes(cluster)
+    [executor] = [p for p in running_now if p.role == "executor"]
+    from cdc_tools.bench import descendants, proc_table
+
+    below = descendants(executor.pid, {pid: stat.ppid for pid, stat in proc_table().items()})
+    workers = [pid for pid in below if b"pyspark" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    assert workers, f"no Python worker below the executor (pid {executor.pid})"
