@@ -11,7 +11,7 @@ export DBT_PROFILES_DIR := $(CURDIR)/profiles
 export SPARK_LOCAL_IP := 127.0.0.1
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: setup check-java demo test lint unit bench docs docs-serve quality clean lock
+.PHONY: setup check-java demo test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down
 
 setup: check-java $(STAMP)
 	@mkdir -p landing
@@ -62,8 +62,15 @@ docs: setup
 docs-serve: docs
 	$(VENV)/bin/dbt docs serve --host 127.0.0.1 --port 8080
 
-clean:
-	rm -rf target logs .spark landing results
+# a Spark standalone cluster on 127.0.0.1 for the `thrift` target (README, "Running on a Spark cluster")
+cluster-up: setup
+	$(PY) -m cdc_tools.cluster up
+
+cluster-down:
+	@if [ -x $(PY) ]; then $(PY) -m cdc_tools.cluster down; fi
+
+clean: cluster-down
+	rm -rf target logs .spark .cluster landing results
 
 lock:
 	$(PY) -m pip freeze --exclude-editable | sed '/^-e /d' > requirements.lock.new

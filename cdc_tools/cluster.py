@@ -479,7 +479,10 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"cluster up: master {state.master_url} (UI {state.master_ui}), Thrift Server "
               f"{state.thrift_host}:{state.thrift_port}; logs in {args.home}/logs")  # fmt: skip
-        exports = " ".join(f"{k}={v}" for k, v in state.dbt_env().items())
+        landing = Path(os.environ.get("CDC_LANDING_DIR", REPO_ROOT / "landing")).resolve()
+        # the executors read the landing files: an absolute path (or a shared URI)
+        env = {**state.dbt_env(), "CDC_LANDING_DIR": str(landing)}
+        exports = " ".join(f"{k}={v}" for k, v in env.items())
         print(f"run dbt on it:  {exports} dbt build")
         print("stop it:        make cluster-down")
         return 0

@@ -172,7 +172,6 @@ def thrift_build(cluster: ClusterState, project: DbtProject, step: str) -> float
         **cluster.dbt_env(),
         "CDC_SCHEMA": REMOTE_SCHEMA,
         "CDC_LANDING_DIR": str(project.landing),
-        "CDC_THREADS": "2",
     }
     target = project.target_path.parent / "thrift-target"
     dbt = str(Path(sys.executable).parent / "dbt")
