@@ -339,16 +339,18 @@ def _signal_group(pid: int, signum: int) -> None:
         os.killpg(pid, signum)
 
 
-def _executor_pids(home: Path) -> list[int]:
-    """Executor JVMs the worker started for this cluster (their command line names the
-    worker's work folder), which may outlive a worker that was killed."""
-    marker = str(home / "work").encode()
+def pids_naming(path: Path) -> list[int]:
+    """Live processes whose command line names `path`: every JVM of a cluster names its
+    folder, and an executor names the worker's work folder (it may outlive a worker that
+    was killed)."""
+    marker = str(path).encode()
     pids = []
     for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
             continue
-        with contextlib.suppress(OSError):
-            if marker in (proc / "cmdline").read_bytes():
+        with contextlib.suppress(OSError, IndexError):
+            alive = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            if alive and marker in (proc / "cmdline").read_bytes():
                 pids.append(int(proc.name))
     return pids
 
@@ -371,7 +373,7 @@ def down(home: Path = DEFAULT_HOME, timeout: float = 30.0) -> list[str]:
             if _alive(pid):
                 _signal_group(pid, signal.SIGKILL)
             stopped.append(f"{name} (pid {pid})")
-    for pid in _executor_pids(home):
+    for pid in pids_naming(home / "work"):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
             stopped.append(f"executor (pid {pid})")
@@ -384,7 +386,8 @@ class ClusterProcess:
     pid: int
     role: str
     """master, worker, thrift-server (started by `up`) or what runs below them: executor
-    (the worker's executor JVM), python (the driver's and the executor's Python workers)."""
+    (the worker's executor JVM), python (the Thrift Server's PySpark driver, the executor's
+    Python workers), `<name> child` (anything else)."""
     listening: tuple[str, ...]
     """The host:port of every TCP socket it listens on."""
 
@@ -406,10 +409,10 @@ def processes(state: ClusterState) -> list[ClusterProcess]:
             except OSError:
                 continue
             role = name
-            if member != pid:
-                role = "executor" if b"CoarseGrainedExecutorBackend" in command else "python"
-                if b"java" in command.split(b"\0")[0] and role == "python":
-                    role = f"{name} child"
+            if b"CoarseGrainedExecutorBackend" in command:
+                role = "executor"
+            elif member != pid:
+                role = "python" if b"python" in command.split(b"\0")[0] else f"{name} child"
             found.append(
                 ClusterProcess(member, role, tuple(sorted(sockets.get(inode, "")
                     for inode in _socket_inodes(member) if inode in sockets)))

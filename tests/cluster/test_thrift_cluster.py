@@ -22,7 +22,14 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.cluster import ClusterError, ClusterSpec, ClusterState, processes, running
+from cdc_tools.cluster import (
+    ClusterError,
+    ClusterSpec,
+    ClusterState,
+    pids_naming,
+    processes,
+    running,
+)
 from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
 from cdc_tools.oracle_check import compare_database
 from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
@@ -61,7 +68,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untype
 
 
 def _gone(state: ClusterState) -> None:
-    left = _pids_under(Path(state.home))
+    left = pids_naming(Path(state.home))
     assert not left, f"still running after the cluster was stopped: {left}"
     assert not (Path(state.home) / "cluster.json").exists()
 
@@ -82,25 +89,9 @@ def test_a_failing_step_still_stops_the_cluster(tmp_path: Path) -> None:
     for name in ("master", "worker", "thrift-server"):
         assert (tmp_path / "start" / "logs" / f"{name}.log").exists()
     assert not (tmp_path / "start" / "cluster.json").exists()
-    assert not [pid for pid in _pids_under(tmp_path / "start")], (
+    assert not pids_naming(tmp_path / "start"), (
         "a process of the cluster that failed to start is still running"
     )
-
-
-def _pids_under(home: Path) -> list[int]:
-    """Processes whose command line names `home` (every cluster JVM does)."""
-    marker = str(home).encode()
-    found = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                command = (proc / "cmdline").read_bytes()
-                state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if marker in command and state != "Z":
-                found.append(int(proc.name))
-    return found
 
 
 def test_the_cluster_is_distributed_and_listens_on_loopback_only(cluster) -> None:  # type: ignore[no-untyped-def]
