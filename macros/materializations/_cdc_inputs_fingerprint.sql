@@ -2,8 +2,9 @@
     {#-
         An md5 of what a cdc_table_on_change model is built from: its compiled SQL and table
         config, and for each model, seed or source it depends on, when the relation was
-        created, its row count and its newest `_loaded_at` (when it has that column). An
-        input that gains rows or is rebuilt changes it; a view input is re-created by each
+        created, and what it read through (cdc_read_through) or else its row count and its
+        newest `_loaded_at` (when it has that column). An input that gains rows or is
+        rebuilt changes it; a view input is re-created by each
         run, so it changes on every run (the model is then always rebuilt).
     -#}
     {%- set parts = [compiled_sql] -%}
@@ -30,11 +31,19 @@
                     {%- set described.at = row[1] -%}
                 {%- endif -%}
             {%- endfor -%}
-            {%- set newest = 'cast(max(_loaded_at) as string)' if '_loaded_at' in described.columns else 'null' -%}
-            {%- set counts = run_query('select count(*), ' ~ newest ~ ' from ' ~ relation).rows[0] -%}
-            {%- do parts.append(
-                  unique_id ~ ': ' ~ relation.type ~ ' created ' ~ described.at ~ ', ' ~ counts[0]
-                  ~ ' rows through ' ~ counts[1]) -%}
+            {#- a table that records what it read through (cdc_read_through) changes its
+                record whenever it gains rows: no need to count them -#}
+            {%- set read_through = cdc_read_through(relation) if relation.type == 'table' else none -%}
+            {%- if read_through is not none -%}
+                {%- do parts.append(
+                      unique_id ~ ': table created ' ~ described.at ~ ', read through ' ~ read_through) -%}
+            {%- else -%}
+                {%- set newest = 'cast(max(_loaded_at) as string)' if '_loaded_at' in described.columns else 'null' -%}
+                {%- set counts = run_query('select count(*), ' ~ newest ~ ' from ' ~ relation).rows[0] -%}
+                {%- do parts.append(
+                      unique_id ~ ': ' ~ relation.type ~ ' created ' ~ described.at ~ ', ' ~ counts[0]
+                      ~ ' rows through ' ~ counts[1]) -%}
+            {%- endif -%}
         {%- endif -%}
     {%- endfor -%}
     {{ return(local_md5(parts | join('\n'))) }}

@@ -66,6 +66,26 @@
   {%- set runs_relation = _cdc_companion_relation('__cdc_runs') -%}
   {%- set staging_relation = _cdc_companion_relation('__cdc_staging') -%}
 
+  {%- set existing_state = adapter.get_relation(
+        database=state_relation.database, schema=state_relation.schema,
+        identifier=state_relation.identifier) -%}
+  {%- set existing_target = adapter.get_relation(
+        database=this.database, schema=this.schema, identifier=this.identifier) -%}
+
+  {#- Inputs that hold nothing the state has not applied: no Spark job at all -#}
+  {%- set inputs_read_through = cdc_inputs_read_through() -%}
+  {%- set previous_read_through = cdc_read_through(existing_state) if not should_full_refresh() else none -%}
+  {%- if existing_target is not none and existing_target.type == 'view'
+        and cdc_is_up_to_date(existing_state, inputs_read_through) -%}
+    {{ run_hooks(pre_hooks) }}
+    {{ log("cdc_current_state: " ~ this ~ " has applied everything its inputs hold, left as it is") }}
+    {% call statement('main') %}
+      select 'inputs unchanged' as cdc_status
+    {% endcall %}
+    {{ run_hooks(post_hooks) }}
+    {{ return({'relations': [target_relation]}) }}
+  {%- endif -%}
+
   {{ run_hooks(pre_hooks) }}
 
   {%- set model_columns = get_columns_in_query(sql) | map('lower') | list -%}
@@ -87,11 +107,6 @@
   {#- Unavailable values (PostgreSQL TOAST placeholders) are carried over: _cdc_carry_over.sql -#}
   {%- set carry = _cdc_carry_spec(sql, unique_key, state_columns) -%}
 
-  {%- set existing_state = adapter.get_relation(
-        database=state_relation.database, schema=state_relation.schema,
-        identifier=state_relation.identifier) -%}
-  {%- set existing_target = adapter.get_relation(
-        database=this.database, schema=this.schema, identifier=this.identifier) -%}
   {%- set existing_columns = [] -%}
   {%- if existing_state is not none -%}
     {%- set existing_columns = adapter.get_columns_in_relation(existing_state)
@@ -229,6 +244,7 @@
   {% call statement('cdc_publish_view') %}
     {{ _cdc_current_view_sql(target_relation, state_relation, published_columns, unique_key, delete_mode, carry) }}
   {% endcall %}
+  {{ cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
 
   {{ run_hooks(post_hooks) }}
 

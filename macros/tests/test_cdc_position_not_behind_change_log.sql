@@ -3,22 +3,59 @@
         Gold never goes backwards: every live row of `model` holds the newest readable
         change of its key in the change log `changes` (same key columns), no delete or
         truncate came after it, and no row exists that no change explains. Returns the
-        offending rows with what the change log says.
+        offending rows with what the change log says. Within a `dbt build` (the `where`
+        placeholder, cdc_test_scope) it checks the keys the run's loads touched, and the
+        rows of sources they truncated.
     -#}
     {%- set change_columns = adapter.get_columns_in_relation(changes) | map(attribute='name') | map('lower') | list -%}
     {%- set model_columns = adapter.get_columns_in_relation(model) | map(attribute='name') | map('lower') | list -%}
+    {%- set scope = cdc_test_scope(changes) if '__cdc_loaded_in_this_run__' in (config.get('where') or '')
+          else {'kind': 'all'} -%}
+    {%- set scoped = scope.kind != 'all' -%}
     {%- set join_keys = [] -%}
+    {%- set touched_keys = [] -%}
     {%- for column in key_columns -%}
         {%- do join_keys.append('live.' ~ column ~ ' <=> latest.' ~ column) -%}
+        {%- do touched_keys.append('touched.' ~ column ~ ' <=> {alias}.' ~ column) -%}
     {%- endfor -%}
 
+{%- if scope.kind == 'nothing' %}
+-- this build loaded nothing into the change log: nothing to check
+select cast(null as string) as gold_position where false
+{%- else %}
 with
+{% if scoped %}
+touched as (
 
+    select distinct {{ key_columns | join(', ') }}
+    from {{ changes }}
+    where {{ cdc_scope_predicate(scope) }}
+
+),
+
+touched_sources as (
+
+    select distinct _cdc_source_id
+    from {{ changes }}
+    where _cdc_op = 't' and {{ cdc_scope_predicate(scope) }}
+
+),
+{% endif %}
 readable as (
 
-    select * from {{ changes }}
+    select * from {{ changes }} as readable_changes
+    where true
     {%- if '_cdc_error_reason' in change_columns %}
-    where _cdc_error_reason is null
+        and _cdc_error_reason is null
+    {%- endif %}
+    {%- if scoped %}
+        and (
+            _cdc_op = 't'
+            or exists (
+                select 1 from touched
+                where {{ touched_keys | join(' and ') | replace('{alias}', 'readable_changes') }}
+            )
+        )
     {%- endif %}
 
 ),
@@ -48,9 +85,19 @@ truncates as (
 
 live as (
 
-    select * from {{ model }}
+    select * from {{ model }} as gold
+    where true
     {%- if '_cdc_is_deleted' in model_columns %}
-    where not _cdc_is_deleted
+        and not _cdc_is_deleted
+    {%- endif %}
+    {%- if scoped %}
+        and (
+            exists (
+                select 1 from touched
+                where {{ touched_keys | join(' and ') | replace('{alias}', 'gold') }}
+            )
+            or _cdc_source_id in (select touched_sources._cdc_source_id from touched_sources)
+        )
     {%- endif %}
 
 ),
@@ -79,4 +126,5 @@ final as (
 )
 
 select * from final
+{%- endif %}
 {% endtest %}

@@ -16,6 +16,9 @@
 {%- set new_files = cdc_new_landing_files(this if is_incremental() else none) -%}
 {#- binaryFile reads the content of every file its view lists: read the new ones only -#}
 {%- set files_relation = cdc_landing_files_subset_relation(new_files) or cdc_landing_files_relation() -%}
+{%- if new_files is not none and new_files | length == 0 %}
+{{ cdc_no_new_input() }}
+{%- endif %}
 
 with
 

@@ -2,7 +2,6 @@
     config(
         materialized='incremental',
         incremental_strategy='append',
-        post_hook="{{ cdc_record_read_through(ref('stg_cdc__messages')) }}",
     )
 }}
 

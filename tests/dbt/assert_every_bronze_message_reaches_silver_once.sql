@@ -1,13 +1,16 @@
 -- Reconciliation: every bronze message is in stg_cdc__messages exactly once (as a change,
 -- a tombstone, a control message or an error): one row at _cdc_row_index 0, and a message
 -- split into several row changes has each index 0..n-1 once. Returns the messages that
--- break it.
+-- break it. A `dbt build` checks the messages it loaded (cdc_test_scope).
+
+{%- set scope = cdc_test_scope(ref('bronze_cdc_messages')) %}
 
 with
 
 bronze as (
 
     select _message_id from {{ ref('bronze_cdc_messages') }}
+    where {{ cdc_scope_predicate(scope) }}
 
 ),
 
@@ -20,6 +23,7 @@ silver as (
         count(distinct _cdc_row_index) as distinct_indexes,
         max(_cdc_row_index) as last_index
     from {{ ref('stg_cdc__messages') }}
+    where {{ cdc_scope_predicate(scope) }}
     group by _message_id
 
 ),

@@ -1,0 +1,14 @@
+{% macro _cdc_newest_loaded_at(relation, after=none) %}
+    {#- The newest `_loaded_at` of `relation` as text (rows after `after` only, a timestamp
+        literal that lets parquet statistics skip older files), or none when the relation
+        has no such column or no rows. -#}
+    {%- set columns = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
+    {%- if '_loaded_at' not in columns -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set newest = run_query(
+        "select cast(max(_loaded_at) as string) from " ~ relation
+        ~ (" where _loaded_at > " ~ after if after else "")
+    ).columns[0].values()[0] -%}
+    {{ return(newest) }}
+{% endmacro %}

@@ -1,0 +1,27 @@
+{% macro _cdc_table_relations(unique_ids) %}
+    {#-
+        The tables behind the models `unique_ids` (graph node ids): a table-like model is
+        its own table (a cdc_current_state model its `__cdc_state` table); views and
+        ephemeral models are looked through to the models they select from. Seeds, sources
+        and tests are left out. Relations that do not exist yet are none in the list.
+    -#}
+    {%- set walk = namespace(pending=unique_ids | list, seen=[], relations=[]) -%}
+    {#- breadth-first over the dependency graph; a model graph is finite and acyclic -#}
+    {%- for _ in range(graph.nodes | length + 1) if walk.pending -%}
+        {%- set unique_id = walk.pending[0] -%}
+        {%- set walk.pending = walk.pending[1:] -%}
+        {%- set input = graph.nodes.get(unique_id) -%}
+        {%- if unique_id not in walk.seen and input is not none and input.resource_type == 'model' -%}
+            {%- do walk.seen.append(unique_id) -%}
+            {%- set materialized = input.config.materialized -%}
+            {%- if materialized in ['view', 'ephemeral'] -%}
+                {%- set walk.pending = walk.pending + input.depends_on.nodes | list -%}
+            {%- else -%}
+                {%- set identifier = input.alias ~ ('__cdc_state' if materialized == 'cdc_current_state' else '') -%}
+                {%- do walk.relations.append(adapter.get_relation(
+                      database=input.database, schema=input.schema, identifier=identifier)) -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(walk.relations) }}
+{% endmacro %}

@@ -1,0 +1,13 @@
+{% macro cdc_no_new_input() %}
+    {#-
+        Renders a comment that tells the project's `incremental` materialization that the
+        model found nothing new to read when it was compiled (bronze: no new landing file),
+        so that the run leaves the table as it is without a Spark job. Call it only when
+        that is certain.
+    -#}
+    {{ return(_cdc_no_new_input_marker()) }}
+{% endmacro %}
+
+{% macro _cdc_no_new_input_marker() %}
+    {{ return('/* cdc: no new input */') }}
+{% endmacro %}

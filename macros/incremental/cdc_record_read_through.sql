@@ -1,0 +1,33 @@
+{% macro cdc_record_read_through(relation, read_through, when='after', previous=none) %}
+    {#-
+        Bookkeeping of a model's writes, as table properties of `relation`: `when='before'`
+        marks a write as started (`cdc.reading_through`), `when='after'` records that it
+        ended: the table now holds everything its inputs held through `read_through`
+        (`cdc.read_through`), it was written by this invocation (`cdc.written_by`) with the
+        loads after `previous` (`cdc.previous_read_through`: what the data tests of this
+        invocation check, cdc_test_scope), by the model as it is now
+        (`cdc.model_fingerprint`). A run that dies between the two leaves `reading_through`
+        and `read_through` different, and the next run then reads its watermark from the
+        data (cdc_loaded_watermark). None is recorded as 'unknown' (a rebuild has no
+        previous read-through: its tests check every row).
+    -#}
+    {%- set allowed = ['before', 'after'] -%}
+    {%- if when not in allowed -%}
+        {{ exceptions.raise_compiler_error(
+            "cdc_record_read_through: when='" ~ when ~ "' is not one of: " ~ allowed | join(', ')) }}
+    {%- endif -%}
+    {%- set value = read_through if read_through is not none else 'unknown' -%}
+    {% call statement('cdc_record_read_through_' ~ when) %}
+        alter table {{ relation }} set tblproperties (
+        {%- if when == 'before' %}
+            'cdc.reading_through' = 'pending {{ invocation_id }}'
+        {%- else %}
+            'cdc.reading_through' = '{{ value }}',
+            'cdc.read_through' = '{{ value }}',
+            'cdc.previous_read_through' = '{{ previous if previous is not none else "unknown" }}',
+            'cdc.written_by' = '{{ invocation_id }}',
+            'cdc.model_fingerprint' = '{{ cdc_model_fingerprint() }}'
+        {%- endif %}
+        )
+    {% endcall %}
+{% endmacro %}

@@ -1,0 +1,51 @@
+{% macro get_where_subquery(relation) -%}
+    {#-
+        dbt's `where` test config, with one placeholder: `__cdc_loaded_in_this_run__`
+        (set for every data test of the project in dbt_project.yml) becomes the rows this
+        invocation loaded (cdc_test_scope): `false` when `dbt build` wrote nothing behind
+        the tested relation, `true` for whole-table checks. A test of uniqueness checks the
+        keys the run touched against every row; cdc_position_not_behind_change_log scopes
+        itself by the change log.
+    -#}
+    {%- set placeholder = '__cdc_loaded_in_this_run__' -%}
+    {%- set where = config.get('where', '') or '' -%}
+    {%- set test_name = (model.get('test_metadata') or {}).get('name') -%}
+    {%- set keys = none -%}
+    {%- if placeholder in where -%}
+        {%- set scope = {'kind': 'all'} if test_name in _cdc_self_scoped_tests() else cdc_test_scope(relation) -%}
+        {%- set kwargs = model.test_metadata.kwargs if test_name else {} -%}
+        {%- if scope.kind == 'since' and test_name == 'unique' -%}
+            {%- set keys = [kwargs.column_name] -%}
+        {%- elif scope.kind == 'since' and test_name == 'cdc_unique_key' -%}
+            {%- set keys = kwargs.columns -%}
+        {%- endif -%}
+        {%- if keys -%}
+            {#- the keys of the rows in scope, matched null-safely against every row -#}
+            {%- set touched_keys = [] -%}
+            {%- set conditions = [] -%}
+            {%- for key in keys -%}
+                {%- do touched_keys.append('(' ~ key ~ ') as __cdc_key_' ~ loop.index) -%}
+                {%- do conditions.append('touched.__cdc_key_' ~ loop.index ~ ' <=> (' ~ key ~ ')') -%}
+            {%- endfor -%}
+            {%- set where = where | replace(placeholder, 'exists (select 1 from (select '
+                  ~ touched_keys | join(', ') ~ ' from ' ~ relation ~ ' where ' ~ cdc_scope_predicate(scope)
+                  ~ ') as touched where ' ~ conditions | join(' and ') ~ ')') -%}
+        {%- else -%}
+            {%- set where = where | replace(placeholder, cdc_scope_predicate(scope)) -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- if where | trim in ['', 'true'] -%}
+        {{ return(relation) }}
+    {%- endif -%}
+    {%- set filtered -%}
+        (select * from {{ relation }} where {{ where }}) dbt_subquery
+    {%- endset -%}
+    {{ return(filtered) }}
+{%- endmacro %}
+
+{% macro _cdc_self_scoped_tests() %}
+    {#- generic tests the placeholder leaves whole: freshness looks at the newest row,
+        whatever this run loaded; cdc_position_not_behind_change_log scopes itself by the
+        change log (cdc_test_scope) -#}
+    {{ return(['cdc_position_not_behind_change_log', 'cdc_recency', 'cdc_quiet_sources']) }}
+{% endmacro %}
