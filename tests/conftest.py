@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("TZ", "UTC")
+# The data tests of every build here check whole tables (a user's `dbt build` checks what it
+# loaded: var cdc_test_scope); tests of the scoping pass `cdc_test_scope: loaded` themselves.
+os.environ.setdefault("CDC_TEST_SCOPE", "all")
 if hasattr(time, "tzset"):
     time.tzset()
 

@@ -363,7 +363,7 @@ carried as (
     left semi join (
         select {{ carry.unique_key | join(', ') }}, _cdc_sort_key, cdc_bucket
         from {{ state_relation }}
-        where cdc_bucket >= -2 and cdc_bucket != -1
+        where cdc_bucket >= {{ _cdc_partition('delta') }} and cdc_bucket != {{ _cdc_partition('truncate_markers') }}
             and _cdc_op = 'c' and not _cdc_is_deleted
             and (_cdc_source_id, _cdc_position) in (
                 select _cdc_source_id, _cdc_position
@@ -374,7 +374,7 @@ carried as (
         on stored.cdc_bucket = waiting.cdc_bucket
         and {{ _cdc_key_match(carry.unique_key, 'stored', 'waiting') }}
         and stored._cdc_sort_key = waiting._cdc_sort_key
-    where stored.cdc_bucket != -1
+    where stored.cdc_bucket != {{ _cdc_partition('truncate_markers') }}
         and {{ _cdc_carry_has_placeholder(carry, 'stored.') }}
 {% endmacro %}
 
@@ -435,6 +435,6 @@ carried as (
         where {{ _cdc_carry_needed_condition(carry) }}
         union all
         select 1 from {{ state_relation }}
-        where cdc_bucket = -2 and {{ _cdc_carry_has_placeholder(carry, '') }}
+        where cdc_bucket = {{ _cdc_partition('delta') }} and {{ _cdc_carry_has_placeholder(carry, '') }}
     ) as needing_carry
 {% endmacro %}

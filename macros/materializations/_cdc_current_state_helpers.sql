@@ -77,7 +77,7 @@
   {% endcall %}
   {%- if kind == 'compaction' %}
     {% call statement('cdc_drop_delta') %}
-      alter table {{ state_relation }} drop if exists partition (cdc_bucket = -2)
+      alter table {{ state_relation }} drop if exists partition (cdc_bucket = {{ _cdc_partition('delta') }})
     {% endcall %}
   {%- endif %}
 {% endmacro %}
@@ -85,7 +85,7 @@
 {% macro _cdc_state_counts(state_relation) %}
   {#- Rows of the compacted buckets and of the delta partition, as a dict. -#}
   {%- set result = run_query(
-      "select count_if(cdc_bucket >= 0), count_if(cdc_bucket = -2) from " ~ state_relation) -%}
+      "select count_if(cdc_bucket >= 0), count_if(cdc_bucket = " ~ _cdc_partition('delta') ~ ") from " ~ state_relation) -%}
   {{ return({'compacted': result.rows[0][0] | int, 'delta': result.rows[0][1] | int}) }}
 {% endmacro %}
 
@@ -110,7 +110,7 @@
         {%- endif %}
         {%- endfor %}
         true as _cdc_is_deleted,
-        -1 as cdc_bucket
+        {{ _cdc_partition('truncate_markers') }} as cdc_bucket
     from truncates
     where exists (select 1 from new_truncates)
 {% endmacro %}
@@ -157,7 +157,7 @@ truncates as (
         union all
         select _cdc_source_id, _cdc_sort_key as truncated_before
         from {{ state_relation }}
-        where cdc_bucket = -1
+        where cdc_bucket = {{ _cdc_partition('truncate_markers') }}
         {%- endif %}
     ) as all_truncates
     group by _cdc_source_id

@@ -20,7 +20,7 @@ compacted as (
 changed as (
 
     select * from {{ state_relation }}
-    where cdc_bucket = -2
+    where cdc_bucket = {{ _cdc_partition('delta') }}
 
 ),
 
@@ -28,7 +28,7 @@ truncates as (
 
     select _cdc_source_id, _cdc_sort_key as truncated_before
     from {{ state_relation }}
-    where cdc_bucket = -1
+    where cdc_bucket = {{ _cdc_partition('truncate_markers') }}
 
 ),
 
@@ -52,7 +52,7 @@ current_rows as (
       latest_rows.{{ column }},
       {%- endfor %}
       latest_rows._cdc_is_deleted
-      or coalesce(latest_rows._cdc_sort_key < truncates.truncated_before, false)
+      or {{ _cdc_hidden_by_truncate('latest_rows._cdc_sort_key', 'truncates.truncated_before') }}
       as _cdc_is_deleted
     from latest_rows
     left outer join truncates

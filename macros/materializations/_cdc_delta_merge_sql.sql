@@ -39,7 +39,7 @@ stored_delta as (
         {%- endfor %}
         _cdc_is_deleted
     from {{ state_relation }}
-    where cdc_bucket = -2
+    where cdc_bucket = {{ _cdc_partition('delta') }}
 
 ),
 
@@ -65,10 +65,7 @@ ranked as (
 
     select
         *,
-        row_number() over (
-            partition by {{ key_list }}
-            order by _cdc_sort_key desc, _cdc_is_deleted desc
-        ) as change_rank
+        {{ _cdc_latest_change_rank(unique_key) }} as change_rank
     from (
         select * from new_changes
         union all
@@ -91,7 +88,7 @@ winners as (
         {{ column }},
         {%- endfor %}
         _cdc_is_deleted,
-        -2 as cdc_bucket
+        {{ _cdc_partition('delta') }} as cdc_bucket
     from latest
 
 ),
@@ -104,7 +101,7 @@ winners as (
     ~ ' as compacted_rows left semi join carry_keys on '
     ~ _cdc_key_match(unique_key, 'compacted_rows', 'carry_keys')
     ~ ' where compacted_rows.cdc_bucket >= 0',
-    'select * from ' ~ state_relation ~ ' where cdc_bucket != -1') }},
+    'select * from ' ~ state_relation ~ ' where cdc_bucket != ' ~ _cdc_partition('truncate_markers')) }},
 
 revisited as (
     {%- if not carry.by_position %}
@@ -137,8 +134,8 @@ final as (
         latest.{{ column }},
         {%- endfor %}
         latest._cdc_is_deleted
-        or coalesce(latest._cdc_sort_key < truncates.truncated_before, false) as _cdc_is_deleted,
-        -2 as cdc_bucket
+        or {{ _cdc_hidden_by_truncate('latest._cdc_sort_key', 'truncates.truncated_before') }} as _cdc_is_deleted,
+        {{ _cdc_partition('delta') }} as cdc_bucket
     {%- if carry is not none %}
     from revisited as latest
     {%- else %}

@@ -28,7 +28,7 @@
         where _cdc_op = 't'
         group by _cdc_source_id
     ) as source
-    on target.cdc_bucket = -1 and target._cdc_source_id = source._cdc_source_id
+    on target.cdc_bucket = {{ _cdc_partition('truncate_markers') }} and target._cdc_source_id = source._cdc_source_id
     when matched and source.truncated_before > target._cdc_sort_key then update set
         target._cdc_sort_key = source.truncated_before
     when not matched then insert ({{ columns | join(', ') }}, _cdc_is_deleted, cdc_bucket)
@@ -39,7 +39,7 @@
         {%- elif column == '_cdc_op' %}'t'
         {%- elif column == '_loaded_at' %}current_timestamp()
         {%- else %}null{% endif %}, {% endfor -%}
-        true, -1
+        true, {{ _cdc_partition('truncate_markers') }}
     )
   {%- endset -%}
   {%- do statements.append(truncate_markers) -%}
@@ -77,21 +77,18 @@
                 ranked.{{ column }},
                 {%- endfor %}
                 ranked._cdc_is_deleted
-                or coalesce(ranked._cdc_sort_key < markers._cdc_sort_key, false) as _cdc_is_deleted,
-                pmod(xxhash64({{ ranked_key | join(', ') }}), {{ buckets }}) as cdc_bucket
+                or {{ _cdc_hidden_by_truncate('ranked._cdc_sort_key', 'markers._cdc_sort_key') }} as _cdc_is_deleted,
+                {{ _cdc_bucket(ranked_key, buckets) }} as cdc_bucket
             from (
                 select
                     *,
-                    row_number() over (
-                        partition by {{ unique_key | join(', ') }}
-                        order by _cdc_sort_key desc, _cdc_is_deleted desc
-                    ) as change_rank
+                    {{ _cdc_latest_change_rank(unique_key) }} as change_rank
                 from batch_changes
             ) as ranked
             left outer join (
                 select _cdc_source_id, _cdc_sort_key
                 from {{ state_relation }}
-                where cdc_bucket = -1
+                where cdc_bucket = {{ _cdc_partition('truncate_markers') }}
             ) as markers
                 on ranked._cdc_source_id = markers._cdc_source_id
             where ranked.change_rank = 1
@@ -105,7 +102,7 @@
             ~ ' as stored_rows left semi join carry_keys on '
             ~ _cdc_key_match(unique_key, 'stored_rows', 'carry_keys')
             ~ ' where stored_rows.cdc_bucket >= 0',
-            'select * from ' ~ state_relation ~ ' where cdc_bucket != -1') }}
+            'select * from ' ~ state_relation ~ ' where cdc_bucket != ' ~ _cdc_partition('truncate_markers')) }}
 
         select * from carried
     ) as source
@@ -124,22 +121,19 @@
             ranked.{{ column }},
             {%- endfor %}
             ranked._cdc_op = 'd'
-            or coalesce(ranked._cdc_sort_key < markers._cdc_sort_key, false) as _cdc_is_deleted,
-            pmod(xxhash64({{ ranked_key | join(', ') }}), {{ buckets }}) as cdc_bucket
+            or {{ _cdc_hidden_by_truncate('ranked._cdc_sort_key', 'markers._cdc_sort_key') }} as _cdc_is_deleted,
+            {{ _cdc_bucket(ranked_key, buckets) }} as cdc_bucket
         from (
             select
                 *,
-                row_number() over (
-                    partition by {{ unique_key | join(', ') }}
-                    order by _cdc_sort_key desc, _cdc_op = 'd' desc
-                ) as change_rank
+                {{ _cdc_latest_change_rank(unique_key, is_deleted="_cdc_op = 'd'") }} as change_rank
             from ({{ changes_sql }}) as batch
             where _cdc_op != 't'
         ) as ranked
         left outer join (
             select _cdc_source_id, _cdc_sort_key
             from {{ state_relation }}
-            where cdc_bucket = -1
+            where cdc_bucket = {{ _cdc_partition('truncate_markers') }}
         ) as markers
             on ranked._cdc_source_id = markers._cdc_source_id
         where ranked.change_rank = 1
@@ -159,11 +153,11 @@
     using (
         select _cdc_source_id, _cdc_sort_key as truncated_before
         from {{ state_relation }}
-        where cdc_bucket = -1
+        where cdc_bucket = {{ _cdc_partition('truncate_markers') }}
     ) as source
     on target.cdc_bucket >= 0
         and target._cdc_source_id = source._cdc_source_id
-        and target._cdc_sort_key < source.truncated_before
+        and {{ _cdc_hidden_by_truncate('target._cdc_sort_key', 'source.truncated_before') }}
         and not target._cdc_is_deleted
     when matched then update set target._cdc_is_deleted = true
   {%- endset -%}

@@ -8,7 +8,6 @@
       carry (_cdc_carry_spec): the winners' unavailable values are carried over from the
       key's older changes (see _cdc_carry_over.sql).
   -#}
-  {%- set key_list = unique_key | join(', ') -%}
 with
 
 new_changes as (
@@ -17,7 +16,7 @@ new_changes as (
         {%- for column in columns %}
         {{ column }},
         {%- endfor %}
-        pmod(xxhash64({{ key_list }}), {{ buckets }}) as cdc_bucket
+        {{ _cdc_bucket(unique_key, buckets) }} as cdc_bucket
     from ({{ changes_sql }}) as changes
 
 ),
@@ -58,10 +57,7 @@ ranked as (
 
     select
         *,
-        row_number() over (
-            partition by {{ key_list }}
-            order by _cdc_sort_key desc, _cdc_is_deleted desc
-        ) as change_rank
+        {{ _cdc_latest_change_rank(unique_key) }} as change_rank
     from candidates
 
 ),
@@ -83,7 +79,7 @@ winners as (
 {{ _cdc_carry_ctes(
     carry, columns, 'winners',
     'select ' ~ _cdc_carry_source_columns(carry) ~ ' from candidates',
-    none if state_relation is none else 'select * from ' ~ state_relation ~ ' where cdc_bucket != -1') }},
+    none if state_relation is none else 'select * from ' ~ state_relation ~ ' where cdc_bucket != ' ~ _cdc_partition('truncate_markers')) }},
 {%- endif %}
 
 applied as (
@@ -93,7 +89,7 @@ applied as (
         ranked.{{ column }},
         {%- endfor %}
         ranked._cdc_is_deleted
-        or coalesce(ranked._cdc_sort_key < truncates.truncated_before, false) as _cdc_is_deleted,
+        or {{ _cdc_hidden_by_truncate('ranked._cdc_sort_key', 'truncates.truncated_before') }} as _cdc_is_deleted,
         ranked.cdc_bucket
     {%- if carry is not none %}
     from carried as ranked

@@ -216,7 +216,7 @@
       {%- if compact -%}
         {%- set staged_sql = _cdc_state_merge_sql(
               changes_sql ~ " union all select " ~ state_columns | join(', ')
-              ~ " from " ~ state_relation ~ " where cdc_bucket = -2",
+              ~ " from " ~ state_relation ~ " where cdc_bucket = " ~ _cdc_partition('delta'),
               state_columns, unique_key, state_relation, buckets, retention_days, run_carry) -%}
       {%- else -%}
         {#- up to 500k batch rows, their keys are broadcast (tens of MB at most) -#}
@@ -226,12 +226,7 @@
       {%- endif -%}
       {{ _cdc_stage(staging_relation, state_relation, staged_sql) }}
       {{ _cdc_record_run(runs_relation, loaded_through, 'staged', kind) }}
-      {%- if var('cdc_inject_failure', none) == 'after_staging' -%}
-        {{ exceptions.raise_compiler_error(
-            "cdc_inject_failure=after_staging: " ~ this ~ " stopped after staging, before "
-            ~ "overwriting its buckets (fault-injection hook of the crash-recovery tests)"
-        ) }}
-      {%- endif %}
+      {{ cdc_after_staging(this) }}
       {{ _cdc_apply_staging(state_relation, staging_relation, kind) }}
       {{ _cdc_record_run(runs_relation, loaded_through, 'applied', kind) }}
       {{ adapter.drop_relation(staging_relation) }}
@@ -245,6 +240,9 @@
     {{ _cdc_current_view_sql(target_relation, state_relation, published_columns, unique_key, delete_mode, carry) }}
   {% endcall %}
   {{ cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
+
+  {% do apply_grants(target_relation, config.get('grants'), should_revoke(existing_target, full_refresh_mode=full_refresh)) %}
+  {% do persist_docs(target_relation, model) %}
 
   {{ run_hooks(post_hooks) }}
 

@@ -2,12 +2,16 @@
     {#-
         A JSON object with lower-cased keys in sorted order, from a map<string, string>:
         the same row key gives the same text whether it came from the Kafka message key
-        or from the row image. Null for a null or empty map.
+        or from the row image. Null for a null or empty map. The map is computed once
+        (`cdc_let`).
     -#}
+    {%- set canonical -%}
     case
-        when {{ map_expression }} is not null and size({{ map_expression }}) > 0
+        when canonical_map is not null and size(canonical_map) > 0
             then to_json(map_from_entries(array_sort(map_entries(
-                transform_keys({{ map_expression }}, (k, v) -> lower(k))
+                transform_keys(canonical_map, (k, v) -> lower(k))
             ))))
     end
+    {%- endset -%}
+    {{ cdc_let(map_expression, 'canonical_map', canonical) }}
 {% endmacro %}

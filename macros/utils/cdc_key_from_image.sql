@@ -8,9 +8,13 @@
         primaryKeyColumnNames), null when the image lacks one of them; or, for a table with
         neither, the whole row image (a keyless table: identical rows are one row).
         `source_identity` is a struct expression with fields db, schema, table (a family's
-        table_identity).
+        table_identity). The image is computed once (`cdc_let`, as `key_image`), however
+        many key columns read it.
     -#}
     {%- set keys = cdc_declared_table_keys() -%}
+    {%- set image_map_expression = image_map -%}
+    {%- set image_map = 'key_image' -%}
+    {%- set key_case %}
     case
     {%- for entry in keys %}
         {%- set columns = entry.columns | sort %}
@@ -36,4 +40,6 @@
     {%- endif %}
         else {{ cdc_canonical_json_map(image_map) }}
     end
+    {%- endset -%}
+    {{ cdc_let(image_map_expression, 'key_image', key_case) }}
 {% endmacro %}

@@ -30,7 +30,20 @@ CONFIG = SimConfig(
 )
 
 
-def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project) -> None:  # type: ignore[no-untyped-def]
+# Defined in a copy of the project, this stops every gold run between staging and overwrite
+# (macros/materializations/cdc_after_staging.sql is the dispatched extension point).
+STOP_AFTER_STAGING = """
+{% macro spark__cdc_after_staging(relation) %}
+    {{ exceptions.raise_compiler_error(
+        "injected failure: " ~ relation ~ " stopped after staging, before overwriting its buckets"
+    ) }}
+{% endmacro %}
+"""
+
+
+def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    stopping = dbt_project.copy_project(tmp_path / "stopping_project")
+    (stopping / "macros" / "spark__cdc_after_staging.sql").write_text(STOP_AFTER_STAGING)
     result = simulate(CONFIG)
     landing = dbt_project.landing / CONFIG.database
     write_batch(result.batches[0], landing, 0, "kcat")
@@ -41,8 +54,8 @@ def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project) -> No
         "run",
         "--select",
         "customers",
-        vars={"cdc_inject_failure": "after_staging"},
         expect_success=False,
+        project_dir=stopping,
     )
     assert not failed.success
 
@@ -95,8 +108,9 @@ def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project) -> No
         "run",
         "--select",
         "customers",
-        vars={"cdc_inject_failure": "after_staging", "cdc_compaction_ratio": 100},
+        vars={"cdc_compaction_ratio": 100},
         expect_success=False,
+        project_dir=stopping,
     )
     assert not failed.success
     assert _last_run(dbt_project, gold) == {"status": "staged", "kind": "delta"}

@@ -7,6 +7,7 @@ back. A final run of every test on the restored tables must pass.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 
 import pytest
@@ -216,3 +217,82 @@ def test_stale_bronze_warns(built) -> None:  # type: ignore[no-untyped-def]
 
 def test_every_test_passes_on_the_restored_tables(built) -> None:  # type: ignore[no-untyped-def]
     built.run("test")
+
+
+# ------------------------------------------------- a build checks what it loaded
+LOADED = {"cdc_test_scope": "loaded"}
+
+
+def _bookkeeping(project) -> dict[str, dict[str, str]]:  # type: ignore[no-untyped-def]
+    """The run bookkeeping (`cdc.*` table properties) of every table the project wrote."""
+    spark = project.spark
+    tables: dict[str, dict[str, str]] = {}
+    for layer in ("bronze", "silver", "gold"):
+        schema = project.layer(layer)
+        for table in spark.catalog.listTables(schema):
+            if table.tableType == "VIEW" or table.isTemporary:
+                continue
+            name = f"{schema}.{table.name}"
+            rows = spark.sql(f"show tblproperties {name}").collect()
+            properties = {r[0]: r[1] for r in rows if r[0].startswith("cdc.")}
+            if "cdc.read_through" in properties:
+                tables[name] = properties
+    return tables
+
+
+def test_a_build_with_nothing_new_writes_nothing_and_checks_nothing(built) -> None:  # type: ignore[no-untyped-def]
+    before = _bookkeeping(built)
+    assert {t.rsplit(".", 1)[1] for t in before} >= {
+        "bronze_cdc_messages",
+        "stg_cdc__messages",
+        "stg_inventory__customers",
+        "customers__cdc_state",
+        "captured_rows__cdc_state",
+    }, sorted(before)
+    result = built.run("build", vars=LOADED)
+    assert _bookkeeping(built) == before, "a build with no new landing file wrote a table"
+    tests = {
+        r.node.name: r.node.compiled_code
+        for r in result.result.results
+        if r.node.resource_type == "test"
+    }
+    unique_bronze = next(
+        code for name, code in tests.items() if name.startswith("unique_bronze_cdc_messages")
+    )
+    assert "where false" in unique_bronze, unique_bronze
+    position = next(
+        code
+        for name, code in tests.items()
+        if name.startswith("cdc_position_not_behind_change_log_customers")
+    )
+    assert "nothing to check" in position, position
+
+
+def test_a_build_checks_the_rows_it_loaded_and_dbt_test_checks_every_row(built) -> None:  # type: ignore[no-untyped-def]
+    spark = built.spark
+    stg = f"{built.layer('silver')}.stg_cdc__messages"
+    source = simulate(
+        SimConfig(
+            seed=12, flavour="oracle", database="TT_ORA2", server="tt2", batches=2, transactions=8
+        )
+    )
+
+    # an old message twice: outside what the next build loads, so its tests pass; a
+    # whole-table `dbt test` finds it
+    _append(spark, stg, lambda r: r)
+    write_batch(source.batches[0], built.landing / "tt2", 0, "kcat")
+    built.run("build", vars=LOADED)
+    whole = built.run(
+        "test", "--select", "stg_cdc__messages,test_name:unique", expect_success=False
+    )
+    _assert_failed(
+        [(r.node.name, str(r.status), r.failures) for r in whole.result.results],
+        "unique_stg_cdc__messages",
+    )
+
+    # a message twice among the rows the next build loads: that build fails on it
+    _append(spark, stg, _with(_loaded_at=dt.datetime(2999, 1, 1)))
+    write_batch(source.batches[1], built.landing / "tt2", 1, "kcat")
+    scoped = built.run("build", vars=LOADED, expect_success=False)
+    results = [(r.node.name, str(r.status), r.failures) for r in scoped.result.results]
+    _assert_failed(results, "unique_stg_cdc__messages")

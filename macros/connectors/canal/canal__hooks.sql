@@ -66,33 +66,44 @@
         whose old[i] holds a pkNames column changes the row's key: it is two row changes,
         a delete of the old key (before, null) and then the update. So is every update of a
         table without pkNames, whose rows are keyed by their whole image: the old row goes.
+        `old` is parsed once per message and each row's before image built once
+        (`cdc_let` binds them), not once per use.
     -#}
-    {%- set old_row = "try_element_at(from_json(" ~ message ~ ".body.old, 'array<string>'), row_index + 1)" -%}
-    {%- set before = cdc_json_overlay('row_image', old_row) -%}
-    case
-        when lower({{ message }}.body.isDdl) != 'true' and {{ message }}.body.data is not null then flatten(transform(
-            from_json({{ message }}.body.data, 'array<string>'),
-            (row_image, row_index) -> case
-                when {{ message }}.body.type = 'UPDATE' and (
-                        coalesce(size({{ message }}.body.pkNames), 0) < 1
-                        or exists(
-                            {{ message }}.body.pkNames,
-                            key_column -> map_contains_key({{ cdc_json_map(old_row) }}, lower(key_column))
-                        )
+    {%- set body = message ~ '.body' -%}
+    {#- one row: row_image (data[i]), canal_old_row (old[i]), canal_before (their overlay) -#}
+    {%- set row_changes -%}
+        case
+            when {{ body }}.type = 'UPDATE' and (
+                    coalesce(size({{ body }}.pkNames), 0) < 1
+                    or exists(
+                        {{ body }}.pkNames,
+                        key_column -> map_contains_key({{ cdc_json_map('canal_old_row') }}, lower(key_column))
                     )
-                    then array(
-                        named_struct('before', {{ before }}, 'after', cast(null as string)),
-                        named_struct('before', {{ before }}, 'after', row_image)
-                    )
-                else array(named_struct(
-                    'before', case
-                        when {{ message }}.body.type = 'UPDATE' then {{ before }}
-                        when {{ message }}.body.type = 'DELETE' then row_image
-                    end,
-                    'after', case when {{ message }}.body.type != 'DELETE' then row_image end
-                ))
-            end
+                )
+                then array(
+                    named_struct('before', canal_before, 'after', cast(null as string)),
+                    named_struct('before', canal_before, 'after', row_image)
+                )
+            else array(named_struct(
+                'before', case
+                    when {{ body }}.type = 'UPDATE' then canal_before
+                    when {{ body }}.type = 'DELETE' then row_image
+                end,
+                'after', case when {{ body }}.type != 'DELETE' then row_image end
+            ))
+        end
+    {%- endset -%}
+    {%- set rows -%}
+        flatten(transform(
+            from_json({{ body }}.data, 'array<string>'),
+            (row_image, row_index) -> {{ cdc_let(
+                'try_element_at(canal_old_rows, row_index + 1)', 'canal_old_row',
+                cdc_let(cdc_json_overlay('row_image', 'canal_old_row'), 'canal_before', row_changes)) }}
         ))
+    {%- endset %}
+    case
+        when lower({{ body }}.isDdl) != 'true' and {{ body }}.data is not null
+            then {{ cdc_let("from_json(" ~ body ~ ".old, 'array<string>')", 'canal_old_rows', rows) }}
     end
 {% endmacro %}
 

@@ -67,7 +67,7 @@
         the update's `filter`, the `before` image, else the Kafka key `{"id": "<_id as
         extended JSON>"}`. `announced_key` is not used: a document's key is always `_id`.
     -#}
-    {{ _debezium_mongodb_canonical_id(_debezium_mongodb_id(message)) }}
+    {{ cdc_let(_debezium_mongodb_id(message), 'mongodb_id', _debezium_mongodb_canonical_id('mongodb_id')) }}
 {% endmacro %}
 
 {% macro debezium_mongodb__position(message) %}

@@ -1,0 +1,5 @@
+{% macro _cdc_hidden_by_truncate(sort_key, truncated_before) -%}
+  {#- A row is hidden (deleted) by its source table's truncate when it sorts before the
+      truncate; no truncate hides nothing. -#}
+  coalesce({{ sort_key }} < {{ truncated_before }}, false)
+{%- endmacro %}

@@ -1,0 +1,8 @@
+{% macro _cdc_latest_change_rank(key_columns, is_deleted='_cdc_is_deleted') -%}
+  {#- Rank 1 is the latest change of a key: the highest _cdc_sort_key (source order, then
+      arrival); of two copies at the same sort key, a delete wins over the row it removes. -#}
+  row_number() over (
+      partition by {{ key_columns | join(', ') }}
+      order by _cdc_sort_key desc, {{ is_deleted }} desc
+  )
+{%- endmacro %}
