@@ -33,15 +33,16 @@
             {%- endfor -%}
             {#- a table that records what it read through (cdc_read_through) changes its
                 record whenever it gains rows: no need to count them -#}
-            {%- set read_through = cdc_read_through(relation) if relation.type == 'table' else none -%}
+            {#- (not by relation.type: a relation this run created is cached without one) -#}
+            {%- set read_through = cdc_read_through(relation) -%}
             {%- if read_through is not none -%}
                 {%- do parts.append(
-                      unique_id ~ ': table created ' ~ described.at ~ ', read through ' ~ read_through) -%}
+                      unique_id ~ ': created ' ~ described.at ~ ', read through ' ~ read_through) -%}
             {%- else -%}
                 {%- set newest = 'cast(max(_loaded_at) as string)' if '_loaded_at' in described.columns else 'null' -%}
                 {%- set counts = run_query('select count(*), ' ~ newest ~ ' from ' ~ relation).rows[0] -%}
                 {%- do parts.append(
-                      unique_id ~ ': ' ~ relation.type ~ ' created ' ~ described.at ~ ', ' ~ counts[0]
+                      unique_id ~ ': created ' ~ described.at ~ ', ' ~ counts[0]
                       ~ ' rows through ' ~ counts[1]) -%}
             {%- endif -%}
         {%- endif -%}

@@ -1,0 +1,34 @@
+{% macro _cdc_current_state_config() %}
+  {#- The validated config of the cdc_current_state model being run (see its doc). -#}
+  {%- set unique_key = config.get('unique_key') -%}
+  {%- if unique_key is string -%}{%- set unique_key = [unique_key] -%}{%- endif -%}
+  {%- if not unique_key -%}
+    {{ exceptions.raise_compiler_error(
+        "cdc_current_state model " ~ this ~ " needs config unique_key (a list of columns)."
+    ) }}
+  {%- endif -%}
+  {%- set delete_mode = config.get('cdc_delete_mode', 'hard') -%}
+  {%- if delete_mode not in ['hard', 'soft'] -%}
+    {{ exceptions.raise_compiler_error(
+        "cdc_delete_mode '" ~ delete_mode ~ "' of " ~ this ~ " is not one of: hard, soft"
+    ) }}
+  {%- endif -%}
+  {%- set file_format = config.get('file_format') or 'parquet' -%}
+  {%- set merge_formats = ['delta', 'iceberg', 'hudi'] -%}
+  {%- if file_format not in ['parquet'] + merge_formats -%}
+    {{ exceptions.raise_compiler_error(
+        "cdc_current_state model " ~ this ~ ": file_format '" ~ file_format ~ "' is not one of "
+        ~ "parquet (copy-on-write buckets), delta, iceberg, hudi (MERGE INTO)"
+    ) }}
+  {%- endif -%}
+  {{ return({
+      'unique_key': unique_key,
+      'delete_mode': delete_mode,
+      'file_format': file_format,
+      'merge_into': file_format in merge_formats,
+      'buckets': config.get('cdc_buckets', var('cdc_gold_buckets', 8)) | int,
+      'compaction_ratio': config.get('cdc_compaction_ratio', var('cdc_compaction_ratio', 0.1)) | float,
+      'retention_days': config.get(
+          'cdc_tombstone_retention_days', var('cdc_tombstone_retention_days', 7)) | int,
+  }) }}
+{% endmacro %}

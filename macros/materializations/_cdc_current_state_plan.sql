@@ -1,0 +1,47 @@
+{% macro _cdc_current_state_plan(cdc, sql, existing_state) %}
+  {#-
+      What a cdc_current_state run will do: the columns it keeps and publishes, the
+      carry-over of unavailable values, the companion relations, and the write path:
+      `rebuild` (full refresh or no state yet), `merge_into` (delta, iceberg, hudi) or
+      `merge_on_read` (parquet). Validates the model's columns: the required ones, and
+      the same columns as the stored state (else a rebuild is needed).
+  -#}
+  {%- set model_columns = get_columns_in_query(sql) | map('lower') | list -%}
+  {%- for required in ['_cdc_op', '_cdc_sort_key', '_cdc_source_id', '_cdc_source_ts', '_loaded_at'] + cdc.unique_key | map('lower') | list -%}
+    {%- if required not in model_columns -%}
+      {{ exceptions.raise_compiler_error(
+          "cdc_current_state model " ~ this ~ " must select column '" ~ required
+          ~ "'; it selects: " ~ model_columns | join(', ')
+      ) }}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set state_columns = model_columns | reject('in', ['_cdc_error_reason']) | list -%}
+  {%- set full_refresh = should_full_refresh() or existing_state is none -%}
+  {%- if not full_refresh -%}
+    {%- set existing_columns = adapter.get_columns_in_relation(existing_state)
+          | map(attribute='name') | map('lower')
+          | reject('in', ['_cdc_is_deleted', 'cdc_bucket']) | list -%}
+    {%- if existing_columns | sort != state_columns | sort -%}
+      {{ exceptions.raise_compiler_error(
+          "The columns of " ~ this ~ " changed (state has: " ~ existing_columns | sort | join(', ')
+          ~ "; the model now selects: " ~ state_columns | sort | join(', ') ~ "). Rebuild it "
+          ~ "from the change log with: dbt build --full-refresh --select " ~ model.name
+      ) }}
+    {%- endif -%}
+  {%- endif -%}
+  {#- published_columns: _cdc_sort_key ends with the arrival of the copy that won, internal,
+      so that copies of one event delivered differently give the same relation;
+      readable_only: rows with an error reason were quarantined upstream, never applied;
+      carry: unavailable values (PostgreSQL TOAST placeholders) are carried over -#}
+  {{ return({
+      'cdc': cdc,
+      'write_path': 'rebuild' if full_refresh else ('merge_into' if cdc.merge_into else 'merge_on_read'),
+      'state_relation': _cdc_companion_relation('__cdc_state'),
+      'runs_relation': _cdc_companion_relation('__cdc_runs'),
+      'staging_relation': _cdc_companion_relation('__cdc_staging'),
+      'state_columns': state_columns,
+      'published_columns': state_columns | reject('in', ['_cdc_sort_key']) | list,
+      'readable_only': 'where _cdc_error_reason is null' if '_cdc_error_reason' in model_columns else '',
+      'carry': _cdc_carry_spec(sql, cdc.unique_key, state_columns),
+  }) }}
+{% endmacro %}

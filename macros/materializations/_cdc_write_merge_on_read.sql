@@ -1,0 +1,54 @@
+{% macro _cdc_write_merge_on_read(plan, sql) %}
+  {#-
+      Write path `merge_on_read` (parquet): a batch goes to the delta partition, unless
+      the delta would outgrow compaction_ratio x the compacted rows; then the batch and the
+      delta are folded into the buckets they touch. Either is staged first and recorded
+      (`staged`, then `applied`), so that a run killed in between is finished by the next
+      one (_cdc_resume_interrupted_run).
+  -#}
+  {%- set cdc = plan.cdc -%}
+  {{ _cdc_resume_interrupted_run(plan.state_relation, plan.runs_relation, plan.staging_relation) }}
+  {%- set batch = _cdc_new_changes(plan, sql) -%}
+  {%- if batch.loaded_through is none -%}
+    {% call statement('main') %}
+      select 'no new changes' as cdc_status
+    {% endcall %}
+    {{ return('') }}
+  {%- endif -%}
+  {%- set counts = _cdc_state_counts(plan.state_relation) -%}
+  {%- set kind = 'compaction' if counts['delta'] + batch.rows > cdc.compaction_ratio * counts['compacted']
+        else 'delta' -%}
+  {%- set carry = plan.carry -%}
+  {%- set changes_sql = batch.sql -%}
+  {%- if carry is not none and carry.by_position -%}
+    {#- stored creates of a primary-key change waiting for their delete -#}
+    {%- set changes_sql = batch.sql ~ " union all " ~ _cdc_carry_revisit_sql(
+          carry, plan.state_columns, batch.sql, plan.state_relation) -%}
+  {%- endif -%}
+  {#- A run skips the carry-over when it would change nothing (one cheap count). The
+      revisited creates all hold placeholders, so then there are none: the staging query
+      reads the batch alone, not the state scan that finds them again. -#}
+  {%- if carry is not none and run_query(_cdc_carry_needed_sql(
+        carry, '(' ~ changes_sql ~ ') as changes', plan.state_relation)).rows[0][0] | int == 0 -%}
+    {%- set carry = none -%}
+    {%- set changes_sql = batch.sql -%}
+  {%- endif -%}
+  {%- if kind == 'compaction' -%}
+    {%- set staged_sql = _cdc_state_merge_sql(
+          changes_sql ~ " union all select " ~ plan.state_columns | join(', ')
+          ~ " from " ~ plan.state_relation ~ " where cdc_bucket = " ~ _cdc_partition('delta'),
+          plan.state_columns, cdc.unique_key, plan.state_relation, cdc.buckets, cdc.retention_days,
+          carry) -%}
+  {%- else -%}
+    {#- up to 500k batch rows, their keys are broadcast (tens of MB at most) -#}
+    {%- set staged_sql = _cdc_delta_merge_sql(
+          changes_sql, plan.state_columns, cdc.unique_key, plan.state_relation, carry,
+          small_batch=batch.rows <= 500000) -%}
+  {%- endif -%}
+  {{ _cdc_stage(plan.staging_relation, plan.state_relation, staged_sql) }}
+  {{ _cdc_record_run(plan.runs_relation, batch.loaded_through, 'staged', kind) }}
+  {{ cdc_after_staging(this) }}
+  {{ _cdc_apply_staging(plan.state_relation, plan.staging_relation, kind) }}
+  {{ _cdc_record_run(plan.runs_relation, batch.loaded_through, 'applied', kind) }}
+  {{ adapter.drop_relation(plan.staging_relation) }}
+{% endmacro %}

@@ -1,0 +1,31 @@
+{% macro _cdc_write_rebuild(plan, sql) %}
+  {#-
+      Write path `rebuild` (a full refresh, or no state yet): the state table created from
+      the whole change log in one statement, and a new runs table.
+  -#}
+  {%- set cdc = plan.cdc -%}
+  {{ adapter.drop_relation(plan.state_relation) }}
+  {{ adapter.drop_relation(plan.runs_relation) }}
+  {{ adapter.drop_relation(plan.staging_relation) }}
+  {#- one pass over the change log: the watermark, and whether the carry-over could change
+      any row (when not, the build leaves it out) -#}
+  {%- set carry_count = "0" -%}
+  {%- if plan.carry is not none -%}
+    {%- set carry_count = "count_if(" ~ ("_cdc_error_reason is null and " if plan.readable_only else "")
+          ~ _cdc_carry_needed_condition(plan.carry) ~ ")" -%}
+  {%- endif -%}
+  {%- set first_pass = run_query(
+        "select cast(max(_loaded_at) as string), " ~ carry_count ~ " from (" ~ sql ~ ")").rows[0] -%}
+  {% call statement('main') %}
+    create table {{ plan.state_relation }}
+    using {{ cdc.file_format }}
+    partitioned by (cdc_bucket)
+    as
+    {{ _cdc_state_merge_sql(
+          "select * from (" ~ sql ~ ") as model_changes " ~ plan.readable_only,
+          plan.state_columns, cdc.unique_key, none, cdc.buckets, cdc.retention_days,
+          plan.carry if first_pass[1] | int > 0 else none) }}
+  {% endcall %}
+  {{ _cdc_create_runs_table(plan.runs_relation) }}
+  {{ _cdc_record_run(plan.runs_relation, first_pass[0], 'applied', 'full') }}
+{% endmacro %}
