@@ -56,8 +56,9 @@ bench: setup
 quality: setup
 	$(PY) -m cdc_tools.quality
 
+# dbt docs generate; before the first build it says so and writes the docs without types
 docs: setup
-	$(VENV)/bin/dbt docs generate
+	$(PY) -m cdc_tools.docs
 
 docs-serve: docs
 	$(VENV)/bin/dbt docs serve --host 127.0.0.1 --port 8080
