@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from cdc_tools.bench.plot import PLOT_NAME, plot_report
 from cdc_tools.spark_profile import PROFILE_HEADERS as SPARK_PROFILE_HEADERS
 from cdc_tools.tables import markdown_table, text_table
 
@@ -123,7 +124,7 @@ def render_text(report: Mapping[str, Any], top: int = 12) -> str:
     return "\n".join(parts)
 
 
-def render_markdown(report: Mapping[str, Any], top: int = 12) -> str:
+def render_markdown(report: Mapping[str, Any], top: int = 12, plot_name: str | None = None) -> str:
     machine = report["machine"]
     generation = report["generation"]
     parts = [
@@ -163,13 +164,23 @@ def render_markdown(report: Mapping[str, Any], top: int = 12) -> str:
             ]
     if report.get("scaling"):
         parts += ["", "Scaling:", "", markdown_table(SCALING_HEADERS, _scaling_rows(report))]
+    if plot_name:
+        parts += [
+            "",
+            "Plot: wall time by size (left) and the full run's slowest nodes, compile and "
+            "execute (right).",
+            "",
+            f"![scaling and time per node]({plot_name})",
+        ]
     return "\n".join(parts) + "\n"
 
 
 def write_report(report: Mapping[str, Any], results_dir: Path) -> tuple[Path, Path]:
+    """`bench.json`, `bench.md` and the plot `bench.png` (linked from the markdown)."""
     results_dir.mkdir(parents=True, exist_ok=True)
     json_path = results_dir / "bench.json"
     md_path = results_dir / "bench.md"
     json_path.write_text(json.dumps(report, indent=2) + "\n")
-    md_path.write_text(render_markdown(report))
+    plot = plot_report(report, results_dir / PLOT_NAME)
+    md_path.write_text(render_markdown(report, plot_name=plot.name))
     return json_path, md_path

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,43 @@ class ProcessRun:
     samples: int
 
 
+class LogFollower:
+    """The complete lines a growing log file gained since the last call."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self.partial = b""
+
+    def new_lines(self) -> list[str]:
+        try:
+            with open(self.path, "rb") as log:
+                log.seek(self.offset)
+                data = log.read()
+        except OSError:
+            return []
+        self.offset += len(data)
+        *lines, self.partial = (self.partial + data).split(b"\n")
+        return [line.decode(errors="replace").rstrip("\r") for line in lines]
+
+
+# dbt's line when a node ends: `12:00:01  3 of 40 OK created sql incremental model ...`
+DBT_NODE_DONE = re.compile(r"\d+ of \d+ (OK|PASS|WARN|ERROR|FAIL|SKIP)\b")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def dbt_progress(prefix: str) -> Callable[[str], None]:
+    """Print dbt's per-node completion lines of a measured run, with the run's elapsed time."""
+    started = time.monotonic()
+
+    def show(line: str) -> None:
+        text = ANSI.sub("", line).strip()
+        if DBT_NODE_DONE.search(text):
+            print(f"  {prefix} +{time.monotonic() - started:6.1f}s {text}", flush=True)
+
+    return show
+
+
 def run_measured(
     argv: Sequence[str],
     *,
@@ -30,12 +68,15 @@ def run_measured(
     log_path: Path,
     cwd: Path = REPO_ROOT,
     interval: float = SAMPLE_INTERVAL_S,
+    progress: Callable[[str], None] | None = None,
 ) -> ProcessRun:
-    """Run ``argv`` to completion, sampling its process tree every ``interval`` seconds."""
+    """Run ``argv`` to completion, sampling its process tree every ``interval`` seconds;
+    ``progress`` gets each line the run writes to its log, as it comes."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     peak_kb = 0
     samples = 0
     ticks: dict[int, int] = {}
+    follower = LogFollower(log_path)
     with open(log_path, "wb") as log:
         started = time.monotonic()
         process = subprocess.Popen(
@@ -47,12 +88,18 @@ def run_measured(
             for pid, cpu in sample.cpu_ticks.items():
                 ticks[pid] = max(ticks.get(pid, 0), cpu)
             samples += 1
+            if progress is not None:
+                for line in follower.new_lines():
+                    progress(line)
             try:
                 returncode = process.wait(timeout=interval)
                 break
             except subprocess.TimeoutExpired:
                 continue
         wall = time.monotonic() - started
+    if progress is not None:
+        for line in follower.new_lines():
+            progress(line)
     return ProcessRun(wall, peak_kb / 1024, sum(ticks.values()) / CLOCK_TICKS, returncode, samples)
 
 

@@ -44,6 +44,7 @@ def run_scenario(
     print(f"== {events:,} events ({increment_events:,} held back for the increment) ==")
     snapshot_project(ws.project, project_rev)
     plans = plan_sources(events, flavours, increment_events)
+    print(f"  generating {events:,} events from {len(plans)} simulated sources ...", flush=True)
     generation = generate(plans, ws.landing, ws.increment, batch_events)
     print(
         f"  generated {generation.events + generation.held_back:,} events in "

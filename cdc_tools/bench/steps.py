@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cdc_tools import spark_profile
-from cdc_tools.bench.sampling import log_tail, run_measured
+from cdc_tools.bench.sampling import dbt_progress, log_tail, run_measured
 from cdc_tools.bench.settings import BASELINE_RESULT_TAG, FLOOR_PROJECT, BenchError
 from cdc_tools.bench.timings import timing_summary
 from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
@@ -176,7 +176,8 @@ def run_dbt_step(
     if event_logs:
         event_log_dir.mkdir(parents=True, exist_ok=True)
         env.update({"CDC_SPARK_EVENT_LOG": "true", "CDC_SPARK_EVENT_LOG_DIR": str(event_log_dir)})
-    run = run_measured(argv, env=env, log_path=log, cwd=project)
+    progress = dbt_progress(f"[{step}]")
+    run = run_measured(argv, env=env, log_path=log, cwd=project, progress=progress)
     if run.returncode != 0:
         raise BenchError(f"dbt build ({step}) failed, see {log}:\n{log_tail(log)}")
     run_results_path = target / "run_results.json"

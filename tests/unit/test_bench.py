@@ -333,3 +333,69 @@ def test_parse_args_defaults() -> None:
     assert bench.parse_args(["--events", "1_000", "--scaling", "10,20"]).scaling == [10, 20]
     with pytest.raises(SystemExit):
         bench.parse_args(["--increment-fraction", "0"])
+
+
+def test_plot_report_draws_the_scaling_table_and_the_node_split(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from cdc_tools.bench import plot
+
+    report = _report()
+    series = plot.scaling_series(report)
+    assert series["full build"] == ([100_000, 1_000_000], [80.0, 200.0])
+    assert series["no-op build"][1] == [40.0, 40.0]
+    split = plot.node_split(report)
+    assert split[0][0] == "model silver"
+    assert split[1] == ("model bronze", 10.0, 20.0, 0.0)
+    path = plot.plot_report(report, tmp_path / "bench.png")
+    with Image.open(path) as image:
+        assert image.format == "PNG" and image.size == (1400, 600)
+        assert len(image.convert("RGB").getcolors(maxcolors=1 << 20) or []) > 20
+
+
+def test_plot_without_scaling_uses_the_main_steps(tmp_path: Path) -> None:
+    from cdc_tools.bench import plot
+
+    report = {**_report(), "scaling": []}
+    series = plot.scaling_series(report)
+    assert series["full build"] == ([1_000_000], [200.0])
+    assert "baseline (PySpark)" in series
+    assert plot.plot_report(report, tmp_path / "p.png").stat().st_size > 10_000
+
+
+def test_write_report_links_the_plot(tmp_path: Path) -> None:
+    _, md_path = bench.write_report(_report(), tmp_path / "out")
+    assert (tmp_path / "out" / "bench.png").is_file()
+    assert "![scaling and time per node](bench.png)" in md_path.read_text()
+
+
+def test_run_measured_shows_dbt_node_lines_as_they_come(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cdc_tools.bench import sampling
+
+    lines = [
+        "12:00:00  Running with dbt=1.11",
+        "12:00:01  1 of 2 START sql table model a ..... [RUN]",
+        "12:00:02  1 of 2 OK created sql table model a ..... [OK in 1.0s]",
+        "\x1b[32m12:00:03  2 of 2 ERROR creating sql view model b ..... [ERROR in 0.1s]\x1b[0m",
+    ]
+    script = f"import time\nfor line in {lines!r}:\n    print(line, flush=True); time.sleep(0.2)"
+    shown: list[str] = []
+    run = bench.run_measured(
+        [sys.executable, "-c", script],
+        env=dict(os.environ),
+        log_path=tmp_path / "run.log",
+        interval=0.05,
+        progress=shown.append,
+    )
+    assert run.returncode == 0
+    assert shown == lines
+    show = sampling.dbt_progress("[full]")
+    for line in lines:
+        show(line)
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 2
+    assert printed[0].startswith("  [full] +")
+    assert "1 of 2 OK created sql table model a" in printed[0]
+    assert "2 of 2 ERROR creating sql view model b" in printed[1] and "\x1b" not in printed[1]
