@@ -42,7 +42,8 @@ demo: setup
 lint: setup
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m sqlfluff lint models tests/dbt
+	$(PY) -m sqlfluff lint models macros tests/dbt
+	$(PY) -m cdc_tools.check_yaml
 
 test: setup lint
 	$(PY) -m pytest
