@@ -66,12 +66,15 @@ def manifest_path(target_path: Path | None = None) -> Path:
     return Path(target_path or DEFAULT_TARGET) / "manifest.json"
 
 
-def load_suites(manifest: Path | None = None, *, parse: bool = True) -> tuple[TableSuite, ...]:
-    """The suites of every model of the dbt manifest (`target/manifest.json`); when it is
-    missing and `parse` is true, `dbt parse` writes it first (in this process)."""
+def load_suites(
+    manifest: Path | None = None, *, parse: bool = True, refresh: bool = False
+) -> tuple[TableSuite, ...]:
+    """The suites of every model of the dbt manifest (`target/manifest.json`). `dbt parse`
+    (in this process) writes it first when `refresh` is true, or when it is missing and
+    `parse` is true."""
     path = Path(manifest) if manifest is not None else manifest_path()
-    if not path.is_file():
-        if not parse:
+    if refresh or not path.is_file():
+        if not (parse or refresh):
             raise FileNotFoundError(f"{path}: run `dbt parse` (or any dbt command) first")
         from cdc_tools.dbt_invoke import run_dbt
 
@@ -398,7 +401,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         type=Path,
         default=None,
         help="dbt manifest the suites are derived from (default: target/manifest.json, "
-        "written by `dbt parse` when missing)",
+        "written first by `dbt parse`, so that it holds every model of the project)",
     )
     return parser.parse_args(argv)
 
@@ -407,7 +410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     from cdc_tools.local_spark import get_local_spark
 
-    suites = load_suites(args.manifest)
+    suites = load_suites(args.manifest, refresh=args.manifest is None)
     report = run_quality(get_local_spark(), args.schema, args.docs_dir, suites)
     print(report.summary())
     failures = report.failures()

@@ -145,3 +145,16 @@ def test_gold_leaves_what_the_scaffolded_dbt_tests_check_to_dbt(
 def test_contract_types_map_to_spark_types(data_type: str, expected: str | None) -> None:
     check = of_type("c", data_type)
     assert (check.kwargs["type_"] if check else None) == expected
+
+
+def test_load_suites_parses_the_project_when_asked(tmp_path: Path) -> None:
+    from cdc_tools.quality import load_suites
+
+    manifest = tmp_path / "target" / "manifest.json"
+    with pytest.raises(FileNotFoundError):
+        load_suites(manifest, parse=False)
+    keys = {suite.key for suite in load_suites(manifest)}
+    assert manifest.is_file()
+    expected = {"bronze.bronze_cdc_messages", "silver.stg_inventory__customers", "gold.customers"}
+    assert expected <= keys
+    assert "gold.accounts" not in keys  # the repo's own project has no scaffolded accounts
