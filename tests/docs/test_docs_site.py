@@ -151,6 +151,20 @@ def test_the_catalog_types_every_silver_and_gold_column(built, manifest) -> None
     assert untyped == []
 
 
+def test_every_built_column_and_the_source_is_documented(built, manifest) -> None:  # type: ignore[no-untyped-def]
+    """What the docs site shows for a table (the catalog's columns) has a description."""
+    catalog = json.loads((built.target_path / "catalog.json").read_text())
+    undocumented: list[str] = []
+    for unique_id, node in _layer_models(manifest, ("bronze", "silver", "gold")).items():
+        assert node["description"].strip(), f"{unique_id} has no description"
+        described = {n.lower() for n, c in node["columns"].items() if c["description"].strip()}
+        shown = catalog["nodes"][unique_id]["columns"]
+        undocumented += [f"{unique_id}.{n}" for n in shown if n.lower() not in described]
+    assert undocumented == []
+    source = manifest["sources"][SOURCE_ID]
+    assert source["description"].strip() and source["loaded_at_field"] == "_loaded_at"
+
+
 # The catalog spells Spark's schema tree (`|-- id: integer`); contracts use SQL type names.
 CATALOG_TYPE_NAMES = {"integer": "int", "long": "bigint", "short": "smallint", "byte": "tinyint"}
 
