@@ -54,7 +54,8 @@ def dbt_progress(prefix: str) -> Callable[[str], None]:
     started = time.monotonic()
 
     def show(line: str) -> None:
-        text = ANSI.sub("", line).strip()
+        # Spark's console progress bars share the line, each ended by a carriage return
+        text = ANSI.sub("", line).split("\r")[-1].strip()
         if DBT_NODE_DONE.search(text):
             print(f"  {prefix} +{time.monotonic() - started:6.1f}s {text}", flush=True)
 

@@ -380,6 +380,7 @@ def test_run_measured_shows_dbt_node_lines_as_they_come(
         "12:00:02  1 of 2 OK created sql table model a ..... [OK in 1.0s]",
         "\x1b[32m12:00:03  2 of 2 ERROR creating sql view model b ..... [ERROR in 0.1s]\x1b[0m",
     ]
+    bar = "[Stage 3:=====>       (1 + 1) / 2]\r        \r"
     script = f"import time\nfor line in {lines!r}:\n    print(line, flush=True); time.sleep(0.2)"
     shown: list[str] = []
     run = bench.run_measured(
@@ -393,9 +394,9 @@ def test_run_measured_shows_dbt_node_lines_as_they_come(
     assert shown == lines
     show = sampling.dbt_progress("[full]")
     for line in lines:
-        show(line)
+        show(bar + line if " of 2 " in line else line)
     printed = capsys.readouterr().out.splitlines()
     assert len(printed) == 2
-    assert printed[0].startswith("  [full] +")
+    assert printed[0].startswith("  [full] +") and "Stage" not in printed[0]
     assert "1 of 2 OK created sql table model a" in printed[0]
     assert "2 of 2 ERROR creating sql view model b" in printed[1] and "\x1b" not in printed[1]
