@@ -42,7 +42,8 @@ demo: setup
 lint: setup
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m sqlfluff lint models tests/dbt
+	$(PY) -m sqlfluff lint models macros tests/dbt
+	$(PY) -m cdc_tools.check_yaml
 
 test: setup lint
 	$(PY) -m pytest
@@ -56,8 +57,9 @@ bench: setup
 quality: setup
 	$(PY) -m cdc_tools.quality
 
+# dbt docs generate; before the first build it says so and writes the docs without types
 docs: setup
-	$(VENV)/bin/dbt docs generate
+	$(PY) -m cdc_tools.docs
 
 docs-serve: docs
 	$(VENV)/bin/dbt docs serve --host 127.0.0.1 --port 8080

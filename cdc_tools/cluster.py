@@ -394,7 +394,7 @@ class ClusterProcess:
 
 def processes(state: ClusterState) -> list[ClusterProcess]:
     """Every live process the cluster runs: the three `up` started and their descendants."""
-    from cdc_tools.bench import descendants, proc_table
+    from cdc_tools.processes import descendants, proc_table
 
     table = proc_table()
     parents = {pid: stat.ppid for pid, stat in table.items()}

@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import time
 from pathlib import Path
 
 from cdc_tools.dbt_invoke import run_dbt
 from cdc_tools.local_spark import REPO_ROOT, get_local_spark
 from cdc_tools.oracle_check import compare_database
+from cdc_tools.progress import Progress
 from cdc_tools.simulator import SimConfig, simulate, write_batch
 
 DEMO_SOURCES: tuple[tuple[str, bool, str], ...] = (
@@ -62,53 +62,65 @@ def show_quarantine(spark) -> None:  # type: ignore[no-untyped-def]
 
 
 def run_simulated(landing: Path) -> int:
+    progress = Progress("demo")
     if landing.exists():
         shutil.rmtree(landing)
-    results = [
-        simulate(
-            SimConfig(
-                seed=index + 1,
-                flavour=flavour,
-                database=f"DEMO_{flavour.upper()}",
-                server=f"demo_{flavour}",
-                schemas_enable=wrapped,
-                batches=2,
+    with progress.step(f"simulating {len(DEMO_SOURCES)} source databases"):
+        results = [
+            simulate(
+                SimConfig(
+                    seed=index + 1,
+                    flavour=flavour,
+                    database=f"DEMO_{flavour.upper()}",
+                    server=f"demo_{flavour}",
+                    schemas_enable=wrapped,
+                    batches=2,
+                )
             )
-        )
-        for index, (flavour, wrapped, _) in enumerate(DEMO_SOURCES)
-    ]
-    spark = get_local_spark()
+            for index, (flavour, wrapped, _) in enumerate(DEMO_SOURCES)
+        ]
+    with progress.step("starting Spark (local session, shared with dbt)"):
+        spark = get_local_spark()
     failures = 0
     for batch in range(2):
-        for result, (_, _, fmt) in zip(results, DEMO_SOURCES, strict=True):
-            write_batch(result.batches[batch], landing / result.config.database, batch, fmt)
-        started = time.monotonic()
-        run_dbt(["build", *(["--full-refresh"] if batch == 0 else [])])
-        print(f"\n== batch {batch}: dbt build took {time.monotonic() - started:.1f}s ==")
-        for result in results:
-            outcome = compare_database(
-                spark,
-                _schema("gold"),
-                result.config.database,
-                result.expected[batch],
-                result=result,
-                batch=batch,
-                databases=[r.config.database for r in results],
-            )
-            verdict = "matches" if outcome.ok else "DIFFERS FROM"
-            print(f"gold for {result.config.database} {verdict} the source database {outcome.rows}")
-            for difference in outcome.differences:
-                print(f"  {difference}")
-            failures += not outcome.ok
+        with progress.step(f"batch {batch}: writing landing files"):
+            for result, (_, _, fmt) in zip(results, DEMO_SOURCES, strict=True):
+                write_batch(result.batches[batch], landing / result.config.database, batch, fmt)
+        kind = "full refresh" if batch == 0 else "incremental"
+        with progress.step(f"batch {batch}: dbt build ({kind}; dbt prints each model and test)"):
+            run_dbt(["build", *(["--full-refresh"] if batch == 0 else [])])
+        with progress.step(f"batch {batch}: checking gold against the simulated sources"):
+            for result in results:
+                outcome = compare_database(
+                    spark,
+                    _schema("gold"),
+                    result.config.database,
+                    result.expected[batch],
+                    result=result,
+                    batch=batch,
+                    databases=[r.config.database for r in results],
+                )
+                verdict = "matches" if outcome.ok else "DIFFERS FROM"
+                print(
+                    f"gold for {result.config.database} {verdict} the source database "
+                    f"{outcome.rows}"
+                )
+                for difference in outcome.differences:
+                    print(f"  {difference}")
+                failures += not outcome.ok
     show_gold(spark)
     show_quarantine(spark)
+    progress.say("finished" + (f": {failures} source(s) differ" if failures else ""))
     return 1 if failures else 0
 
 
 def run_user_files(landing: Path) -> int:
-    print(f"Running the pipeline on the files under {landing}")
-    run_dbt(["build"])
-    spark = get_local_spark()
+    progress = Progress("demo")
+    progress.say(f"running the pipeline on the files under {landing}")
+    with progress.step("starting Spark (local session, shared with dbt)"):
+        spark = get_local_spark()
+    with progress.step("dbt build (dbt prints each model and test)"):
+        run_dbt(["build"])
     show_gold(spark)
     show_quarantine(spark)
     return 0

@@ -67,6 +67,8 @@ def get_local_spark():  # type: ignore[no-untyped-def]
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     import python_udfs
+    from python_udfs.session_hook import quiet_query_context_logs
 
     python_udfs.register(spark)
+    quiet_query_context_logs()
     return spark

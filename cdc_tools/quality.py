@@ -1,6 +1,8 @@
-"""Great Expectations data-quality suites for the bronze, silver and gold layers.
+"""Great Expectations data-quality reports for every bronze, silver and gold model.
 
-The suites are plain data (`SUITES`: one `TableSuite` of `Check`s per table). `run_quality`
+The suites are derived from the dbt manifest (`cdc_tools.quality_suites`: contract types,
+contract meta, CDC metadata invariants; checks a dbt data test already runs are left out),
+so a table added with the scaffolder gets its suite with no edit here. `run_quality`
 validates each table's Spark DataFrame with an ephemeral GX context, builds Data Docs into
 a filesystem folder and returns a `QualityReport`; a table that does not exist is reported as
 a failure. Conditional checks use GX row conditions (`Column(...)` objects, the GX 1.9+
@@ -8,7 +10,7 @@ replacement for string row conditions), which the Spark execution engine turns i
 A check can depend on a column being present: gold tables with a soft-delete flag keep their
 deleted rows, so only their live rows are held to ops c, u, r.
 
-    python -m cdc_tools.quality [--schema PREFIX] [--docs-dir DIR]
+    python -m cdc_tools.quality [--schema PREFIX] [--docs-dir DIR] [--manifest PATH]
 
 prints a summary, every failure with a sample of offending rows and the Data Docs index, and
 exits 1 when anything failed.
@@ -19,26 +21,28 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import great_expectations as gx
-import great_expectations.expectations as gxe
 from great_expectations.data_context.types.base import (
     DataContextConfig,
     InMemoryStoreBackendDefaults,
     ProgressBarsConfig,
 )
 from great_expectations.expectations.row_conditions import (
-    Column,
-    ComparisonCondition,
     Condition,
-    Operator,
 )
 
 from cdc_tools.local_spark import REPO_ROOT
+from cdc_tools.quality_suites import (
+    Check,
+    TableSuite,
+    load_manifest,
+    suites_from_manifest,
+)
 
 if TYPE_CHECKING:
     from great_expectations.core import ExpectationSuiteValidationResult
@@ -49,202 +53,33 @@ if TYPE_CHECKING:
     from great_expectations.datasource.fluent import SparkDatasource
     from pyspark.sql import DataFrame, SparkSession
 
-DEFAULT_DOCS_DIR = REPO_ROOT / "target" / "gx_data_docs"
+DEFAULT_TARGET = REPO_ROOT / "target"
+DEFAULT_DOCS_DIR = DEFAULT_TARGET / "gx_data_docs"
 DOCS_SITE = "cdc_quality"
 SAMPLE_SIZE = 5
 TABLE_MISSING = "table does not exist"
 # How many unexpected rows GX returns per expectation; the sample is the first distinct ones.
 PARTIAL_UNEXPECTED_COUNT = 20
 
-CHANGE_OPS = ["c", "u", "d", "r", "t"]
-CURRENT_OPS = ["c", "u", "r"]
-MESSAGE_KINDS = ["change", "tombstone", "transaction", "schema_change", "error"]
-RECORD_FORMATS = ["value_line", "kcat"]
-# Present only in soft-delete gold tables: true when the key's last change was a delete
-# or a truncate (the row stays, flagged).
-SOFT_DELETE_FLAG = "_cdc_is_deleted"
 
-# Typed source tables: gold table name -> key columns (the typed change log is
-# silver `stg_inventory__<table>`; gold is keyed by `_cdc_source_id` plus these).
-TYPED_TABLES: Mapping[str, tuple[str, ...]] = {
-    "customers": ("id",),
-    "orders": ("order_id",),
-    "order_lines": ("order_id", "line_no"),
-}
+def manifest_path(target_path: Path | None = None) -> Path:
+    return Path(target_path or DEFAULT_TARGET) / "manifest.json"
 
 
-# --- suites as data --------------------------------------------------------------------
+def load_suites(
+    manifest: Path | None = None, *, parse: bool = True, refresh: bool = False
+) -> tuple[TableSuite, ...]:
+    """The suites of every model of the dbt manifest (`target/manifest.json`). `dbt parse`
+    (in this process) writes it first when `refresh` is true, or when it is missing and
+    `parse` is true."""
+    path = Path(manifest) if manifest is not None else manifest_path()
+    if refresh or not path.is_file():
+        if not (parse or refresh):
+            raise FileNotFoundError(f"{path}: run `dbt parse` (or any dbt command) first")
+        from cdc_tools.dbt_invoke import run_dbt
 
-
-@dataclass(frozen=True)
-class Check:
-    """One expectation: its GX class, its arguments and an optional row condition.
-
-    `only_with` / `only_without` name a column whose presence decides whether the check
-    applies to a table (e.g. the soft-delete flag of a gold table).
-    """
-
-    expectation: type[gxe.Expectation]
-    kwargs: Mapping[str, Any]
-    when: Condition | None = None
-    only_with: str | None = None
-    only_without: str | None = None
-
-    def applies_to(self, columns: Collection[str]) -> bool:
-        if self.only_with is not None and self.only_with not in columns:
-            return False
-        return self.only_without is None or self.only_without not in columns
-
-    def build(self) -> gxe.Expectation:
-        extra: dict[str, Any] = {"row_condition": self.when} if self.when is not None else {}
-        return self.expectation(**self.kwargs, **extra)
-
-
-@dataclass(frozen=True)
-class TableSuite:
-    """The checks of one table; `row_id` columns identify an offending row in a sample."""
-
-    layer: str
-    table: str
-    checks: tuple[Check, ...]
-    row_id: tuple[str, ...] = ()
-
-    @property
-    def key(self) -> str:
-        return f"{self.layer}.{self.table}"
-
-    def checks_for(self, columns: Collection[str]) -> list[Check]:
-        """The checks that apply to a table with these columns."""
-        return [check for check in self.checks if check.applies_to(columns)]
-
-    def relation(self, schema_prefix: str) -> str:
-        return f"{schema_prefix}_{self.layer}.{self.table}"
-
-
-def not_null(*columns: str, when: Condition | None = None) -> tuple[Check, ...]:
-    return tuple(Check(gxe.ExpectColumnValuesToNotBeNull, {"column": c}, when) for c in columns)
-
-
-def is_null(column: str, when: Condition | None = None) -> Check:
-    return Check(gxe.ExpectColumnValuesToBeNull, {"column": column}, when)
-
-
-def in_set(column: str, values: Sequence[str], when: Condition | None = None) -> Check:
-    return Check(
-        gxe.ExpectColumnValuesToBeInSet, {"column": column, "value_set": list(values)}, when
-    )
-
-
-def unique(*columns: str) -> Check:
-    if len(columns) == 1:
-        return Check(gxe.ExpectColumnValuesToBeUnique, {"column": columns[0]})
-    return Check(gxe.ExpectCompoundColumnsToBeUnique, {"column_list": list(columns)})
-
-
-def _bronze_suite() -> TableSuite:
-    return TableSuite(
-        layer="bronze",
-        table="bronze_cdc_messages",
-        row_id=("_message_id", "_source_file", "_source_line"),
-        checks=(
-            unique("_message_id"),
-            *not_null("_message_id", "raw_line", "_source_file", "_source_line", "_loaded_at"),
-            in_set("_record_format", RECORD_FORMATS),
-        ),
-    )
-
-
-def _messages_suite() -> TableSuite:
-    kind = Column("_cdc_message_kind")
-    return TableSuite(
-        layer="silver",
-        table="stg_cdc__messages",
-        row_id=("_message_id", "_cdc_message_kind"),
-        checks=(
-            unique("_message_id"),
-            *not_null("_message_id", "_cdc_message_kind"),
-            in_set("_cdc_message_kind", MESSAGE_KINDS),
-            *not_null("_cdc_error_reason", when=kind == "error"),
-            is_null("_cdc_error_reason", when=kind != "error"),
-            *not_null("_cdc_op", "_cdc_position", when=kind == "change"),
-            in_set("_cdc_op", CHANGE_OPS, when=kind == "change"),
-        ),
-    )
-
-
-def _change_log_suite() -> TableSuite:
-    return TableSuite(
-        layer="silver",
-        table="int_cdc__change_log",
-        row_id=("_message_id",),
-        checks=(
-            *not_null("_message_id", "_cdc_op", "_cdc_position"),
-            in_set("_cdc_op", CHANGE_OPS),
-        ),
-    )
-
-
-def _quarantine_suite() -> TableSuite:
-    return TableSuite(
-        layer="silver",
-        table="cdc_quarantine",
-        row_id=("_message_id", "quarantine_stage"),
-        checks=not_null("_message_id", "quarantine_stage", "_cdc_error_reason"),
-    )
-
-
-def _typed_log_suite(table: str, key: tuple[str, ...]) -> TableSuite:
-    applicable = (Column("_cdc_op") != "t") & Column("_cdc_error_reason").is_null()
-    return TableSuite(
-        layer="silver",
-        table=f"stg_inventory__{table}",
-        row_id=("_message_id",),
-        checks=(
-            *not_null("_message_id", "_cdc_source_id", "_cdc_op", "_cdc_position"),
-            in_set("_cdc_op", CHANGE_OPS),
-            *not_null(*key, when=applicable),
-        ),
-    )
-
-
-def _gold_suite(table: str, key: tuple[str, ...], row_id: tuple[str, ...]) -> TableSuite:
-    """Keys unique and not null; a live row's last change is c, u or r.
-
-    In a soft-delete table (one with SOFT_DELETE_FLAG) deleted rows stay, so only the rows
-    not flagged deleted are held to c, u, r, and the flag itself must be set.
-    """
-    live = ComparisonCondition(
-        column=Column(SOFT_DELETE_FLAG), operator=Operator.EQUAL, parameter=False
-    )
-    return TableSuite(
-        layer="gold",
-        table=table,
-        row_id=row_id,
-        checks=(
-            unique("_cdc_source_id", *key),
-            *not_null("_cdc_source_id", *key, "_cdc_op"),
-            replace(in_set("_cdc_op", CURRENT_OPS), only_without=SOFT_DELETE_FLAG),
-            replace(in_set("_cdc_op", CURRENT_OPS, when=live), only_with=SOFT_DELETE_FLAG),
-            *(replace(c, only_with=SOFT_DELETE_FLAG) for c in not_null(SOFT_DELETE_FLAG)),
-        ),
-    )
-
-
-def default_suites() -> tuple[TableSuite, ...]:
-    """Every table's suite, bronze to gold."""
-    gold_row_id = ("_cdc_source_id", "_cdc_key")
-    return (
-        _bronze_suite(),
-        _messages_suite(),
-        _change_log_suite(),
-        _quarantine_suite(),
-        *(_typed_log_suite(table, key) for table, key in TYPED_TABLES.items()),
-        *(_gold_suite(table, key, gold_row_id) for table, key in TYPED_TABLES.items()),
-        _gold_suite("captured_rows", ("_cdc_key",), gold_row_id),
-    )
-
-
-SUITES: tuple[TableSuite, ...] = default_suites()
+        run_dbt(["parse"], target_path=path.parent)
+    return suites_from_manifest(load_manifest(path))
 
 
 # --- the report ------------------------------------------------------------------------
@@ -515,13 +350,16 @@ def run_quality(
     spark: SparkSession,
     schema_prefix: str | None = None,
     docs_dir: Path | None = None,
-    suites: Sequence[TableSuite] = SUITES,
+    suites: Sequence[TableSuite] | None = None,
 ) -> QualityReport:
     """Validate every suite's table under `schema_prefix` and build Data Docs in `docs_dir`.
 
     `schema_prefix` defaults to env CDC_SCHEMA or `cdc` (databases `<prefix>_bronze`, ...);
-    `docs_dir` to `<repo>/target/gx_data_docs`.
+    `docs_dir` to `<repo>/target/gx_data_docs`; `suites` to those of every model in
+    `<repo>/target/manifest.json` (`load_suites`).
     """
+    if suites is None:
+        suites = load_suites()
     prefix = schema_prefix or os.environ.get("CDC_SCHEMA") or "cdc"
     docs = Path(docs_dir or DEFAULT_DOCS_DIR).resolve()
     context = _context(docs)
@@ -558,6 +396,13 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--docs-dir", type=Path, default=DEFAULT_DOCS_DIR, help="Data Docs output folder"
     )
+    parser.add_argument(
+        "--manifest",
+        type=Path,
+        default=None,
+        help="dbt manifest the suites are derived from (default: target/manifest.json, "
+        "written first by `dbt parse`, so that it holds every model of the project)",
+    )
     return parser.parse_args(argv)
 
 
@@ -565,7 +410,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     from cdc_tools.local_spark import get_local_spark
 
-    report = run_quality(get_local_spark(), args.schema, args.docs_dir)
+    suites = load_suites(args.manifest, refresh=args.manifest is None)
+    report = run_quality(get_local_spark(), args.schema, args.docs_dir, suites)
     print(report.summary())
     failures = report.failures()
     if failures:

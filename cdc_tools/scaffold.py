@@ -84,6 +84,9 @@ class ColumnContract:
     """A semantic type or decimal mode, or connector -> semantic type (see cdc_decode_value)."""
     source_name: str | None = None
     description: str = ""
+    meta: dict[str, object] = field(default_factory=dict)
+    """More column meta, written to silver and gold as given: e.g. the quality bounds
+    `cdc_accepted_values`, `cdc_min_value`, `cdc_max_value` (cdc_tools.quality_suites)."""
 
 
 @dataclass(frozen=True)
@@ -164,7 +167,7 @@ def _contract_entry(column: ColumnContract, contract: TableContract) -> dict[str
         "description": column.description or f"Source column {column.source_name or column.name}.",
         "data_type": column.data_type,
     }
-    meta: dict[str, object] = {}
+    meta: dict[str, object] = dict(column.meta)
     if column.encoding:
         meta["cdc_encoding"] = column.encoding
     if column.source_name and column.source_name.lower() != column.name:
@@ -202,6 +205,7 @@ def gold_yaml_entry(contract: TableContract) -> dict[str, object]:
             "name": c.name,
             "description": c.description or f"Source column {c.source_name or c.name}.",
             "data_type": c.data_type,
+            **({"meta": dict(c.meta)} if c.meta else {}),
             **({"data_tests": ["not_null"]} if c.name in contract.key else {}),
         }
         for c in contract.columns
@@ -276,6 +280,7 @@ def contract_from_spec(spec: dict[str, object]) -> TableContract:
             encoding=c.get("encoding"),  # type: ignore[arg-type]
             source_name=c.get("source_name"),  # type: ignore[arg-type]
             description=str(c.get("description", "")),
+            meta=dict(c.get("meta") or {}),  # type: ignore[call-overload]
         )
         for c in spec["columns"]  # type: ignore[union-attr]
     ]

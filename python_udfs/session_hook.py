@@ -10,6 +10,11 @@ pyspark, it waits for pyspark to be imported (a `sys.meta_path` finder) and patc
 The wrapper also takes the local warehouse's lock (`python_udfs.warehouse_lock`) before the
 first session of the process is created, so that two `dbt` commands on one `.spark/` run
 one after the other instead of failing inside Derby.
+
+It also quiets PySpark's query-context loggers (`quiet_query_context_logs`): PySpark 4 logs
+every `AnalysisException` it raises, with its Java stack trace, as a JSON line on stderr,
+even when the caller handles it, as dbt does when it probes a relation that is not built
+yet (`TABLE_OR_VIEW_NOT_FOUND`); the error still reaches whoever catches it.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import functools
 import importlib.abc
 import importlib.machinery
+import logging
 import os
 import sys
 import warnings
@@ -28,6 +34,26 @@ from typing import Any
 TARGET_MODULE = "pyspark.sql.session"
 WRAPPED_MARKER = "_cdc_python_udfs_wrapped"
 REGISTERED_MARKER = "_cdc_python_udfs_registered"
+# pyspark.errors.exceptions.base: PySparkException._log_exception
+QUERY_CONTEXT_LOGGERS: tuple[str, ...] = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
+# CDC_PYSPARK_ERROR_LOGS=true keeps them (every exception PySpark raises, handled or not)
+ERROR_LOGS_ENV = "CDC_PYSPARK_ERROR_LOGS"
+
+
+def quiet_query_context_logs() -> None:
+    """Silence PySpark's log line per raised exception unless ERROR_LOGS_ENV says keep it.
+
+    The loggers must be PySparkLoggers (PySpark passes them keyword arguments a plain
+    logger rejects), so they are created through `PySparkLogger.getLogger`.
+    """
+    if os.environ.get(ERROR_LOGS_ENV, "").lower() in ("1", "true", "yes"):
+        return
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:  # an older PySpark logs nothing of the kind
+        return
+    for name in QUERY_CONTEXT_LOGGERS:
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 def _register_once(session: Any) -> None:
@@ -66,6 +92,7 @@ def patch_builder(session_module: ModuleType) -> None:
         _lock_warehouse(getattr(self, "_options", {}))
         session = original(self)
         _register_once(session)
+        quiet_query_context_logs()
         return session
 
     setattr(get_or_create, WRAPPED_MARKER, True)

@@ -313,7 +313,7 @@ def test_the_python_udfs_ran_on_the_executor(cluster, dbt_project) -> None:  # t
     its Python workers run below the executor JVM, not in the Thrift Server's driver."""
     running_now = processes(cluster)
     [executor] = [p for p in running_now if p.role == "executor"]
-    from cdc_tools.bench import descendants, proc_table
+    from cdc_tools.processes import descendants, proc_table
 
     below = descendants(executor.pid, {pid: stat.ppid for pid, stat in proc_table().items()})
     workers = [pid for pid in below if b"pyspark" in Path(f"/proc/{pid}/cmdline").read_bytes()]

@@ -1,10 +1,12 @@
-"""Tests of the Great Expectations suites (cdc_tools.quality).
+"""Tests of the Great Expectations suites (cdc_tools.quality), derived from the manifest.
 
 Tests of the tests: small tables with known defects are written under a throwaway schema
-prefix (one Spark job per table) and validated once; every kind of expectation must fail
-with a message naming the table, the expectation and the offending value, and clean copies
-of the same tables must pass. Then the real pipeline, built by dbt from a small simulation,
-must pass every suite and get Data Docs.
+prefix (one Spark job per table; columns of the contract a test table leaves out are added
+as nulls) and validated once with the suites `dbt parse` gives; every kind of expectation
+must fail with a message naming the table, the expectation and the offending value, defects
+a dbt data test already catches must not be checked twice, and clean copies of the same
+tables must pass. Then the real pipeline, built by dbt from a small simulation, must pass
+every suite and get Data Docs.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.quality import SUITES, QualityReport, TableSuite, run_quality
+from cdc_tools.quality import QualityReport, TableSuite, run_quality
+from cdc_tools.quality_suites import load_manifest, model_specs, suites_from_manifest
 from cdc_tools.simulator import SimConfig, simulate, write_batch
 
 pytestmark = pytest.mark.spark
@@ -84,17 +87,11 @@ GOOD_ROWS: dict[tuple[str, str], tuple[str, list[tuple[object, ...]]]] = {
     ("gold", "orders"): (SOFT_DELETE_SCHEMA, SOFT_DELETE_ROWS),
 }
 
-# Each defect row is annotated with the expectation(s) it must break.
+# Each defect row is annotated with the expectation(s) it must break, or with the dbt data
+# test that catches it (those the suites leave to `dbt build`).
 BAD_ROWS: dict[tuple[str, str], tuple[str, list[tuple[object, ...]]]] = {
-    ("bronze", "bronze_cdc_messages"): (
-        BRONZE_SCHEMA,
-        [
-            ("m1", "{}", "value_line", "/landing/a.json", 1, LOADED),
-            ("m1", "{}", "value_line", "/landing/a.json", 2, LOADED),  # duplicate id
-            ("m3", "{}", "csv_line", None, 3, LOADED),  # null _source_file, unknown format
-            ("m4", None, "kcat", "/landing/b.jsonl", 1, LOADED),  # null raw_line
-        ],
-    ),
+    # no rows at all (meta.cdc_quality.min_rows)
+    ("bronze", "bronze_cdc_messages"): (BRONZE_SCHEMA, []),
     ("silver", "stg_cdc__messages"): (
         MESSAGES_SCHEMA,
         [
@@ -103,7 +100,7 @@ BAD_ROWS: dict[tuple[str, str], tuple[str, list[tuple[object, ...]]]] = {
             ("s3", "change", None, "q", "102"),  # unknown op on a change
             ("s4", "change", None, "u", None),  # change without a position
             ("s5", "tombstone", "oops: reason on a tombstone", None, None),
-            ("s6", "gossip", None, None, None),  # unknown kind
+            ("s6", "gossip", None, None, None),  # unknown kind: dbt accepted_values
             ("s7", "error", "unknown_op: op 'z'", "z", None),  # fine: ops of errors vary
         ],
     ),
@@ -115,25 +112,26 @@ BAD_ROWS: dict[tuple[str, str], tuple[str, list[tuple[object, ...]]]] = {
             ("c3", "db.inv.customers", "u", "3", "missing_key: id", None),  # fine: quarantined
             ("c4", "db.inv.customers", "u", "4", None, None),  # null key on a change
             ("c5", "db.inv.customers", "k", "5", None, 5),  # unknown op
+            ("c5", "db.inv.customers", "k", "5", None, 5),  # ... delivered twice
         ],
     ),
     ("gold", "customers"): (
         GOLD_SCHEMA,
         [
             ("db.inv.customers", '{"id":1}', 1, "c"),
-            ("db.inv.customers", '{"id":1}', 1, "u"),  # duplicate key (source, id)
+            ("db.inv.customers", '{"id":1}', 1, "u"),  # duplicate key: dbt cdc_unique_key
             ("db.inv.customers", '{"id":2}', 2, "d"),  # a delete left in current state
-            ("db.inv.customers", '{"id":3}', None, "r"),  # null key column
+            ("db.inv.customers", '{"id":3}', None, "r"),  # null key column: dbt not_null
             ("other.inv.customers", '{"id":1}', 1, "c"),  # fine: another source
         ],
     ),
-    # A soft-delete table: deleted rows stay, flagged.
+    # A soft-delete table: deleted rows stay, flagged; `customer_id` is not the contract's int.
     ("gold", "orders"): (
-        SOFT_DELETE_SCHEMA,
+        SOFT_DELETE_SCHEMA + ", customer_id string",
         [
-            *SOFT_DELETE_ROWS,
-            ("db.inv.orders", '{"order_id":4}', 4, "d", False),  # a live row whose op is d
-            ("db.inv.orders", '{"order_id":5}', 5, "c", None),  # no soft-delete flag
+            *(row + ("7",) for row in SOFT_DELETE_ROWS),
+            ("db.inv.orders", '{"order_id":4}', 4, "d", False, "7"),  # a live row whose op is d
+            ("db.inv.orders", '{"order_id":5}', 5, "c", None, "7"),  # no soft-delete flag
         ],
     ),
     # A table without the `_cdc_op` column the suite needs.
@@ -144,11 +142,38 @@ BAD_ROWS: dict[tuple[str, str], tuple[str, list[tuple[object, ...]]]] = {
 }
 
 
-def _write_tables(spark, prefix: str, tables) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def manifest(dbt_project) -> dict:  # type: ignore[no-untyped-def]
+    """The project's manifest, from `dbt parse` in this process."""
+    dbt_project.run("parse")
+    return load_manifest(dbt_project.target_path / "manifest.json")
+
+
+@pytest.fixture(scope="module")
+def suites(manifest: dict) -> tuple[TableSuite, ...]:
+    return suites_from_manifest(manifest)
+
+
+def _with_contract(manifest: dict, layer: str, table: str, schema: str, rows):  # type: ignore[no-untyped-def]
+    """`schema` and `rows` with every contract column (`data_type`) of the model they lack
+    added as nulls of the contract's type."""
+    [spec] = [s for s in model_specs(manifest) if (s.layer, s.name) == (layer, table)]
+    present = {part.split()[0] for part in schema.split(",")}
+    extra = [
+        (name, column["data_type"])
+        for name, column in spec.columns.items()
+        if column.get("data_type") and name not in present
+    ]
+    schema = ", ".join([schema, *(f"{name} {data_type}" for name, data_type in extra)])
+    return schema, [tuple(row) + (None,) * len(extra) for row in rows]
+
+
+def _write_tables(spark, manifest, prefix: str, tables) -> None:  # type: ignore[no-untyped-def]
     for layer in ("bronze", "silver", "gold"):
         spark.sql(f"drop database if exists {prefix}_{layer} cascade")
         spark.sql(f"create database {prefix}_{layer}")
     for (layer, table), (schema, rows) in tables.items():
+        schema, rows = _with_contract(manifest, layer, table, schema, rows)
         frame = spark.createDataFrame(rows, schema)
         frame.write.mode("overwrite").saveAsTable(f"{prefix}_{layer}.{table}")
 
@@ -158,16 +183,19 @@ def _drop(spark, prefix: str) -> None:  # type: ignore[no-untyped-def]
         spark.sql(f"drop database if exists {prefix}_{layer} cascade")
 
 
-def _suites(keys: Sequence[str]) -> list[TableSuite]:
-    return [suite for suite in SUITES if suite.key in keys]
+def _suites(suites: Sequence[TableSuite], keys: Sequence[str]) -> list[TableSuite]:
+    return [suite for suite in suites if suite.key in keys]
 
 
 @pytest.fixture(scope="module")
-def bad_report(spark, tmp_path_factory: pytest.TempPathFactory) -> Iterator[QualityReport]:  # type: ignore[no-untyped-def]
-    _write_tables(spark, BAD, BAD_ROWS)
+def bad_report(  # type: ignore[no-untyped-def]
+    spark, manifest, suites, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[QualityReport]:
+    _write_tables(spark, manifest, BAD, BAD_ROWS)
     missing = ["gold.order_lines"]
     keys = [f"{layer}.{table}" for layer, table in BAD_ROWS] + missing
-    yield run_quality(spark, BAD, tmp_path_factory.mktemp("bad-docs"), suites=_suites(keys))
+    docs = tmp_path_factory.mktemp("bad-docs")
+    yield run_quality(spark, BAD, docs, suites=_suites(suites, keys))
     _drop(spark, BAD)
 
 
@@ -183,15 +211,6 @@ def _failure(report: QualityReport, relation: str, expectation: str) -> str:
 @pytest.mark.parametrize(
     ("relation", "expectation", "offending"),
     [
-        # bronze contract
-        (f"{BAD}_bronze.bronze_cdc_messages", "expect_column_values_to_be_unique(_message_id)",
-         "_message_id='m1'"),
-        (f"{BAD}_bronze.bronze_cdc_messages", "expect_column_values_to_not_be_null(_source_file)",
-         "_message_id='m3'"),
-        (f"{BAD}_bronze.bronze_cdc_messages", "expect_column_values_to_not_be_null(raw_line)",
-         "_message_id='m4'"),
-        (f"{BAD}_bronze.bronze_cdc_messages", "expect_column_values_to_be_in_set(_record_format)",
-         "_record_format='csv_line'"),
         # silver messages: conditional expectations
         (f"{BAD}_silver.stg_cdc__messages",
          "expect_column_values_to_not_be_null(_cdc_error_reason) where _cdc_message_kind == error",
@@ -205,19 +224,13 @@ def _failure(report: QualityReport, relation: str, expectation: str) -> str:
         (f"{BAD}_silver.stg_cdc__messages",
          "expect_column_values_to_not_be_null(_cdc_position) where _cdc_message_kind == change",
          "_message_id='s4'"),
-        (f"{BAD}_silver.stg_cdc__messages", "expect_column_values_to_be_in_set(_cdc_message_kind)",
-         "_cdc_message_kind='gossip'"),
-        # typed change log
+        # typed change log: the key from the contract's meta.cdc_key
         (f"{BAD}_silver.stg_inventory__customers",
          "expect_column_values_to_not_be_null(id) where _cdc_op != t AND _cdc_error_reason IS NULL",
          "_message_id='c4'"),
         (f"{BAD}_silver.stg_inventory__customers", "expect_column_values_to_be_in_set(_cdc_op)",
          "_cdc_op='k'"),
         # gold
-        (f"{BAD}_gold.customers", "expect_compound_columns_to_be_unique(_cdc_source_id, id)",
-         "_cdc_source_id='db.inv.customers', _cdc_key='{\"id\":1}', id=1"),
-        (f"{BAD}_gold.customers", "expect_column_values_to_not_be_null(id)",
-         "_cdc_key='{\"id\":3}'"),
         (f"{BAD}_gold.customers", "expect_column_values_to_be_in_set(_cdc_op)", "_cdc_op='d'"),
         # gold, soft delete: only live rows are held to c, u, r
         (f"{BAD}_gold.orders",
@@ -235,30 +248,56 @@ def test_each_defect_fails_with_table_expectation_and_value(
     assert offending in message, message
 
 
+def test_a_column_not_of_its_contract_type_fails(bad_report: QualityReport) -> None:
+    [outcome] = [
+        o
+        for o in bad_report.table(f"{BAD}_gold.orders").outcomes
+        if o.expectation == "expect_column_values_to_be_of_type" and not o.success
+    ]
+    assert outcome.columns == ("customer_id",)
+
+
+def test_an_empty_bronze_fails_its_row_count(bad_report: QualityReport) -> None:
+    table = bad_report.table(f"{BAD}_bronze.bronze_cdc_messages")
+    assert [o.expectation for o in table.outcomes if not o.success] == [
+        "expect_table_row_count_to_be_between"
+    ]
+
+
 def test_only_the_defects_fail(bad_report: QualityReport) -> None:
-    """Rows that are fine by the contract (truncate, quarantined, errors) are not flagged."""
+    """Rows that are fine by the contract (truncate, quarantined, errors) are not flagged,
+    and defects a dbt data test catches are not checked again."""
     failed = {
         table.relation: sorted(o.describe() for o in table.outcomes if not o.success)
         for table in bad_report.tables
     }
-    assert len(failed[f"{BAD}_bronze.bronze_cdc_messages"]) == 4
-    assert len(failed[f"{BAD}_silver.stg_cdc__messages"]) == 5
+    assert len(failed[f"{BAD}_bronze.bronze_cdc_messages"]) == 1
+    assert len(failed[f"{BAD}_silver.stg_cdc__messages"]) == 4
     assert len(failed[f"{BAD}_silver.stg_inventory__customers"]) == 2
-    assert len(failed[f"{BAD}_gold.customers"]) == 3
-    assert len(failed[f"{BAD}_gold.orders"]) == 2
+    assert len(failed[f"{BAD}_gold.customers"]) == 1
+    assert len(failed[f"{BAD}_gold.orders"]) == 3
     assert not bad_report.success
 
 
+def test_checks_a_dbt_data_test_runs_are_left_out(suites: Sequence[TableSuite]) -> None:
+    by_key = {suite.key: suite for suite in suites}
+    customers = by_key["gold.customers"]
+    assert "ExpectCompoundColumnsToBeUnique(_cdc_source_id, id)" in customers.dropped
+    assert "ExpectColumnValuesToNotBeNull(id)" in customers.dropped
+    described = {(c.expectation.__name__, c.columns, c.when is None) for c in customers.checks}
+    assert ("ExpectColumnValuesToNotBeNull", ("id",), True) not in described
+    messages = by_key["silver.stg_cdc__messages"]
+    assert all(c.columns != ("_cdc_message_kind",) for c in messages.checks)
+
+
 def test_sample_names_each_offending_row_once(bad_report: QualityReport) -> None:
-    [unique] = [
+    [in_set] = [
         o
-        for o in bad_report.table(f"{BAD}_gold.customers").outcomes
-        if o.expectation == "expect_compound_columns_to_be_unique"
+        for o in bad_report.table(f"{BAD}_silver.stg_inventory__customers").outcomes
+        if o.expectation == "expect_column_values_to_be_in_set"
     ]
-    assert unique.unexpected_count == 2
-    assert unique.sample == (
-        {"_cdc_source_id": "db.inv.customers", "_cdc_key": '{"id":1}', "id": 1},
-    )
+    assert in_set.unexpected_count == 2
+    assert in_set.sample == ({"_message_id": "c5", "_cdc_op": "k"},)
 
 
 def test_missing_table_and_missing_column_are_failures(bad_report: QualityReport) -> None:
@@ -271,11 +310,11 @@ def test_missing_table_and_missing_column_are_failures(bad_report: QualityReport
     assert "could not run" in message and "_cdc_op" in message
 
 
-def test_clean_tables_pass(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    _write_tables(spark, GOOD, GOOD_ROWS)
+def test_clean_tables_pass(spark, manifest, suites, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _write_tables(spark, manifest, GOOD, GOOD_ROWS)
     try:
         keys = [f"{layer}.{table}" for layer, table in GOOD_ROWS]
-        report = run_quality(spark, GOOD, tmp_path / "docs", suites=_suites(keys))
+        report = run_quality(spark, GOOD, tmp_path / "docs", suites=_suites(suites, keys))
     finally:
         _drop(spark, GOOD)
     assert report.failures() == []
@@ -287,12 +326,16 @@ def test_the_built_pipeline_passes_every_suite(dbt_project, tmp_path: Path) -> N
     result = simulate(SimConfig(seed=7, database="GXQ1", server="gxq1", batches=1, transactions=20))
     write_batch(result.batches[0], dbt_project.landing / result.config.database, 0, "value_lines")
     dbt_project.run("build")
+    manifest = load_manifest(dbt_project.target_path / "manifest.json")
+    suites = suites_from_manifest(manifest)
 
     docs = tmp_path / "docs"
-    report = run_quality(dbt_project.spark, dbt_project.schema, docs)
+    report = run_quality(dbt_project.spark, dbt_project.schema, docs, suites)
 
     assert report.failures() == [], "\n".join(report.failures())
-    assert {t.relation.split(".")[1] for t in report.tables} == {s.table for s in SUITES}
+    models = {s.name for s in model_specs(manifest)}
+    assert {t.relation.split(".")[1] for t in report.tables} == models
+    assert {"bronze_cdc_messages", "stg_inventory__customers", "customers"} <= models
     assert all(t.passed == t.expected for t in report.tables)
     assert report.docs_index == (docs / "index.html").resolve()
     assert report.docs_index.is_file()
@@ -300,15 +343,25 @@ def test_the_built_pipeline_passes_every_suite(dbt_project, tmp_path: Path) -> N
 
 
 def test_cli_prints_summary_and_failures_and_exits_1(  # type: ignore[no-untyped-def]
-    spark, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    spark,
+    dbt_project,
+    suites,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
 ) -> None:
     import cdc_tools.local_spark
     from cdc_tools.quality import main
 
     monkeypatch.setattr(cdc_tools.local_spark, "get_local_spark", lambda: spark)
-    code = main(["--schema", "t_gxnone", "--docs-dir", str(tmp_path / "docs")])
+    manifest = dbt_project.target_path / "manifest.json"
+    code = main(
+        ["--schema", "t_gxnone", "--docs-dir", str(tmp_path / "docs"), "--manifest", str(manifest)]
+    )
     out = capsys.readouterr().out
     assert code == 1
     assert out.splitlines()[0].split() == ["table", "expectations", "passed", "failed", "status"]
-    assert "t_gxnone_gold.customers: table does not exist (5 expectations not run)" in out
+    [customers] = [s for s in suites if s.key == "gold.customers"]
+    expected = len(customers.checks_for(()))
+    assert f"t_gxnone_gold.customers: table does not exist ({expected} expectations not run)" in out
     assert f"Data Docs: {(tmp_path / 'docs' / 'index.html').resolve()}" in out

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools import bench, spark_profile
+from cdc_tools import bench, processes, spark_profile
 from cdc_tools.bench import StepResult
 
 
@@ -92,38 +92,38 @@ def test_generate_source_writes_exactly_the_planned_events(
 # ---------------------------------------------------------------- /proc sampling
 def test_parse_stat_handles_spaces_and_parentheses_in_the_name() -> None:
     line = "4242 (my (odd) name) S 17 4242 4242 0 -1 4194560 9 0 0 0 123 45 0 0 20 0 1 0"
-    stat = bench.parse_stat(line)
+    stat = processes.parse_stat(line)
     assert stat.ppid == 17
     assert stat.cpu_ticks == 168
 
 
 def test_parse_stat_of_this_process() -> None:
-    stat = bench.parse_stat(Path(f"/proc/{os.getpid()}/stat").read_text())
+    stat = processes.parse_stat(Path(f"/proc/{os.getpid()}/stat").read_text())
     assert stat.ppid == os.getppid()
     assert stat.cpu_ticks > 0
 
 
 def test_descendants_walks_the_whole_tree() -> None:
     parents = {2: 1, 3: 2, 4: 3, 5: 1, 6: 99}
-    assert sorted(bench.descendants(1, parents)) == [2, 3, 4, 5]
-    assert bench.descendants(4, parents) == []
+    assert sorted(processes.descendants(1, parents)) == [2, 3, 4, 5]
+    assert processes.descendants(4, parents) == []
 
 
 def test_rss_of_this_process_and_of_a_missing_one() -> None:
-    assert bench.rss_kb(os.getpid()) > 1000
-    assert bench.rss_kb(2**22 + 12345) == 0
+    assert processes.rss_kb(os.getpid()) > 1000
+    assert processes.rss_kb(2**22 + 12345) == 0
 
 
 def test_sample_tree_counts_child_processes() -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
     try:
         for _ in range(50):  # wait until the child is a python process with some memory
-            if bench.rss_kb(child.pid) > 1000:
+            if processes.rss_kb(child.pid) > 1000:
                 break
             child.wait(timeout=0.05) if child.poll() is not None else None
-        sample = bench.sample_tree(os.getpid())
+        sample = processes.sample_tree(os.getpid())
         assert child.pid in sample.cpu_ticks
-        assert sample.rss_kb >= bench.rss_kb(os.getpid()) + bench.rss_kb(child.pid) // 2
+        assert sample.rss_kb >= processes.rss_kb(os.getpid()) + processes.rss_kb(child.pid) // 2
     finally:
         child.kill()
         child.wait()
@@ -333,3 +333,70 @@ def test_parse_args_defaults() -> None:
     assert bench.parse_args(["--events", "1_000", "--scaling", "10,20"]).scaling == [10, 20]
     with pytest.raises(SystemExit):
         bench.parse_args(["--increment-fraction", "0"])
+
+
+def test_plot_report_draws_the_scaling_table_and_the_node_split(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from cdc_tools.bench import plot
+
+    report = _report()
+    series = plot.scaling_series(report)
+    assert series["full build"] == ([100_000, 1_000_000], [80.0, 200.0])
+    assert series["no-op build"][1] == [40.0, 40.0]
+    split = plot.node_split(report)
+    assert split[0][0] == "model silver"
+    assert split[1] == ("model bronze", 10.0, 20.0, 0.0)
+    path = plot.plot_report(report, tmp_path / "bench.png")
+    with Image.open(path) as image:
+        assert image.format == "PNG" and image.size == (1400, 600)
+        assert len(image.convert("RGB").getcolors(maxcolors=1 << 20) or []) > 20
+
+
+def test_plot_without_scaling_uses_the_main_steps(tmp_path: Path) -> None:
+    from cdc_tools.bench import plot
+
+    report = {**_report(), "scaling": []}
+    series = plot.scaling_series(report)
+    assert series["full build"] == ([1_000_000], [200.0])
+    assert "baseline (PySpark)" in series
+    assert plot.plot_report(report, tmp_path / "p.png").stat().st_size > 10_000
+
+
+def test_write_report_links_the_plot(tmp_path: Path) -> None:
+    _, md_path = bench.write_report(_report(), tmp_path / "out")
+    assert (tmp_path / "out" / "bench.png").is_file()
+    assert "![scaling and time per node](bench.png)" in md_path.read_text()
+
+
+def test_run_measured_shows_dbt_node_lines_as_they_come(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cdc_tools.bench import sampling
+
+    lines = [
+        "12:00:00  Running with dbt=1.11",
+        "12:00:01  1 of 2 START sql table model a ..... [RUN]",
+        "12:00:02  1 of 2 OK created sql table model a ..... [OK in 1.0s]",
+        "\x1b[32m12:00:03  2 of 2 ERROR creating sql view model b ..... [ERROR in 0.1s]\x1b[0m",
+    ]
+    bar = "[Stage 3:=====>       (1 + 1) / 2]\r        \r"
+    script = f"import time\nfor line in {lines!r}:\n    print(line, flush=True); time.sleep(0.2)"
+    shown: list[str] = []
+    run = bench.run_measured(
+        [sys.executable, "-c", script],
+        env=dict(os.environ),
+        log_path=tmp_path / "run.log",
+        interval=0.05,
+        progress=shown.append,
+    )
+    assert run.returncode == 0
+    assert shown == lines
+    show = sampling.dbt_progress("[full]")
+    for line in lines:
+        show(bar + line if " of 2 " in line else line)
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 2
+    assert printed[0].startswith("  [full] +") and "Stage" not in printed[0]
+    assert "1 of 2 OK created sql table model a" in printed[0]
+    assert "2 of 2 ERROR creating sql view model b" in printed[1] and "\x1b" not in printed[1]

@@ -1,0 +1,7 @@
+"""`python -m cdc_tools.bench`."""
+
+import sys
+
+from cdc_tools.bench.cli import main
+
+sys.exit(main())

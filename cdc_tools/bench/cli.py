@@ -1,0 +1,107 @@
+"""Command line: `python -m cdc_tools.bench`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from cdc_tools.bench.baseline import baseline_main
+from cdc_tools.bench.planning import parse_counts
+from cdc_tools.bench.project import project_info
+from cdc_tools.bench.rendering import render_text, write_report
+from cdc_tools.bench.scenario import run_scenario
+from cdc_tools.bench.settings import (
+    DEFAULT_BATCH_EVENTS,
+    DEFAULT_EVENTS,
+    DEFAULT_FLAVOURS,
+    DEFAULT_INCREMENT_FRACTION,
+    DEFAULT_RESULTS_DIR,
+)
+from cdc_tools.bench.summary import build_report
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    from cdc_tools import bench
+
+    parser = argparse.ArgumentParser(prog="python -m cdc_tools.bench", description=bench.__doc__)
+    parser.add_argument("--events", type=lambda s: parse_counts(s)[0], default=DEFAULT_EVENTS)
+    parser.add_argument("--increment-fraction", type=float, default=DEFAULT_INCREMENT_FRACTION)
+    parser.add_argument("--results-dir", type=Path, default=DEFAULT_RESULTS_DIR)
+    parser.add_argument("--flavours", default=",".join(DEFAULT_FLAVOURS))
+    parser.add_argument(
+        "--scaling",
+        type=parse_counts,
+        default=[],
+        help="other event counts to run (full, incremental, no-op), e.g. 100000,300000",
+    )
+    parser.add_argument("--batch-events", type=int, default=DEFAULT_BATCH_EVENTS)
+    parser.add_argument(
+        "--project-rev",
+        help="measure this git revision of the dbt project (default: the working tree)",
+    )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep landing files and warehouses after the run"
+    )
+    parser.add_argument(
+        "--event-logs",
+        action="store_true",
+        help="Spark event logs of the dbt runs, profiled per node (cdc_tools.spark_profile)",
+    )
+    parser.add_argument("--baseline-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--landing", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--baseline-out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if not 0 < args.increment_fraction < 1:
+        parser.error("--increment-fraction must be within (0, 1)")
+    if args.baseline_only and (args.landing is None or args.baseline_out is None):
+        parser.error("--baseline-only needs --landing and --baseline-out")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.baseline_only:
+        return baseline_main(args.landing, args.baseline_out)
+    from cdc_tools.simulator import FLAVOURS
+
+    flavours = [f.strip() for f in args.flavours.split(",") if f.strip()]
+    unknown = sorted(set(flavours) - set(FLAVOURS))
+    if unknown:
+        raise SystemExit(f"unknown flavours {unknown}; known: {', '.join(FLAVOURS)}")
+    results_dir: Path = args.results_dir.resolve()
+    increment_events = round(args.events * args.increment_fraction)
+    config = {
+        "events": args.events,
+        "increment_fraction": args.increment_fraction,
+        "increment_events": increment_events,
+        "flavours": flavours,
+        "batch_events": args.batch_events,
+        "scaling": args.scaling,
+        "command": " ".join(["python -m cdc_tools.bench", *(argv or sys.argv[1:])]),
+        "project": project_info(args.project_rev),
+    }
+    common = {
+        "flavours": flavours,
+        "results_dir": results_dir,
+        "keep": args.keep,
+        "event_logs": args.event_logs,
+        "batch_events": args.batch_events,
+        "project_rev": args.project_rev,
+    }
+    main_scenario = run_scenario(args.events, increment_events, with_baseline=True, **common)
+    scenarios = [main_scenario]
+    report = build_report(main_scenario, scenarios if args.scaling else [], config)
+    write_report(report, results_dir)
+    for events in sorted(set(args.scaling) - {args.events}):
+        scenarios.append(
+            run_scenario(events, min(increment_events, events), with_baseline=False, **common)
+        )
+        report = build_report(main_scenario, scenarios, config)
+        write_report(report, results_dir)
+    print()
+    print(render_text(report))
+    json_path, md_path = write_report(report, results_dir)
+    print(f"\nwritten: {json_path} and {md_path}")
+    return 0

@@ -1,0 +1,39 @@
+"""Settings shared by the benchmark's modules: sizes, targets, steps, the floor project."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+DEFAULT_EVENTS = 1_000_000
+DEFAULT_INCREMENT_FRACTION = 0.01
+DEFAULT_RESULTS_DIR = Path("results/bench")
+DEFAULT_FLAVOURS: tuple[str, ...] = ("oracle", "sqlserver", "db2")
+DEFAULT_BATCH_EVENTS = 10_000
+"""Messages per simulated batch, i.e. per landing file (per topic for value-line files)."""
+
+SNAPSHOT_SHARE = 0.1
+"""Share of every source's events that are its initial snapshot (op ``r``)."""
+INITIAL_ROW_WEIGHTS: Mapping[str, int] = {"customers": 2, "orders": 3, "order_lines": 4}
+MESSAGES_PER_TRANSACTION = 3.6
+"""Measured average of the simulator's workload (1-5 changes, tombstones after deletes)."""
+
+FULL_OVER_BASELINE_TARGET = 2.0
+INCREMENTAL_SHARE_TARGET = 0.05
+SAMPLE_INTERVAL_S = 0.2
+BASELINE_RESULT_TAG = "BENCH_BASELINE_RESULT "
+STEPS: tuple[str, ...] = ("full", "incremental", "no-op", "floor", "baseline")
+# The smallest dbt build on the same profile: one table model of one row. Its time is what any
+# invocation pays (Python and dbt start, parse, the Spark JVM, metastore, one write), the
+# floor under the no-op run.
+FLOOR_PROJECT: dict[str, str] = {
+    "dbt_project.yml": (
+        "name: cdc_bench_floor\nversion: '1.0'\nconfig-version: 2\nprofile: cdc_spark\n"
+        "model-paths: [models]\n"
+    ),
+    "models/floor.sql": "{{ config(materialized='table') }}\n\nselect 1 as one\n",
+}
+
+
+class BenchError(RuntimeError):
+    """A measured subprocess failed or the generated data is not what was planned."""

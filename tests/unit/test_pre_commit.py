@@ -1,0 +1,55 @@
+"""The pre-commit configuration uses local hooks only, and the YAML check catches bad YAML."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from cdc_tools.check_yaml import main, problems, yaml_files
+from cdc_tools.local_spark import REPO_ROOT
+
+CONFIG = REPO_ROOT / ".pre-commit-config.yaml"
+
+
+def test_the_config_has_local_hooks_only() -> None:
+    config = yaml.safe_load(CONFIG.read_text())
+    assert [repo["repo"] for repo in config["repos"]] == ["local"]
+    hooks = {hook["id"]: hook for repo in config["repos"] for hook in repo["hooks"]}
+    assert set(hooks) == {"ruff-check", "ruff-format", "sqlfluff-lint", "check-yaml"}
+    for hook in hooks.values():
+        assert hook["language"] == "system"
+        assert ".venv/bin/python -m " in hook["entry"], hook
+        assert "http" not in hook["entry"]
+    assert "sqlfluff lint" in hooks["sqlfluff-lint"]["entry"]
+    assert "macros" in hooks["sqlfluff-lint"]["files"]
+
+
+def test_pre_commit_validates_the_config() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "validate-config", str(CONFIG)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_check_yaml_reports_a_broken_file(tmp_path: Path) -> None:
+    good = tmp_path / "good.yml"
+    good.write_text("models:\n  - name: a\n    description: '{{ doc(\"x\") }}'\n")
+    bad = tmp_path / "bad.yml"
+    bad.write_text("models:\n  - name: a\n   description: misaligned\n")
+    found = problems([good, bad])
+    assert len(found) == 1 and found[0].startswith(f"{bad}:") and "line 3" in found[0]
+    assert main([str(good)]) == 0
+    assert main([str(good), str(bad)]) == 1
+
+
+def test_every_yaml_file_of_the_repo_parses() -> None:
+    files = yaml_files()
+    assert CONFIG in files and REPO_ROOT / "dbt_project.yml" in files
+    assert not any(".venv" in f.parts for f in files)
+    assert problems(files) == []
