@@ -17,6 +17,24 @@ from pathlib import Path
 import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+# What a copy of the dbt project needs (tests edit such copies: a contract, a macro)
+PROJECT_FILES = ("dbt_project.yml", "models", "macros", "seeds", "tests/dbt", "docs/dbt")
+
+
+def copy_project(destination: Path) -> Path:
+    """Copy the dbt project's files (PROJECT_FILES) to `destination`; returns it."""
+    import shutil
+
+    for name in PROJECT_FILES:
+        source = REPO_ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, destination / name)
+        elif source.exists():
+            destination.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, destination / name)
+    return destination
+
+
 PROFILES_DIR = REPO_ROOT / "profiles"
 
 _ENV_VAR = re.compile(r"\{\{\s*env_var\('([^']+)'(?:,\s*'([^']*)')?\)\s*(?:\|\s*int\s*)?\}\}")

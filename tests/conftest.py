@@ -77,18 +77,9 @@ class DbtProject:
 
     def copy_project(self, destination: Path) -> Path:
         """A copy of the dbt project files (to edit a contract in a test)."""
-        import shutil
+        from cdc_tools.local_spark import copy_project
 
-        from cdc_tools.local_spark import REPO_ROOT
-
-        for name in ("dbt_project.yml", "models", "macros", "seeds", "tests/dbt", "docs/dbt"):
-            source = REPO_ROOT / name
-            if source.is_dir():
-                shutil.copytree(source, destination / name)
-            elif source.exists():
-                destination.mkdir(parents=True, exist_ok=True)
-                shutil.copy(source, destination / name)
-        return destination
+        return copy_project(destination)
 
     def sql(self, query: str) -> list[dict[str, object]]:
         return [row.asDict() for row in self.spark.sql(query).collect()]  # type: ignore[attr-defined]

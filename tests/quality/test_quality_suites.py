@@ -9,19 +9,19 @@ No Spark session is needed.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from cdc_tools.dbt_invoke import run_dbt
+from cdc_tools.local_spark import copy_project
 from cdc_tools.quality_suites import (
     TableSuite,
     load_manifest,
     of_type,
     suites_from_manifest,
 )
-from cdc_tools.scaffold import REPO_ROOT, contract_from_spec, write_table
+from cdc_tools.scaffold import contract_from_spec, write_table
 
 SPEC = {
     "system": "crm",
@@ -40,24 +40,12 @@ SPEC = {
         {"name": "opened_at", "data_type": "timestamp", "encoding": "io.debezium.time.Timestamp"},
     ],
 }
-PROJECT_FILES = ("dbt_project.yml", "models", "macros", "seeds", "tests/dbt", "docs/dbt")
-
-
-def _copy_project(destination: Path) -> Path:
-    for name in PROJECT_FILES:
-        source = REPO_ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, destination / name)
-        elif source.exists():
-            destination.mkdir(parents=True, exist_ok=True)
-            shutil.copy(source, destination / name)
-    return destination
 
 
 @pytest.fixture(scope="module")
 def scaffolded_suites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, TableSuite]:
     base = tmp_path_factory.mktemp("scaffolded")
-    project = _copy_project(base / "project")
+    project = copy_project(base / "project")
     write_table(contract_from_spec(SPEC), project)
     run_dbt(["parse"], project_dir=project, target_path=base / "target")
     suites = suites_from_manifest(load_manifest(base / "target" / "manifest.json"))
