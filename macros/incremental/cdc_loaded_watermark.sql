@@ -13,13 +13,15 @@
     {%- if not execute -%}
         {{ return(epoch) }}
     {%- endif -%}
-    {%- set properties = _cdc_table_properties(relation) -%}
-    {%- set read_through = properties.get('cdc.read_through') -%}
+    {%- set known = cdc_read_through(relation) -%}
+    {%- if known -%}
+        {{ return("timestamp'" ~ known ~ "'") }}
+    {%- endif -%}
+    {#- a write that did not record its end: the data tells, or the last recorded
+        read-through when that is newer -#}
+    {%- set read_through = _cdc_table_properties(relation).get('cdc.read_through') -%}
     {%- if read_through == 'unknown' -%}
         {%- set read_through = none -%}
-    {%- endif -%}
-    {%- if read_through and properties.get('cdc.reading_through') == read_through -%}
-        {{ return("timestamp'" ~ read_through ~ "'") }}
     {%- endif -%}
     {%- set newest = run_query(
         "select cast(greatest(max(_loaded_at), "

@@ -22,7 +22,7 @@
   {%- set up_to_date = old_relation is not none
         and old_relation.is_table
         and not should_full_refresh()
-        and _cdc_table_property(old_relation, 'cdc.inputs_fingerprint') == fingerprint -%}
+        and _cdc_table_properties(old_relation).get('cdc.inputs_fingerprint') == fingerprint -%}
 
   {{ run_hooks(pre_hooks) }}
 
