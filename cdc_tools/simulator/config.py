@@ -56,6 +56,14 @@ class SimConfig:
     incremental_snapshot_batches: tuple[int, ...] = ()
     """Batches in which a signal starts an incremental snapshot of every table."""
     incremental_chunk_size: int = 8
+    resnapshot_batch: int | None = None
+    """Batch that starts after an outage of capture: while the connector was down the
+    source deleted ``resnapshot_deletes`` rows of every table (never captured), then a new
+    blocking snapshot of every table was taken (reads at one position, the last one
+    ``last``) before streaming resumed."""
+    resnapshot_deletes: int = 4
+    resnapshot_complete: bool = True
+    """False: the re-snapshot stops a third before its end and never sends ``last``."""
     evolve_batch: int | None = None
     """Batch in which ``customers`` gains a column and ``orders`` loses one."""
     table_names: Mapping[str, str] = field(default_factory=dict)
@@ -76,6 +84,10 @@ class SimConfig:
             raise ValueError("snapshot_style must be None, 'string' or 'boolean'")
         if self.incremental_chunk_size < 1:
             raise ValueError("incremental_chunk_size must be >= 1")
+        if self.resnapshot_batch is not None and not 0 < self.resnapshot_batch < self.batches:
+            raise ValueError("resnapshot_batch must name a batch after the first")
+        if self.resnapshot_deletes < 0:
+            raise ValueError("resnapshot_deletes must be >= 0")
         if self.evolve_batch is not None and not 0 <= self.evolve_batch < max(self.batches, 1):
             raise ValueError("evolve_batch must name one of the batches")
         if any(n < 0 for n in self.initial_rows.values()):

@@ -653,7 +653,7 @@ class DebeziumEmitter:
         for i, change in enumerate(tx.changes):
             codec = self.codecs[change.table]
             conn = self._with_connector()
-            snap = snap_last if i == last else snap_true
+            snap = snap_last if i == last and tx.complete else snap_true
             head = codec.source_head[conn]
             source = f'{head}{src_ts},"snapshot":{snap}{codec.source_mid}{position_text}'
             ts += int(rng.random() * 3)

@@ -106,6 +106,8 @@ class Transaction:
     ``incremental``: the surviving reads of one incremental-snapshot chunk, read right
     after transaction ``seq`` committed and published when the chunk's window closed.
     ``ddl``: table definition changes (no row changes).
+    ``complete``: a snapshot that ends with its ``last`` read (False: it stopped before).
+    ``uncaptured``: changes the source made while capture was down (never emitted).
     """
 
     seq: int
@@ -114,6 +116,8 @@ class Transaction:
     snapshot: bool = False
     incremental: bool = False
     ddl: list[SchemaChange] = field(default_factory=list)
+    complete: bool = True
+    uncaptured: list[Change] = field(default_factory=list)
 
 
 # Schema evolution (SimConfig.evolve_batch): a column added to one table, one dropped
@@ -571,6 +575,31 @@ class SourceDatabase:
         ]
         return Transaction(0, self.clock_ms, changes, snapshot=True)
 
+    def resnapshot(self) -> Transaction:
+        """Capture was down: the source deleted rows of every table (not captured); then a
+        blocking snapshot re-reads every table (``SimConfig.resnapshot_*``)."""
+        config = self.config
+        uncaptured: list[Change] = []
+        for table in TABLES:
+            for _ in range(min(config.resnapshot_deletes, len(self.tables[table]))):
+                self._delete(table, uncaptured)
+        self.clock_ms += 1000 + int(self.rng.random() * 60_000)
+        changes = [
+            Change("r", table, None, dict(row))
+            for table in TABLES
+            for row in self.tables[table].rows.values()
+        ]
+        if not config.resnapshot_complete:
+            changes = changes[: len(changes) * 2 // 3]
+        return Transaction(
+            0,
+            self.clock_ms,
+            changes,
+            snapshot=True,
+            complete=config.resnapshot_complete,
+            uncaptured=uncaptured,
+        )
+
     def generate_batch(self) -> list[Transaction]:
         """Next batch of committed transactions (batch 0 starts with the snapshot)."""
         index = self._batches_done
@@ -582,6 +611,8 @@ class SourceDatabase:
                 creates = [SchemaChange(t, "CREATE", spec) for t, spec in self.specs.items()]
                 txs.append(Transaction(0, self.clock_ms, [], ddl=creates))
             txs.append(self.initial_snapshot())
+        if index == config.resnapshot_batch:
+            txs.append(self.resnapshot())
         n = config.transactions
         forced = -1
         if index == 0 and n > 0 and config.truncate_probability > 0:
