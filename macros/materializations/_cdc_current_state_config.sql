@@ -21,8 +21,17 @@
         ~ "parquet (copy-on-write buckets), delta, iceberg, hudi (MERGE INTO)"
     ) }}
   {%- endif -%}
+  {%- set snapshot_reconciliation = config.get(
+        'cdc_snapshot_reconciliation', var('cdc_snapshot_reconciliation', 'off')) -%}
+  {%- if snapshot_reconciliation not in ['off', 'delete'] -%}
+    {{ exceptions.raise_compiler_error(
+        "cdc_snapshot_reconciliation '" ~ snapshot_reconciliation ~ "' of " ~ this
+        ~ " is not one of: off, delete"
+    ) }}
+  {%- endif -%}
   {{ return({
       'unique_key': unique_key,
+      'snapshot_reconciliation': snapshot_reconciliation,
       'delete_mode': delete_mode,
       'file_format': file_format,
       'merge_into': file_format in merge_formats,

@@ -15,6 +15,11 @@
                            would exceed this fraction of the compacted rows (var
                            cdc_compaction_ratio, default 0.1)
         cdc_tombstone_retention_days  (var cdc_tombstone_retention_days)
+        cdc_snapshot_reconciliation  (var of the same name) off (default) or delete: keys
+                           a completed blocking snapshot of their table did not read, and
+                           that no change after its start touched, are deleted (as
+                           cdc_delete_mode deletes); needs `-- depends_on:
+                           {{ ref('int_cdc__snapshots') }}` in the model
         cdc_unavailable_value_placeholder  (var of the same name, default
                            '__debezium_unavailable_value'; empty: off) the value Debezium
                            sends for an unchanged TOASTed column: carried over from the
@@ -74,7 +79,12 @@
         'merge_into': _cdc_write_merge_into,
         'merge_on_read': _cdc_write_merge_on_read,
   } -%}
-  {{ write_paths[plan.write_path](plan, sql) }}
+  {#- a completed snapshot acts as a truncate at its start (_cdc_snapshot_markers) -#}
+  {%- set changes_sql = sql -%}
+  {%- if cdc.snapshot_reconciliation != 'off' -%}
+    {%- set changes_sql = _cdc_snapshot_markers(plan, sql) -%}
+  {%- endif -%}
+  {{ write_paths[plan.write_path](plan, changes_sql) }}
 
   {%- if existing_target is not none and existing_target.type != 'view' -%}
     {{ adapter.drop_relation(existing_target) }}
