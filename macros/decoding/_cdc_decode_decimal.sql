@@ -6,6 +6,8 @@
           double   a JSON number;  string  a JSON string
         and io.debezium.data.VariableScaleDecimal, an object {"scale": s, "value": base64}
         (PostgreSQL NUMERIC without scale, Oracle NUMBER without precision).
+        A negative scale (Oracle NUMBER(p,s<0) rounds to 10^-s) multiplies the unscaled
+        integer: scale -2 and 123 give 12300 (declare NUMBER(5,-2) as decimal(7,0)).
         The mode is the column's encoding, else what the message schema says (bytes
         means precise), else, for a message without a schema, the value itself: a decimal
         literal with a point or a minus sign (a double's or BigDecimal.toPlainString()
@@ -47,8 +49,8 @@
         when left(ltrim({{ raw }}), 1) = '{' then {{ _cdc_decode_variable_scale_decimal(raw, dtype) }}
         when {{ mode }} = 'precise' then try_cast(concat(
             cast({{ cdc_decode_twos_complement('try_to_binary(' ~ raw ~ ", 'base64')") }} as string),
-            'E-',
-            coalesce({{ column_type }}.scale, '{{ target_scale }}')
+            'E',
+            -try_cast(coalesce({{ column_type }}.scale, '{{ target_scale }}') as int)
         ) as {{ dtype }})
         when {{ raw }} rlike '^-?[0-9]+([.][0-9]*)?([eE][-+]?[0-9]+)?$'
             then try_cast({{ raw }} as {{ dtype }})
@@ -60,7 +62,7 @@
     {%- set parsed = "from_json(" ~ raw ~ ", 'struct<scale: int, value: string>')" -%}
     try_cast(concat(
         cast({{ cdc_decode_twos_complement("try_to_binary(" ~ parsed ~ ".value, 'base64')") }} as string),
-        'E-',
-        cast({{ parsed }}.scale as string)
+        'E',
+        -{{ parsed }}.scale
     ) as {{ dtype }})
 {% endmacro %}

@@ -44,7 +44,10 @@ def _pad(scn: str) -> str:
 
 
 def _oracle_position(commit_scn: str, scn: str) -> str:
-    return f"{_pad(commit_scn)}.{_pad(scn)}"
+    # every example's redo record: rs_id "001234.00012345.0124" (each hex part padded to
+    # 16), ssn 1 (20 digits), redo_thread 1 (10 digits)
+    redo = "0000000000001234.0000000000012345.0000000000000124"
+    return f"{_pad(commit_scn)}.{_pad(scn)}.{redo}.{1:020d}.{1:010d}"
 
 
 # The files land in three steps, `dbt build` after each, so that the SQL Server and Db2

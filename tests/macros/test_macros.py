@@ -291,6 +291,16 @@ def test_positions_sort_in_change_order(render) -> None:  # type: ignore[no-unty
             {"scn": "9999995", "commit_scn": "10000002"},
             {"scn": "10000001", "commit_scn": "10000002"},
             {"scn": "10000003", "commit_scn": "100000000"},
+            # one SCN: the redo record (rs_id parts compared padded, spaces trimmed), then ssn
+            {"scn": "10000003", "commit_scn": "100000000", "rs_id": "0x00009f.0001ffff.01f0"},
+            {"scn": "10000003", "commit_scn": "100000000", "rs_id": " 0x0000a1.00000002.0010 "},
+            {
+                "scn": "10000003",
+                "commit_scn": "100000000",
+                "rs_id": " 0x0000a1.00000002.0010 ",
+                "ssn": 10,
+                "redo_thread": 1,
+            },
         ],
         "sqlserver": [
             {"commit_lsn": "0000002b:00000f10:0003"},

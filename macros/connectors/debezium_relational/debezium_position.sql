@@ -3,7 +3,11 @@
         A string that sorts like the connector's change order, so that positions of one
         source database compare with plain string comparison:
           oracle      commit_scn (or scn for snapshot reads), then scn: decimal numbers
-                      of varying length, left-padded to 30 digits
+                      of varying length, left-padded to 30 digits; then, for changes that
+                      share both SCNs, rs_id (the redo record ' 0x0000a1.00012345.0010 ':
+                      log sequence, block and byte offset, hex, each left-padded to 16
+                      digits, trimmed, without '0x'), ssn (SQL sequence number, 20 digits)
+                      and redo_thread (10 digits)
           sqlserver   commit_lsn, change_lsn, event_serial_no (number or string)
           db2         commit_lsn, change_lsn
           postgresql  lsn (a number), left-padded to 20 digits
@@ -13,13 +17,27 @@
     -#}
     case {{ connector }}
         when 'oracle' then
+            {%- set rs_id = "nullif(lower(trim(" ~ source ~ ".rs_id)), '')" %}
             case
                 when coalesce({{ source }}.commit_scn, {{ source }}.scn) rlike '^[0-9]{1,30}$'
                     and coalesce({{ source }}.scn, '0') rlike '^[0-9]{1,30}$'
+                    and coalesce({{ rs_id }}, '0.0.0')
+                    rlike '^(0x)?[0-9a-f]{1,16}[.][0-9a-f]{1,16}[.][0-9a-f]{1,16}$'
+                    and coalesce({{ source }}.ssn, '0') rlike '^[0-9]{1,20}$'
+                    and coalesce({{ source }}.redo_thread, '0') rlike '^[0-9]{1,10}$'
                     then concat(
                         lpad(coalesce({{ source }}.commit_scn, {{ source }}.scn), 30, '0'),
                         '.',
-                        lpad(coalesce({{ source }}.scn, '0'), 30, '0')
+                        lpad(coalesce({{ source }}.scn, '0'), 30, '0'),
+                        '.',
+                        coalesce(concat_ws('.', transform(
+                            split(regexp_replace({{ rs_id }}, '^0x', ''), '[.]'),
+                            rs_part -> lpad(rs_part, 16, '0')
+                        )), ''),
+                        '.',
+                        lpad(coalesce({{ source }}.ssn, '0'), 20, '0'),
+                        '.',
+                        lpad(coalesce({{ source }}.redo_thread, '0'), 10, '0')
                     )
             end
         when 'sqlserver' then
