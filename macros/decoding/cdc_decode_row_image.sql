@@ -33,7 +33,7 @@
                     'lexeme', field.lexeme,
                     'is_string', field.is_string,
                     'decoded', case when field.lexeme is not null then {{ cdc_decode_semantic_text(
-                        'field.lexeme', 'field.is_string', column_types ~ '[lower(field.key)]'
+                        'field.lexeme', 'field.is_string', 'coalesce(' ~ column_types ~ '[field.key], ' ~ column_types ~ '[lower(field.key)])'
                     ) }} end
                 )
             )),

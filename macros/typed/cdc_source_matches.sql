@@ -2,10 +2,12 @@
     {#-
         SQL boolean: does the source identity (db, schema, table expressions) match the
         contract (cdc_source_contract: {database, schema, table}, each a glob pattern or a
-        list of them)? Case-insensitive; `*` is any run of characters, `?` one character,
-        every other character is literal (`%` and `_` too). A part that is `*` matches
-        anything, null included; any other pattern never matches a null part (Canal,
-        Maxwell, MySQL and MongoDB sources have no schema).
+        list of them)? Case-insensitive, except a pattern in double quotes (`"orders"`),
+        which matches its text case-exactly (to bind to one of two tables whose names
+        differ only by case); `*` is any run of characters, `?` one character, every other
+        character is literal (`%` and `_` too). A part that is `*` matches anything, null
+        included; any other pattern never matches a null part (Canal, Maxwell, MySQL and
+        MongoDB sources have no schema).
     -#}
     {%- set tests = [] -%}
     {%- for part, column in [
@@ -15,16 +17,20 @@
         {%- set patterns = [value] if value is string else value | list -%}
         {%- if '*' not in patterns -%}
             {%- set alternatives = [] -%}
-            {%- for pattern in patterns | map('lower') -%}
+            {%- for raw_pattern in patterns -%}
+                {%- set exact = raw_pattern | length > 1 and raw_pattern.startswith('"')
+                    and raw_pattern.endswith('"') -%}
+                {%- set pattern = raw_pattern[1:-1] if exact else raw_pattern | lower -%}
+                {%- set subject = column if exact else 'lower(' ~ column ~ ')' -%}
                 {%- if '*' in pattern or '?' in pattern -%}
                     {%- set like = pattern.replace('\\', '\\\\').replace('%', '\\%').replace('_', '\\_')
                         .replace('*', '%').replace('?', '_') -%}
                     {%- do alternatives.append(
-                        'lower(' ~ column ~ ") like '" ~ cdc_escape_string(like) ~ "'"
+                        subject ~ " like '" ~ cdc_escape_string(like) ~ "'"
                     ) -%}
                 {%- else -%}
                     {%- do alternatives.append(
-                        'lower(' ~ column ~ ") = '" ~ cdc_escape_string(pattern) ~ "'"
+                        subject ~ " = '" ~ cdc_escape_string(pattern) ~ "'"
                     ) -%}
                 {%- endif -%}
             {%- endfor -%}

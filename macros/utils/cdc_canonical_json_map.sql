@@ -1,6 +1,7 @@
 {% macro cdc_canonical_json_map(map_expression) %}
     {#-
-        A JSON object with lower-cased keys in sorted order, from a map<string, string>:
+        A JSON object with lower-cased keys (but for keys that differ only by case,
+        cdc_fold_names) in sorted order, from a map<string, string>:
         the same row key gives the same text whether it came from the Kafka message key
         or from the row image. Null for a null or empty map. The map is computed once
         (`cdc_let`).
@@ -9,7 +10,7 @@
     case
         when canonical_map is not null and size(canonical_map) > 0
             then to_json(map_from_entries(array_sort(map_entries(
-                transform_keys(canonical_map, (k, v) -> lower(k))
+                {{ cdc_fold_keys('canonical_map') }}
             ))))
     end
     {%- endset -%}

@@ -1,4 +1,7 @@
 {% macro cdc_json_map(json_expression) %}
-    {#- A JSON object's text parsed to map<string, string> with lower-cased keys. -#}
-    transform_keys(from_json({{ json_expression }}, 'map<string, string>'), (k, v) -> lower(k))
+    {#-
+        A JSON object's text parsed to map<string, string> with lower-cased keys; keys
+        that differ only by case keep their exact case (cdc_fold_names).
+    -#}
+    {{ cdc_fold_keys("from_json(" ~ json_expression ~ ", 'map<string, string>')") }}
 {% endmacro %}

@@ -6,7 +6,8 @@
 }}
 
 -- Transaction-metadata and schema-change messages with their raw value: the input of
--- stg_cdc__transactions and stg_cdc__schema_changes (rare messages, parsed on read).
+-- stg_cdc__transactions and stg_cdc__schema_changes (rare messages, parsed on read); and
+-- the rows of Debezium signal tables (var cdc_signal_tables), kept out of the change log.
 -- A table, filled from new loads only: as a view, every query of those two models (and
 -- each of their data tests) read the value of every message in bronze to find the few it
 -- joins, 42 s a test at 5M events. The read-through mark keeps a run to new loads even
@@ -37,7 +38,7 @@ control_messages as (
         _source_line,
         _loaded_at
     from {{ ref('stg_cdc__messages') }}
-    where _cdc_message_kind in ('transaction', 'schema_change')
+    where _cdc_message_kind in ('transaction', 'schema_change', 'signal')
     {% if is_incremental() %}
         and _loaded_at > {{ watermark }}
     {% endif %}

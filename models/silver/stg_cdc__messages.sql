@@ -196,6 +196,9 @@ final as (
         case
             when error_reason is not null then 'error'
             when _is_tombstone then 'tombstone'
+            -- a row of a Debezium signal table (var cdc_signal_tables) is a control message
+            when kind = 'change' and {{ cdc_is_signal_table('source_db', 'source_schema', 'source_table') }}
+                then 'signal'
             else kind
         end as _cdc_message_kind,
         error_reason as _cdc_error_reason,
@@ -205,7 +208,7 @@ final as (
         source_db as _cdc_source_db,
         source_schema as _cdc_source_schema,
         source_table as _cdc_source_table,
-        lower(concat_ws('.', source_db, source_schema, source_table)) as _cdc_source_id,
+        {{ cdc_source_id('connector', 'source_db', 'source_schema', 'source_table') }} as _cdc_source_id,
         row_key as _cdc_key,
         -- keyed by its whole row image: a keyless table (int_cdc__keyless_changes)
         coalesce(

@@ -22,6 +22,7 @@
 {% macro debezium_relational__detect(message) %}
     (
         {{ message }}.body.op is not null
+        or {{ debezium_is_heartbeat(message) }}
         or {{ message }}.body.source is not null
         or {{ message }}.body.status in ('BEGIN', 'END')
         or {{ message }}.body.tableChanges is not null
@@ -39,6 +40,7 @@
         when {{ message }}.body.status in ('BEGIN', 'END') then 'transaction'
         when {{ message }}.body.tableChanges is not null or {{ message }}.body.ddl is not null
             then 'schema_change'
+        when {{ debezium_is_heartbeat(message) }} then 'heartbeat'
     end
 {% endmacro %}
 
@@ -85,7 +87,11 @@
 {% endmacro %}
 
 {% macro debezium_relational__source_ts(message) %}
-    timestamp_millis(try_cast({{ message }}.body.source.ts_ms as bigint))
+    {#- a heartbeat (no source block) vouches for its own ts_ms -#}
+    timestamp_millis(try_cast(coalesce(
+        {{ message }}.body.source.ts_ms,
+        case when {{ debezium_is_heartbeat(message) }} then {{ message }}.body.ts_ms end
+    ) as bigint))
 {% endmacro %}
 
 {% macro debezium_relational__emitted_ts(message) %}
@@ -105,19 +111,26 @@
 {% endmacro %}
 
 {% macro debezium_relational__column_types(message) %}
-    {#- The Kafka Connect schema of the `after` field, when the message is wrapped. -#}
-    map_from_entries(transform(
-        try_element_at(filter({{ message }}.envelope.schema.fields, f -> f.field = 'after'), 1).fields,
-        f -> struct(
-            lower(f.field) as field_name,
-            named_struct(
+    {#-
+        The Kafka Connect schema of the `after` field, when the message is wrapped, by
+        column name as cdc_json_map writes it (cdc_fold_names).
+    -#}
+    {%- set fields = 'try_element_at(filter(' ~ message ~ ".envelope.schema.fields, f -> f.field = 'after'), 1).fields" -%}
+    {%- set by_name -%}
+    map_from_arrays(
+        {{ cdc_fold_names('transform(after_fields, f -> f.field)') }},
+        transform(
+            after_fields,
+            f -> named_struct(
                 'type', f.type,
                 'name', f.name,
                 'scale', f.parameters['scale'],
                 'precision', f.parameters['connect.decimal.precision']
-            ) as field_type
+            )
         )
-    ))
+    )
+    {%- endset -%}
+    {{ cdc_let(fields, 'after_fields', by_name) }}
 {% endmacro %}
 
 {% macro debezium_relational__transaction_id(message) %}
