@@ -105,9 +105,6 @@ gated as (
     select * from released_changes
 
 )
-
-select * from gated
-{%- else %}
-
-select * from final
 {%- endif %}
+
+select * from {{ 'gated' if transactions.sources else 'final' }}

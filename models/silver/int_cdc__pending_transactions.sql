@@ -36,8 +36,10 @@ final as (
         transactions.first_loaded_at,
         transactions.last_loaded_at,
         round(
-            (unix_micros(newest_load.newest_loaded_at)
-                - unix_micros(transactions.first_loaded_at)) / 3600e6,
+            (
+                unix_micros(newest_load.newest_loaded_at)
+                - unix_micros(transactions.first_loaded_at)
+            ) / 3600e6,
             3
         ) as waited_hours
     from transactions

@@ -29,8 +29,9 @@ events as (
         coalesce(
             case
                 when _kafka_offset is not null
-                    then concat_ws('/', _kafka_topic, cast(_kafka_partition as string),
-                        cast(_kafka_offset as string))
+                    then concat_ws(
+                        '/', _kafka_topic, cast(_kafka_partition as string), cast(_kafka_offset as string)
+                    )
             end,
             concat_ws('/', _cdc_source_id, _cdc_position, _cdc_op, _cdc_key)
         ) as event_id,
@@ -166,11 +167,11 @@ transactions as (
 
 ),
 
-{%- if settings.wait_max_hours is not none %}
-
 loads as (
 
+    -- every load, when transactions may time out (none otherwise: no scan)
     select distinct _loaded_at from {{ ref('stg_cdc__messages') }}
+    where {{ 'true' if settings.wait_max_hours is not none else 'false' }}
 
 ),
 
@@ -184,37 +185,30 @@ timeouts as (
     from transactions
     inner join loads
         on loads._loaded_at >= transactions.first_loaded_at
-            + make_dt_interval(0, 0, 0, {{ '%.6f' | format(settings.wait_max_hours * 3600) }})
+            + make_dt_interval(0, 0, 0, {{ '%.6f' | format((settings.wait_max_hours or 0) * 3600) }})
     group by transactions.transaction_id, transactions.source_db
 
 ),
-{%- endif %}
 
 statuses as (
 
     select
         transactions.*,
+        timeouts.timed_out_at,
         case
-            when end_seen and events_seen = events_expected and collections_complete
+            when transactions.end_seen
+                and transactions.events_seen = transactions.events_expected
+                and transactions.collections_complete
                 then 'complete'
             when {{ cdc_in_list('transactions.transaction_id', settings.release) }}
                 then 'released'
-            {%- if settings.wait_max_hours is not none %}
             when timeouts.timed_out_at is not null then 'timed_out'
-            {%- endif %}
             else 'waiting'
         end as transaction_state
-        {%- if settings.wait_max_hours is not none %},
-        timeouts.timed_out_at
-        {%- else %},
-        cast(null as timestamp) as timed_out_at
-        {%- endif %}
     from transactions
-    {%- if settings.wait_max_hours is not none %}
     left join timeouts
         on transactions.transaction_id = timeouts.transaction_id
         and transactions.source_db = timeouts.source_db
-    {%- endif %}
 
 ),
 
