@@ -10,6 +10,7 @@
     '_source_line', '_loaded_at', '_load_id',
 ] -%}
 {%- set row_columns = {'_cdc_is_partial': 'false as _cdc_is_partial'} -%}
+{%- set transactions = cdc_transaction_settings() -%}
 {%- set document_columns = {
     '_cdc_column_types': 'cast(null as map<string, struct<type: string, name: string, '
         ~ 'scale: string, precision: string>>) as _cdc_column_types'
@@ -18,7 +19,9 @@
 -- Every readable row change (c, u, d, r, t) of every captured table, in the common shape:
 -- row images as the message carried them; for keyless tables one row per copy of a row
 -- (int_cdc__keyless_changes), and for document collections the whole document after
--- each change (int_cdc__document_changes).
+-- each change (int_cdc__document_changes). Changes of a transaction-consistent source's
+-- transactions (var cdc_transaction_consistent_sources) appear once their transaction is
+-- released (int_cdc__transaction_releases), with the release's load as `_loaded_at`.
 
 with
 
@@ -59,5 +62,49 @@ final as (
     select * from document_changes
 
 )
+{%- if transactions.sources %},
 
-select * from final
+released as (
+
+    select transaction_id, source_db, released_at
+    from {{ ref('int_cdc__transaction_releases') }}
+    where released_at is not null
+
+),
+
+held as (
+
+    select * from final
+    where _cdc_transaction_id is not null
+        and {{ cdc_source_matches({'database': transactions.sources}, '_cdc_source_db', "''", "''") }}
+
+),
+
+released_changes as (
+
+    -- a change loaded after its transaction's release (a late event) keeps its own load
+    select
+        {{ cdc_select_list(change_log_columns, {
+            '_loaded_at': 'greatest(held._loaded_at, released.released_at) as _loaded_at'
+        }) }}
+    from held
+    inner join released
+        on held._cdc_transaction_id = released.transaction_id
+        and lower(held._cdc_source_db) = released.source_db
+
+),
+
+gated as (
+
+    select * from final
+    where not (
+        _cdc_transaction_id is not null
+        and {{ cdc_source_matches({'database': transactions.sources}, '_cdc_source_db', "''", "''") }}
+    )
+    union all
+    select * from released_changes
+
+)
+{%- endif %}
+
+select * from {{ 'gated' if transactions.sources else 'final' }}
