@@ -54,8 +54,10 @@ def _oracle_source(db: str, table: str, **position: object) -> dict[str, object]
         "ts_ms": 1520085154000,
         "snapshot": "false",
         "db": db,
-        "schema": "debezium",
-        "table": table,
+        # Oracle names as LogMiner reports unquoted identifiers: upper case (a lower-case
+        # name is a quoted, case-sensitive one and keeps its case in `_cdc_source_id`)
+        "schema": "DEBEZIUM",
+        "table": table.upper(),
         "txId": "6.28.807",
         "lcr_position": None,
         "user_name": "app",
