@@ -45,8 +45,11 @@ lint: setup
 	$(PY) -m sqlfluff lint models macros tests/dbt
 	$(PY) -m cdc_tools.check_yaml
 
+# two pytest workers (pytest-xdist), each with its own Spark session and metastore; a test
+# module runs whole on one worker (its module fixtures build once); TEST_WORKERS=0: one process
+TEST_WORKERS ?= 2
 test: setup lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 unit: setup
 	$(PY) -m pytest tests/unit

@@ -79,8 +79,7 @@ end_collections as (
 
 matched_ends as (
 
-    -- an END belongs to the source whose events it names: its collection `db.schema.table`
-    -- (PostgreSQL `schema.table`, MySQL `db.table`) is the event's qualified name or its end
+    -- an END belongs to the source whose events it names (cdc_data_collection_matches)
     select distinct
         end_collections.transaction_id,
         end_collections.end_id,
@@ -88,10 +87,7 @@ matched_ends as (
     from end_collections
     inner join seen
         on end_collections.transaction_id = seen.transaction_id
-        and (
-            seen.data_collection = end_collections.data_collection
-            or seen.data_collection like concat('%.', end_collections.data_collection)
-        )
+        and {{ cdc_data_collection_matches('seen.data_collection', 'end_collections.data_collection') }}
 
 ),
 
@@ -135,10 +131,7 @@ collections as (
     full outer join expected
         on seen.transaction_id = expected.transaction_id
         and seen.source_db = expected.source_db
-        and (
-            seen.data_collection = expected.data_collection
-            or seen.data_collection like concat('%.', expected.data_collection)
-        )
+        and {{ cdc_data_collection_matches('seen.data_collection', 'expected.data_collection') }}
 
 ),
 

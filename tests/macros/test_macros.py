@@ -527,6 +527,27 @@ def test_source_matches_globs_case_insensitively(render) -> None:  # type: ignor
     assert [row["matches"] for row in rows] == [case[-1] for case in SOURCE_MATCHES]
 
 
+DATA_COLLECTIONS = [
+    # (event's db.schema.table, END's data_collection, matches)
+    ("inventory.dbo.orders", "inventory.dbo.orders", True),  # Oracle, SQL Server, Db2
+    ("inventory.public.orders", "public.orders", True),  # PostgreSQL: schema.table
+    ("inventory.orders", "inventory.orders", True),  # MySQL: no schema, db.table
+    ("inventory.dbo.orders", "orders", True),
+    ("inventory.dbo.orders", "dbo.order_lines", False),
+    ("inventory.dbo.xorders", "orders", False),  # a suffix, not a name
+]
+
+
+def test_data_collection_matches_names_and_their_ends(render) -> None:  # type: ignore[no-untyped-def]
+    selects = [
+        f"select {index} as id, {{{{ cdc_data_collection_matches('q', 'c') }}}} as matches "
+        f"from (select {_sql_string(name)}, {_sql_string(collection)}) as s(q, c)"
+        for index, (name, collection, _) in enumerate(DATA_COLLECTIONS)
+    ]
+    rows = render(" union all ".join(selects) + " order by id")
+    assert [row["matches"] for row in rows] == [case[-1] for case in DATA_COLLECTIONS]
+
+
 DECLARED_KEYS = [
     # (db, schema, table, image, expected key): keys of the var below and of the project's
     # inventory contracts (schema inventory)
