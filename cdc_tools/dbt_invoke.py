@@ -21,7 +21,12 @@ def run_dbt(
     project_dir: Path | None = None,
 ):  # type: ignore[no-untyped-def]
     """Invoke `dbt <args>` with the repo's project (or a copy of it at `project_dir`) and
-    profiles; returns the dbtRunnerResult."""
+    profiles; returns the dbtRunnerResult.
+
+    dbt's partial parsing is on: invocations that share a target path reuse its
+    `partial_parse.msgpack` (about 0.5 s instead of 5 s of parsing), and dbt parses again
+    whatever changed: files, `--vars`, the profile (`CDC_SCHEMA`) or the project's env vars.
+    """
     import json
 
     from dbt.cli.main import dbtRunner
@@ -32,7 +37,6 @@ def run_dbt(
         str(project_dir or REPO_ROOT),
         "--profiles-dir",
         str(PROFILES_DIR),
-        "--no-partial-parse",
     ]
     if target_path is not None:
         argv += ["--target-path", str(target_path), "--log-path", str(target_path / "logs")]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from cdc_tools.dbt_invoke import run_dbt
 from cdc_tools.local_spark import REPO_ROOT, get_local_spark
-from cdc_tools.oracle_check import compare_database
+from cdc_tools.oracle_check import GoldReader, compare_database
 from cdc_tools.progress import Progress
 from cdc_tools.simulator import SimConfig, simulate, write_batch
 
@@ -90,6 +90,7 @@ def run_simulated(landing: Path) -> int:
         with progress.step(f"batch {batch}: dbt build ({kind}; dbt prints each model and test)"):
             run_dbt(["build", *(["--full-refresh"] if batch == 0 else [])])
         with progress.step(f"batch {batch}: checking gold against the simulated sources"):
+            reader = GoldReader(spark)
             for result in results:
                 outcome = compare_database(
                     spark,
@@ -99,6 +100,7 @@ def run_simulated(landing: Path) -> int:
                     result=result,
                     batch=batch,
                     databases=[r.config.database for r in results],
+                    reader=reader,
                 )
                 verdict = "matches" if outcome.ok else "DIFFERS FROM"
                 print(

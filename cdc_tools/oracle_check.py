@@ -38,24 +38,78 @@ class Comparison:
         return not self.differences
 
 
+# The extra column GoldReader adds to a soft-delete table: `unix_millis(_cdc_deleted_at)`.
+_DELETED_AT_MS = "__cdc_deleted_at_ms"
+
+
+class GoldReader:
+    """Each relation read once, whole: its column types and its rows, as Python values.
+
+    Gold is small wherever an oracle checks it, so one `collect` per relation replaces the
+    queries per source database and table that a comparison of many databases would run.
+    Share one reader among comparisons of the same built warehouse, never across a build.
+    """
+
+    def __init__(self, spark) -> None:  # type: ignore[no-untyped-def]
+        self.spark = spark
+        self._types: dict[str, dict[str, str]] = {}
+        self._rows: dict[str, list[dict[str, object]]] = {}
+
+    def types(self, relation: str) -> dict[str, str]:
+        """{column: Spark type (simpleString)} of `relation`."""
+        if relation not in self._types:
+            fields = self.spark.table(relation).schema.fields
+            self._types[relation] = {f.name: f.dataType.simpleString() for f in fields}
+        return self._types[relation]
+
+    def is_soft_delete(self, relation: str) -> bool:
+        return "_cdc_is_deleted" in self.types(relation)
+
+    def rows(self, relation: str) -> list[dict[str, object]]:
+        """Every row of `relation`; a soft-delete table's rows also carry its delete time
+        in epoch milliseconds (column `__cdc_deleted_at_ms`)."""
+        if relation not in self._rows:
+            extra = (
+                f", unix_millis(_cdc_deleted_at) as {_DELETED_AT_MS}"
+                if self.is_soft_delete(relation)
+                else ""
+            )
+            collected = self.spark.sql(f"select *{extra} from {relation}").collect()
+            self._rows[relation] = [row.asDict() for row in collected]
+        return self._rows[relation]
+
+    def rows_of(self, relation: str, database: str) -> list[dict[str, object]]:
+        """The rows of `relation` whose `_cdc_source_db` is `database` (any case)."""
+        wanted = database.lower()
+        return [
+            row
+            for row in self.rows(relation)
+            if isinstance(row["_cdc_source_db"], str) and row["_cdc_source_db"].lower() == wanted
+        ]
+
+
 def gold_state(  # type: ignore[no-untyped-def]
-    spark, gold_schema: str, table: str, database: str, columns: Sequence[str] | None = None
+    spark,
+    gold_schema: str,
+    table: str,
+    database: str,
+    columns: Sequence[str] | None = None,
+    *,
+    reader: GoldReader | None = None,
 ) -> dict[tuple, dict]:
     """The live rows of gold table `table` that came from source database `database`
     (the contract columns of the simulated table, or `columns`)."""
     spec = TABLES[table]
-    columns = ", ".join(columns or spec.column_names)
+    reader = reader or GoldReader(spark)
     relation = f"{gold_schema}.{table}"
-    live_only = ""
-    if "_cdc_is_deleted" in spark.table(relation).columns:  # a soft-delete table
-        live_only = " and not _cdc_is_deleted"
-    rows = spark.sql(
-        f"select {columns} from {relation} "
-        f"where lower(_cdc_source_db) = lower('{database}'){live_only}"
-    ).collect()
+    names = {name.lower(): name for name in reader.types(relation)}
+    selected = [names[column.lower()] for column in (columns or spec.column_names)]
+    soft = reader.is_soft_delete(relation)
     state: dict[tuple, dict] = {}
-    for row in rows:
-        values = row.asDict()
+    for row in reader.rows_of(relation, database):
+        if soft and row["_cdc_is_deleted"] is not False:  # `where not _cdc_is_deleted`
+            continue
+        values = {column: row[column] for column in selected}
         key = tuple(values[k] for k in spec.key)
         if key in state:
             raise AssertionError(f"{gold_schema}.{table}: key {key} of {database} appears twice")
@@ -75,6 +129,7 @@ def compare_database(
     result: SimResult,
     batch: int = -1,
     databases: Collection[str] | None = None,
+    reader: GoldReader | None = None,
 ) -> Comparison:
     """Compare every simulated table of one source database with its gold table.
 
@@ -95,7 +150,11 @@ def compare_database(
       dbt's contract enforcement cannot check: see docs/architecture.md);
     * `captured_rows`: every source table of the database (renamed ones too), the row
       images of its live keys by value, with JSON types, and their `_cdc_op`.
+
+    Each relation is read once (`GoldReader`); callers comparing several databases of one
+    built warehouse pass the same `reader`.
     """
+    reader = reader or GoldReader(spark)
     outcome = Comparison(database=database)
     owners = [d.lower() for d in (databases or [database])]
     replayed = replay(result, batch)
@@ -107,16 +166,16 @@ def compare_database(
 
     for table in TABLES:
         relation = f"{gold_schema}.{table}"
-        for difference in _contract_differences(spark, relation, table):
+        for difference in _contract_differences(reader, relation, table):
             if report(difference):
                 return outcome
-        for difference in _foreign_rows(spark, relation, owners):
+        for difference in _foreign_rows(reader, relation, owners):
             if report(difference):
                 return outcome
         if table in skip:
             continue
         declared = (columns or {}).get(table) or TABLES[table].column_names
-        actual = gold_state(spark, gold_schema, table, database, declared)
+        actual = gold_state(spark, gold_schema, table, database, declared, reader=reader)
         wanted = expected.get(table, {})
         outcome.rows[table] = len(actual)
         for key in sorted(set(wanted) | set(actual), key=repr):
@@ -137,17 +196,17 @@ def compare_database(
             for source, rows in replayed.items()
             if source.split(".")[0] == database.lower() and source.split(".")[-1] == table
         }
-        for difference in _metadata_differences(spark, relation, table, database, source_rows):
+        for difference in _metadata_differences(reader, relation, table, database, source_rows):
             if report(difference):
                 return outcome
-    for difference in _foreign_rows(spark, f"{gold_schema}.captured_rows", owners):
+    for difference in _foreign_rows(reader, f"{gold_schema}.captured_rows", owners):
         if report(difference):
             return outcome
     for source, rows in sorted(replayed.items()):
         if source.split(".")[0] != database.lower():
             continue
         logical = renamed.get(source.split(".")[-1], source.split(".")[-1])
-        for difference in _captured_differences(spark, gold_schema, source, logical, rows):
+        for difference in _captured_differences(reader, gold_schema, source, logical, rows):
             if report(difference):
                 return outcome
     return outcome
@@ -249,8 +308,8 @@ def _contracts() -> dict[str, dict[str, str]]:
     return contracts
 
 
-def _contract_differences(spark, relation: str, table: str) -> list[str]:  # type: ignore[no-untyped-def]
-    types = {f.name: f.dataType.simpleString() for f in spark.table(relation).schema.fields}
+def _contract_differences(reader: GoldReader, relation: str, table: str) -> list[str]:
+    types = reader.types(relation)
     differences = []
     for column, data_type in _contracts().get(table, {}).items():
         actual = types.get(column)
@@ -259,36 +318,36 @@ def _contract_differences(spark, relation: str, table: str) -> list[str]:  # typ
     return differences
 
 
-def _foreign_rows(spark, relation: str, owners: Sequence[str]) -> list[str]:  # type: ignore[no-untyped-def]
-    listed = ", ".join(f"'{owner}'" for owner in owners)
-    [row] = spark.sql(
-        f"select count(*) as n from {relation} "
-        f"where _cdc_source_db is null or lower(_cdc_source_db) not in ({listed})"
-    ).collect()
-    return [f"{relation}: {row['n']} rows of no simulated source"] if row["n"] else []
+def _foreign_rows(reader: GoldReader, relation: str, owners: Sequence[str]) -> list[str]:
+    """Rows whose `_cdc_source_db` is null or none of `owners` (lower case)."""
+    foreign = sum(
+        1
+        for row in reader.rows(relation)
+        if not isinstance(row["_cdc_source_db"], str) or row["_cdc_source_db"].lower() not in owners
+    )
+    return [f"{relation}: {foreign} rows of no simulated source"] if foreign else []
 
 
-def _metadata_differences(  # type: ignore[no-untyped-def]
-    spark, relation: str, table: str, database: str, sources: Mapping[str, Mapping[str, SourceRow]]
+def _metadata_differences(
+    reader: GoldReader,
+    relation: str,
+    table: str,
+    database: str,
+    sources: Mapping[str, Mapping[str, SourceRow]],
 ) -> list[str]:
     """Every gold row of `database` (soft-deleted ones too): count, op, delete flags."""
-    soft = "_cdc_is_deleted" in spark.table(relation).columns
+    soft = reader.is_soft_delete(relation)
     wanted = {
         _image_key(table, row.image): row
         for rows in sources.values()
         for row in rows.values()
         if soft or not row.deleted
     }
-    flags = ", _cdc_is_deleted, unix_millis(_cdc_deleted_at) as deleted_at" if soft else ""
-    rows = spark.sql(
-        f"select {', '.join(TABLES[table].key)}, _cdc_op{flags} from {relation} "
-        f"where lower(_cdc_source_db) = lower('{database}')"
-    ).collect()
+    rows = reader.rows_of(relation, database)
     differences = []
     if len(rows) != len(wanted):
         differences.append(f"{table}: {len(rows)} gold rows of {database}, source {len(wanted)}")
-    for row in rows:
-        values = row.asDict()
+    for values in rows:
         key = tuple(values[k] for k in TABLES[table].key)
         source = wanted.get(key)
         if source is None:
@@ -297,7 +356,7 @@ def _metadata_differences(  # type: ignore[no-untyped-def]
         got: tuple[object, ...] = (values["_cdc_op"],)
         want: tuple[object, ...] = (op,)
         if soft:
-            got += (values["_cdc_is_deleted"], values["deleted_at"])
+            got += (values["_cdc_is_deleted"], values[_DELETED_AT_MS])
             want += (source.deleted, source.ts_ms if source.deleted else None)
         if got != want:
             names = "(_cdc_op, _cdc_is_deleted, _cdc_deleted_at ms)" if soft else "_cdc_op"
@@ -305,14 +364,19 @@ def _metadata_differences(  # type: ignore[no-untyped-def]
     return differences
 
 
-def _captured_differences(  # type: ignore[no-untyped-def]
-    spark, gold_schema: str, source: str, logical: str, rows: Mapping[str, SourceRow]
+def _captured_differences(
+    reader: GoldReader,
+    gold_schema: str,
+    source: str,
+    logical: str,
+    rows: Mapping[str, SourceRow],
 ) -> list[str]:
     """captured_rows of one source table: the live keys' row images by value, with op."""
-    actual = spark.sql(
-        f"select _cdc_op, {ROW_JSON_COLUMN} as row_json from {gold_schema}.captured_rows "
-        f"where _cdc_source_id = '{source}'"
-    ).collect()
+    actual = [
+        {"_cdc_op": row["_cdc_op"], "row_json": row[ROW_JSON_COLUMN]}
+        for row in reader.rows(f"{gold_schema}.captured_rows")
+        if row["_cdc_source_id"] == source
+    ]
     live = {_image_key(logical, row.image): row for row in rows.values() if not row.deleted}
     got: dict[tuple[object, ...], tuple[object, object]] = {}
     differences = []

@@ -111,6 +111,45 @@ def dbt_project(
     project.drop_schemas()
 
 
+@pytest.fixture(scope="session")
+def stream(spark: object, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """The shared stream (tests/e2e/stream.py): one warehouse for every registered part."""
+    from tests.e2e.stream import Stream
+
+    base = tmp_path_factory.mktemp("stream")
+    project = DbtProject(
+        spark=spark, schema="t_stream", landing=base / "landing", target_path=base / "target"
+    )
+    project.landing.mkdir()
+    project.drop_schemas()
+    yield Stream(project)
+    project.drop_schemas()
+
+
+@pytest.fixture
+def streamed(request: pytest.FixtureRequest, stream) -> DbtProject:  # type: ignore[no-untyped-def]
+    """The shared stream's project, built up to the step the test is marked with."""
+    from tests.e2e.stream import step_of
+
+    return stream.at(step_of(request.node))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests of the shared stream run first, ordered by step whatever their module, as one
+    pytest-xdist group; every other test runs with its module (`--dist loadgroup` then
+    works as `loadfile` does, so a module's fixtures are built once, on one worker)."""
+    from tests.e2e.stream import STEPS, step_of
+
+    streamed = [item for item in items if item.get_closest_marker("stream")]
+    streamed.sort(key=lambda item: STEPS.index(step_of(item)))  # stable: module order kept
+    others = [item for item in items if not item.get_closest_marker("stream")]
+    items[:] = streamed + others
+    for item in items:
+        group = "stream" if item.get_closest_marker("stream") else item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 CORPUS_ENV = "CDC_CORPUS_DIR"
 
 

@@ -16,13 +16,18 @@ After each batch, an incremental second batch, a no-op run and a `--full-refresh
 `captured_rows` must hold exactly the simulator's oracle (kept by executing the statements
 on the source's rows, never by replaying the messages): the raw last row image of every
 live key, compared strictly (1, 1.0, "1" and true all differ).
+
+The sources are this module's part of the shared stream (tests/e2e/stream.py): their files
+land under `alibaba/` of the stream's landing folder, and every count is scoped to them.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 
@@ -35,11 +40,14 @@ from cdc_tools.simulator.alibaba_sim import (
 )
 from cdc_tools.simulator.alibaba_source import ROW_ID, AlibabaSimConfig
 from cdc_tools.simulator.dataworks import DataWorksOptions
+from tests.conftest import DbtProject
 from tests.corpus.captured_state import typed
+from tests.e2e.stream import Part, files_of, register
 
 pytestmark = pytest.mark.spark
 
 _TRANSACTIONS = 25
+DATABASES = ("dw_split", "dw_single", "canal_db")
 _REDELIVER = 0.1
 
 
@@ -53,14 +61,14 @@ def _config(seed: int, database: str) -> AlibabaSimConfig:
     )
 
 
-@pytest.fixture(scope="module")
-def simulations() -> list[tuple[AlibabaSimResult, str]]:
+@functools.cache
+def _simulations() -> list[tuple[AlibabaSimResult, str]]:
     """(result, landing format) per source; each lands in the folder named by its database."""
     split = simulate_dataworks(
-        _config(63, "dw_split"), DataWorksOptions(update_mode="split", before_op="UPDATE_BEFOR")
+        _config(63, DATABASES[0]), DataWorksOptions(update_mode="split", before_op="UPDATE_BEFOR")
     )
     single = simulate_dataworks(
-        _config(64, "dw_single"),
+        _config(64, DATABASES[1]),
         DataWorksOptions(
             update_mode="single",
             before_op="UPDATE_BEFORE",
@@ -68,7 +76,7 @@ def simulations() -> list[tuple[AlibabaSimResult, str]]:
             heartbeat_system_time=True,
         ),
     )
-    canal = simulate_canal(_config(82, "canal_db"))
+    canal = simulate_canal(_config(82, DATABASES[2]))
     results = [(split, "value_lines"), (single, "kcat"), (canal, "value_lines")]
     for result, _ in results:
         # guards: the workload really exercises what this test claims to cover
@@ -86,6 +94,50 @@ def simulations() -> list[tuple[AlibabaSimResult, str]]:
         if m.value
     )
     return results
+
+
+@pytest.fixture(scope="session")
+def simulations() -> list[tuple[AlibabaSimResult, str]]:
+    return _simulations()
+
+
+@pytest.fixture
+def dbt_project(streamed: DbtProject) -> DbtProject:
+    """The shared stream, built up to the test's step (tests/e2e/stream.py)."""
+    return streamed
+
+
+PART = "alibaba"
+_BATCHES = {"batch0": 0, "batch1": 1}
+
+
+def _land_step(step: str, folder: Path) -> None:
+    if step in _BATCHES:
+        batch = _BATCHES[step]
+        for result, fmt in _simulations():
+            write_batch(result.batches[batch], folder / result.config.database, batch, fmt)
+
+
+def _own_captured_rows(dbt_project) -> list[dict]:  # type: ignore[no-untyped-def]
+    """captured_rows of this module's sources, in key order."""
+    tables = ", ".join(
+        f"lower('{table}')" for result, _ in _simulations() for table in result.expected[-1]
+    )
+    rows = dbt_project.sql(
+        f"select _cdc_source_id, _cdc_key, _cdc_row_json, _cdc_position "
+        f"from {dbt_project.layer('gold')}.captured_rows where _cdc_source_id in ({tables})"
+    )
+    return sorted(rows, key=lambda r: (r["_cdc_source_id"], r["_cdc_key"]))
+
+
+register(
+    Part(
+        PART,
+        land=_land_step,
+        databases=DATABASES,
+        before={"noop": _own_captured_rows},
+    )
+)
 
 
 # ------------------------------------------------------------------ reading gold
@@ -160,19 +212,14 @@ def _assert_oracle_has_teeth(simulations, batch: int) -> None:
     assert [ROW_ID] in [e.key_columns for e in keyed_by_row_id]
 
 
-def _land(dbt_project, simulations, batch: int) -> None:  # type: ignore[no-untyped-def]
-    for result, fmt in simulations:
-        write_batch(result.batches[batch], dbt_project.landing / result.config.database, batch, fmt)
-
-
 # ------------------------------------------------------------------ the steps
+@pytest.mark.stream("batch0")
 def test_first_batch_captures_every_table(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     _assert_oracle_has_teeth(simulations, 0)
-    _land(dbt_project, simulations, 0)
-    dbt_project.run("build")
     _assert_gold_matches(dbt_project, simulations, 0)
 
 
+@pytest.mark.stream("batch0")
 def test_first_batch_keyless_canal_update_removes_the_old_row(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     """Gold of canal_db.events after batch 0 is exactly the multiset of source rows: an
     UPDATE of a table without pkNames (keyed by its whole row image) retires one copy of
@@ -183,22 +230,24 @@ def test_first_batch_keyless_canal_update_removes_the_old_row(dbt_project, simul
     assert _compare_table(dbt_project, table, canal.expected[0][table]) == []
 
 
+@pytest.mark.stream("batch0")
 def test_every_message_is_accounted_for(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     bronze = dbt_project.layer("bronze")
     silver = dbt_project.layer("silver")
     sent = sum(len(result.batches[0]) for result, _ in simulations)
+    mine = f"_source_file like '{files_of(dbt_project, PART)}'"
     [counts] = dbt_project.sql(
-        f"select (select count(*) from {bronze}.bronze_cdc_messages) as bronze, "
-        f"(select count(distinct _message_id) from {silver}.stg_cdc__messages) as silver, "
-        f"(select count(*) from {silver}.stg_cdc__messages "
-        f" where _cdc_message_kind = 'error') as errors, "
-        f"(select count(*) from {silver}.cdc_quarantine) as quarantined"
+        f"select (select count(*) from {bronze}.bronze_cdc_messages where {mine}) as bronze, "
+        f"(select count(distinct _message_id) from {silver}.stg_cdc__messages where {mine}) "
+        f"as silver, (select count(*) from {silver}.stg_cdc__messages "
+        f" where _cdc_message_kind = 'error' and {mine}) as errors, "
+        f"(select count(*) from {silver}.cdc_quarantine where {mine}) as quarantined"
     )
     assert counts == {"bronze": sent, "silver": sent, "errors": 0, "quarantined": 0}
     # every message was read by its family
     rows = dbt_project.sql(
         f"select _kafka_topic, _cdc_envelope, count(distinct _message_id) as n "
-        f"from {silver}.stg_cdc__messages group by 1, 2"
+        f"from {silver}.stg_cdc__messages where {mine} group by 1, 2"
     )
     assert {(r["_kafka_topic"], r["_cdc_envelope"]): r["n"] for r in rows} == {
         (result.topic, "alibaba_dataworks" if result.format == "dataworks" else "canal"): len(
@@ -208,15 +257,15 @@ def test_every_message_is_accounted_for(dbt_project, simulations) -> None:  # ty
     }
 
 
+@pytest.mark.stream("batch1")
 def test_second_batch_with_redeliveries_applies_incrementally(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     _assert_oracle_has_teeth(simulations, 1)
-    _land(dbt_project, simulations, 1)
-    dbt_project.run("build")
     _assert_gold_matches(dbt_project, simulations, 1)
+    mine = f"where _source_file like '{files_of(dbt_project, PART)}'"
     [counts] = dbt_project.sql(
-        f"select (select count(*) from {dbt_project.layer('bronze')}.bronze_cdc_messages) "
-        f"as bronze, (select count(*) from {dbt_project.layer('silver')}.cdc_quarantine) "
-        f"as quarantined"
+        f"select (select count(*) from {dbt_project.layer('bronze')}.bronze_cdc_messages "
+        f"{mine}) as bronze, (select count(*) from {dbt_project.layer('silver')}.cdc_quarantine "
+        f"{mine}) as quarantined"
     )
     landed = sum(len(r.batches[0]) + len(r.batches[1]) for r, _ in simulations)
     assert counts == {"bronze": landed, "quarantined": 0}
@@ -229,6 +278,7 @@ def _utc(ms: int | None) -> datetime | None:
     return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).replace(tzinfo=None)
 
 
+@pytest.mark.stream("batch1")
 def test_sync_progress_holds_the_latest_heartbeat(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     rows = dbt_project.sql(
         f"select sync_source, _cdc_envelope, last_heartbeat_event_ts, "
@@ -258,18 +308,14 @@ def test_sync_progress_holds_the_latest_heartbeat(dbt_project, simulations) -> N
         assert row["heartbeats"] == 0 and row["last_heartbeat_event_ts"] is None
 
 
-def test_a_run_without_new_files_changes_nothing(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
-    query = (
-        f"select _cdc_source_id, _cdc_key, _cdc_row_json, _cdc_position "
-        f"from {dbt_project.layer('gold')}.captured_rows"
-    )
-    before = sorted(dbt_project.sql(query), key=lambda r: (r["_cdc_source_id"], r["_cdc_key"]))
-    dbt_project.run("build")
-    after = sorted(dbt_project.sql(query), key=lambda r: (r["_cdc_source_id"], r["_cdc_key"]))
-    assert after == before
+@pytest.mark.stream("noop")
+def test_a_run_without_new_files_changes_nothing(dbt_project, simulations, stream) -> None:  # type: ignore[no-untyped-def]
+    before = stream.before(PART, "noop")
+    assert before, "this module's sources have rows in captured_rows"
+    assert _own_captured_rows(dbt_project) == before
     _assert_gold_matches(dbt_project, simulations, 1)
 
 
+@pytest.mark.stream("full_refresh")
 def test_full_refresh_gives_what_the_incremental_runs_gave(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
-    dbt_project.run("build", "--full-refresh")
     _assert_gold_matches(dbt_project, simulations, 1)

@@ -13,16 +13,25 @@ defined, and it must equal the source database; a full refresh must then give th
 gold tables. The second delivery goes to the gold delta partitions (merge on read), the
 third folds them into the buckets (compaction), so both write paths meet late events and
 duplicates.
+
+The sources are this module's part of the shared stream (tests/e2e/stream.py): the three
+deliveries are its steps `batch0`, `batch1` (gold keeps them in the delta partitions) and
+`replay` (compaction), landed under `deliveries/` beside the other parts' files.
 """
 
 from __future__ import annotations
 
+import functools
 import random
+from pathlib import Path
 
 import pytest
 
-from cdc_tools.oracle_check import compare_database
-from cdc_tools.simulator import SimConfig, simulate, write_batch
+from cdc_tools.oracle_check import GoldReader, compare_database
+from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
+from cdc_tools.simulator.debezium import Message
+from tests.conftest import DbtProject
+from tests.e2e.stream import Part, register, stream_databases
 
 pytestmark = pytest.mark.spark
 
@@ -55,21 +64,27 @@ SOURCES: list[tuple[str, bool, str, int, dict[str, object]]] = [
     }),
 ]  # fmt: skip
 DELIVERIES = 3
-# Per delivery: the gold compaction ratio (a large one keeps every batch in the delta).
-COMPACTION_RATIO = (0.1, 100.0, 0.1)
+# The stream step that loads each delivery (the stream sets the gold compaction ratio:
+# `batch1` keeps every change in the delta partitions, `replay` compacts).
+DELIVERY_STEPS = ("batch0", "batch1", "replay")
 GOLD_TABLES = ("customers", "orders", "order_lines", "captured_rows")
+PART = "deliveries"
 
 
-@pytest.fixture(scope="module")
-def deliveries(dbt_project):  # type: ignore[no-untyped-def]
-    """Write nothing yet; return per-source results and their delivery plans."""
+def _database(index: int, flavour: str) -> str:
+    return f"LATE{index}_{flavour.upper()}"
+
+
+@functools.cache
+def _deliveries() -> list[tuple[SimResult, str, int, list[list[Message]]]]:
+    """Per source: its simulation, landing format, seed and delivery plan (the chunks)."""
     plans = []
     for index, (flavour, wrapped, fmt, seed, options) in enumerate(SOURCES):
         result = simulate(
             SimConfig(
                 seed=seed,
                 flavour=flavour,
-                database=f"LATE{index}_{flavour.upper()}",
+                database=_database(index, flavour),
                 server=f"late{index}",
                 schemas_enable=wrapped,
                 batches=3,
@@ -89,22 +104,58 @@ def deliveries(dbt_project):  # type: ignore[no-untyped-def]
     return plans
 
 
-def _deliver(dbt_project, deliveries, number: int) -> None:  # type: ignore[no-untyped-def]
-    for result, fmt, seed, chunks in deliveries:
+@pytest.fixture(scope="session")
+def deliveries():  # type: ignore[no-untyped-def]
+    return _deliveries()
+
+
+@pytest.fixture
+def dbt_project(streamed: DbtProject) -> DbtProject:
+    """The shared stream, built up to the test's step (tests/e2e/stream.py)."""
+    return streamed
+
+
+def _deliver(step: str, folder: Path) -> None:
+    if step not in DELIVERY_STEPS:
+        return
+    number = DELIVERY_STEPS.index(step)
+    for result, fmt, seed, chunks in _deliveries():
         write_batch(
             chunks[number],
-            dbt_project.landing / result.config.database,
+            folder / result.config.database,
             number,
             fmt,
             shuffle=True,
             duplicate_fraction=0.1,
             seed=seed,
         )
-    dbt_project.run("build", vars={"cdc_compaction_ratio": COMPACTION_RATIO[number]})
+
+
+def _own_rows(column: str = "_cdc_source_db") -> str:
+    """A predicate: the row comes from one of this module's source databases."""
+    databases = ", ".join(f"'{r.config.database.lower()}'" for r, *_ in _deliveries())
+    return f"lower({column}) in ({databases})"
+
+
+def _gold_tables(dbt_project) -> dict[str, list[dict]]:  # type: ignore[no-untyped-def]
+    gold = dbt_project.layer("gold")
+    query = "select * except (_loaded_at) from {}.{} where {} order by all"
+    return {t: dbt_project.sql(query.format(gold, t, _own_rows())) for t in GOLD_TABLES}
+
+
+register(
+    Part(
+        PART,
+        land=_deliver,
+        databases=tuple(_database(i, flavour) for i, (flavour, *_) in enumerate(SOURCES)),
+        before={"full_refresh": _gold_tables},
+    )
+)
 
 
 def _differences(dbt_project, deliveries) -> list[str]:  # type: ignore[no-untyped-def]
     problems = []
+    reader = GoldReader(dbt_project.spark)
     for result, *_ in deliveries:
         outcome = compare_database(
             dbt_project.spark,
@@ -113,27 +164,29 @@ def _differences(dbt_project, deliveries) -> list[str]:  # type: ignore[no-untyp
             result.expected[-1],
             result=result,
             batch=-1,
-            databases=[r.config.database for r, *_ in deliveries],
+            databases=stream_databases(),
+            reader=reader,
         )
         problems += [f"{result.config.database}: {d}" for d in outcome.differences]
     return problems
 
 
+@pytest.mark.stream(DELIVERY_STEPS[-1])
 def test_shuffled_duplicated_and_late_deliveries_converge_to_the_source(
     dbt_project, deliveries
 ) -> None:  # type: ignore[no-untyped-def]
-    for number in range(DELIVERIES):
-        _deliver(dbt_project, deliveries, number)
+    assert len(DELIVERY_STEPS) == DELIVERIES
     problems = _differences(dbt_project, deliveries)
     assert not problems, "\n".join(problems[:30])
 
 
+@pytest.mark.stream(DELIVERY_STEPS[-1])
 def test_the_faults_really_happened(dbt_project, deliveries) -> None:  # type: ignore[no-untyped-def]
     """Guard against a test that cannot fail: late events and duplicates were loaded."""
     silver = dbt_project.layer("silver")
     [row] = dbt_project.sql(
         f"select count(*) - count(distinct _cdc_source_id, _cdc_sort_key) as duplicates "
-        f"from {silver}.int_cdc__change_log where _kafka_offset is not null"
+        f"from {silver}.int_cdc__change_log where _kafka_offset is not null and {_own_rows()}"
     )
     assert row["duplicates"] > 0
     late = dbt_project.sql(
@@ -145,11 +198,13 @@ def test_the_faults_really_happened(dbt_project, deliveries) -> None:  # type: i
             and newer._cdc_key = older._cdc_key
             and newer._cdc_position > older._cdc_position
             and newer._loaded_at < older._loaded_at
+        where {_own_rows("newer._cdc_source_db")}
         """
     )
     assert late[0]["late"] > 0
 
 
+@pytest.mark.stream(DELIVERY_STEPS[-1])
 def test_both_gold_write_paths_ran(dbt_project, deliveries) -> None:  # type: ignore[no-untyped-def]
     """Guard: every gold table took a delta run and a compaction run."""
     gold = dbt_project.layer("gold")
@@ -163,12 +218,7 @@ def test_both_gold_write_paths_ran(dbt_project, deliveries) -> None:  # type: ig
         assert {"full", "delta", "compaction"} <= kinds, (table, kinds)
 
 
-def test_full_refresh_equals_the_incremental_result(dbt_project, deliveries) -> None:  # type: ignore[no-untyped-def]
-    gold = dbt_project.layer("gold")
-    tables = GOLD_TABLES
-    query = "select * except (_loaded_at) from {}.{} order by all"
-    before = {t: dbt_project.sql(query.format(gold, t)) for t in tables}
-    dbt_project.run("build", "--full-refresh")
-    after = {t: dbt_project.sql(query.format(gold, t)) for t in tables}
-    assert after == before
+@pytest.mark.stream("full_refresh")
+def test_full_refresh_equals_the_incremental_result(dbt_project, deliveries, stream) -> None:  # type: ignore[no-untyped-def]
+    assert _gold_tables(dbt_project) == stream.before(PART, "full_refresh")
     assert not _differences(dbt_project, deliveries)

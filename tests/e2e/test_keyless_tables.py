@@ -8,10 +8,15 @@ replayed (value-only files with `.replay.json` copies, and kcat records replayed
 offsets). After each batch, `captured_rows` must hold each distinct row exactly as many
 times as the simulated table holds it (the simulator keeps the table as a list of rows),
 and a `--full-refresh` must give the same rows as the incremental runs.
+
+The sources are this module's part of the shared stream (tests/e2e/stream.py): their files
+land under `keyless/` of the stream's landing folder; the late replay is the stream's
+`replay` step.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from collections import Counter
@@ -25,6 +30,8 @@ from cdc_tools.simulator.keyless import (
     KeylessSimulation,
     simulate_keyless,
 )
+from tests.conftest import DbtProject
+from tests.e2e.stream import Part, register
 
 pytestmark = pytest.mark.spark
 
@@ -52,10 +59,9 @@ _SOURCES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def simulations(tmp_path_factory) -> list[tuple[KeylessSimulation, Path]]:  # type: ignore[no-untyped-def]
-    """(simulation, folder holding its batch-<n> folders) per source."""
-    out = tmp_path_factory.mktemp("keyless_sources")
+@functools.cache
+def _simulations(out: Path) -> list[tuple[KeylessSimulation, Path]]:
+    """(simulation, folder under `out` holding its batch-<n> folders) per source."""
     results = []
     for config, fmt, shuffle in _SOURCES:
         folder = out / config.server
@@ -68,11 +74,51 @@ def simulations(tmp_path_factory) -> list[tuple[KeylessSimulation, Path]]:  # ty
     return results
 
 
-def _land(dbt_project, simulations, batch: int) -> None:  # type: ignore[no-untyped-def]
-    for result, folder in simulations:
-        shutil.copytree(
-            folder / f"batch-{batch}", dbt_project.landing / result.config.server / f"batch-{batch}"
-        )
+def _sources_folder(landing: Path) -> Path:
+    """Where the simulations write their files: beside the stream's landing folder."""
+    return landing.parent / "keyless_sources"
+
+
+@pytest.fixture(scope="session")
+def simulations(stream) -> list[tuple[KeylessSimulation, Path]]:  # type: ignore[no-untyped-def]
+    return _simulations(_sources_folder(stream.project.landing))
+
+
+@pytest.fixture
+def dbt_project(streamed: DbtProject) -> DbtProject:
+    """The shared stream, built up to the test's step (tests/e2e/stream.py)."""
+    return streamed
+
+
+# stream step -> (simulated batch folder, the name it lands under)
+_LANDED = {
+    "batch0": ("batch-1", "batch-1"),
+    "batch1": ("batch-2", "batch-2"),
+    # the first batch's files again under new names (a replayed backfill)
+    "replay": ("batch-1", "replayed-batch-1"),
+}
+
+
+def _land(step: str, landing: Path) -> None:
+    if step in _LANDED:
+        batch, name = _LANDED[step]
+        for result, folder in _simulations(_sources_folder(landing.parent)):
+            shutil.copytree(folder / batch, landing / result.config.server / name)
+
+
+def _all_gold(dbt_project) -> dict[str, Counter[tuple[object, ...]]]:  # type: ignore[no-untyped-def]
+    sources = _simulations(_sources_folder(dbt_project.landing))
+    return {r.source_id: _gold(dbt_project, r.source_id) for r, _ in sources}
+
+
+register(
+    Part(
+        "keyless",
+        land=_land,
+        databases=tuple(config.database for config, *_ in _SOURCES),
+        before={"full_refresh": _all_gold},
+    )
+)
 
 
 def _gold(dbt_project, source_id: str) -> Counter[tuple[object, ...]]:  # type: ignore[no-untyped-def]
@@ -102,32 +148,31 @@ def _assert_gold_equals_sources(dbt_project, simulations, batch: int) -> None:  
     assert not failures, "\n".join(failures)
 
 
+@pytest.mark.stream("batch0")
 def test_first_batch_counts_every_copy(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
-    _land(dbt_project, simulations, 1)
-    dbt_project.run("build")
     _assert_gold_equals_sources(dbt_project, simulations, 1)
 
 
+@pytest.mark.stream("batch1")
 def test_second_batch_retires_one_copy_per_change(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
-    _land(dbt_project, simulations, 2)
-    dbt_project.run("build")
     _assert_gold_equals_sources(dbt_project, simulations, 2)
 
 
+@pytest.mark.stream("replay")
 def test_a_late_replay_of_the_first_batch_changes_nothing(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     """The first batch's files land again under new names (a replayed backfill): every
     change in them was counted already."""
-    for result, folder in simulations:
-        shutil.copytree(
-            folder / "batch-1", dbt_project.landing / result.config.server / "replayed-batch-1"
-        )
-    dbt_project.run("build")
+    [replayed] = dbt_project.sql(
+        f"select count(*) as n from {dbt_project.layer('bronze')}.bronze_cdc_messages "
+        "where _source_file like '%/replayed-batch-1/%'"
+    )
+    assert replayed["n"] > 0, "the replayed files were loaded"
     _assert_gold_equals_sources(dbt_project, simulations, 2)
 
 
-def test_full_refresh_gives_what_the_incremental_runs_gave(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
-    before = {r.source_id: _gold(dbt_project, r.source_id) for r, _ in simulations}
-    dbt_project.run("build", "--full-refresh")
-    after = {r.source_id: _gold(dbt_project, r.source_id) for r, _ in simulations}
-    assert after == before
+@pytest.mark.stream("full_refresh")
+def test_full_refresh_gives_what_the_incremental_runs_gave(
+    dbt_project, simulations, stream
+) -> None:  # type: ignore[no-untyped-def]
+    assert _all_gold(dbt_project) == stream.before("keyless", "full_refresh")
     _assert_gold_equals_sources(dbt_project, simulations, 2)

@@ -12,20 +12,27 @@ exactly the documents a correct consumer of the landed messages holds (the simul
 oracle, kept by executing the operations, never by applying the patches), flagged
 `_cdc_is_partial` exactly where the oracle says the document is partial, and the typed
 gold model `shop_customers` (a YAML contract with dotted paths) must hold their values.
+
+The sources are this module's part of the shared stream (tests/e2e/stream.py): their files
+land under `mongodb/` of the stream's landing folder, and every count is scoped to them.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from datetime import datetime, timezone
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
 from cdc_tools.simulator import write_batch
 from cdc_tools.simulator.mongodb import MongoSimResult, simulate_mongodb
 from cdc_tools.simulator.mongodb_config import MongoSimConfig
+from tests.conftest import DbtProject
 from tests.corpus.captured_state import typed
+from tests.e2e.stream import Part, files_of, register
 
 pytestmark = pytest.mark.spark
 
@@ -38,8 +45,8 @@ SOURCES: list[tuple[str, str, bool, bool, str, int]] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def simulations() -> list[tuple[MongoSimResult, str]]:
+@functools.cache
+def _simulations() -> list[tuple[MongoSimResult, str]]:
     results = []
     for index, (database, generation, wrapped, full_document, fmt, skipped) in enumerate(SOURCES):
         config = MongoSimConfig(
@@ -57,6 +64,44 @@ def simulations() -> list[tuple[MongoSimResult, str]]:
         )
         results.append((simulate_mongodb(config), fmt))
     return results
+
+
+@pytest.fixture(scope="session")
+def simulations() -> list[tuple[MongoSimResult, str]]:
+    return _simulations()
+
+
+@pytest.fixture
+def dbt_project(streamed: DbtProject) -> DbtProject:
+    """The shared stream, built up to the test's step (tests/e2e/stream.py)."""
+    return streamed
+
+
+PART = "mongodb"
+_BATCHES = {"batch0": 0, "batch1": 1}
+
+
+def _land(step: str, folder: Path) -> None:
+    if step in _BATCHES:
+        batch = _BATCHES[step]
+        for result, fmt in _simulations():
+            write_batch(result.batches[batch], folder / result.config.database, batch, fmt)
+
+
+def _document_changes(dbt_project) -> list[dict]:  # type: ignore[no-untyped-def]
+    return dbt_project.sql(
+        f"select count(*) as n from {dbt_project.layer('silver')}.int_cdc__document_changes"
+    )
+
+
+register(
+    Part(
+        PART,
+        land=_land,
+        databases=tuple(database for database, *_ in SOURCES),
+        before={"noop": _document_changes},
+    )
+)
 
 
 def _captured(dbt_project, namespace: str) -> tuple[dict[str, object], set[str]]:  # type: ignore[no-untyped-def]
@@ -141,24 +186,25 @@ def _assert_typed_customers_match(dbt_project, simulations, batch: int) -> None:
         assert actual == wanted, f"shop_customers of {database} differs from the source"
 
 
+@pytest.mark.stream("batch0")
 def test_first_batch_folds_every_document(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
-    for result, fmt in simulations:
-        write_batch(result.batches[0], dbt_project.landing / result.config.database, 0, fmt)
-    dbt_project.run("build")
     _assert_documents_match(dbt_project, simulations, 0)
     _assert_typed_customers_match(dbt_project, simulations, 0)
 
 
+@pytest.mark.stream("batch0")
 def test_every_message_is_accounted_for(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     """Every message reaches silver; only patches onto never-seen documents are reported,
     as partial documents, by the sources whose capture started mid-stream."""
     sent = sum(len(result.batches[0]) for result, _ in simulations)
+    mine = f"where _source_file like '{files_of(dbt_project, PART)}'"
     [count] = dbt_project.sql(
-        f"select count(*) as n from {dbt_project.layer('silver')}.stg_cdc__messages"
+        f"select count(*) as n from {dbt_project.layer('silver')}.stg_cdc__messages {mine}"
     )
     assert count["n"] == sent
     reported = dbt_project.sql(
-        f"select _cdc_source_id, reason_code from {dbt_project.layer('silver')}.cdc_quarantine"
+        f"select _cdc_source_id, reason_code from {dbt_project.layer('silver')}.cdc_quarantine "
+        f"{mine}"
     )
     assert {row["reason_code"] for row in reported} == {"partial_document"}
     late_capture = {
@@ -170,27 +216,19 @@ def test_every_message_is_accounted_for(dbt_project, simulations) -> None:  # ty
     assert {row["_cdc_source_id"] for row in reported} <= late_capture
 
 
+@pytest.mark.stream("batch1")
 def test_second_batch_folds_patches_onto_stored_documents(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
-    for result, fmt in simulations:
-        write_batch(result.batches[1], dbt_project.landing / result.config.database, 1, fmt)
-    dbt_project.run("build")
     _assert_documents_match(dbt_project, simulations, 1)
     _assert_typed_customers_match(dbt_project, simulations, 1)
 
 
-def test_a_run_without_new_files_changes_nothing(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
-    before = dbt_project.sql(
-        f"select count(*) as n from {dbt_project.layer('silver')}.int_cdc__document_changes"
-    )
-    dbt_project.run("build")
-    after = dbt_project.sql(
-        f"select count(*) as n from {dbt_project.layer('silver')}.int_cdc__document_changes"
-    )
-    assert before == after
+@pytest.mark.stream("noop")
+def test_a_run_without_new_files_changes_nothing(dbt_project, simulations, stream) -> None:  # type: ignore[no-untyped-def]
+    assert _document_changes(dbt_project) == stream.before(PART, "noop")
     _assert_documents_match(dbt_project, simulations, 1)
 
 
+@pytest.mark.stream("full_refresh")
 def test_full_refresh_gives_what_the_incremental_runs_gave(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
-    dbt_project.run("build", "--full-refresh")
     _assert_documents_match(dbt_project, simulations, 1)
     _assert_typed_customers_match(dbt_project, simulations, 1)

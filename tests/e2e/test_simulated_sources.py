@@ -11,22 +11,31 @@ topic. Between them they use every `decimal.handling.mode` (precise, double, str
 §1 reaches gold. A second batch of files on top of the first is then loaded incrementally,
 and gold must equal the source state (as a consumer decodes it, see
 cdc_tools.simulator.expected) after each batch.
+
+The sources are this module's part of the shared stream (tests/e2e/stream.py): their files
+land under `relational/` of the stream's landing folder, beside the other parts', and the
+builds are the stream's; every count here is scoped to this part's files and databases.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+from pathlib import Path
 
 import pytest
 
 from cdc_tools.oracle_check import (
     ROW_JSON_COLUMN,
+    GoldReader,
     canonical_key,
     compare_captured_images,
     compare_database,
 )
 from cdc_tools.simulator import TABLES, SimConfig, SimResult, simulate, write_batch
 from cdc_tools.simulator.source_db import ADDED_COLUMN
+from tests.conftest import DbtProject
+from tests.e2e.stream import Part, files_of, register, stream_databases
 
 pytestmark = pytest.mark.spark
 
@@ -62,14 +71,18 @@ SOURCES: list[tuple[str, bool, str, dict[str, object]]] = [
 ]  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def simulations() -> list[tuple[SimResult, str]]:
+def _database(index: int, flavour: str) -> str:
+    return f"E2E{index}_{flavour.upper()}"
+
+
+@functools.cache
+def _simulations() -> list[tuple[SimResult, str]]:
     results = []
     for index, (flavour, wrapped, fmt, options) in enumerate(SOURCES):
         config = SimConfig(
             seed=100 + index,
             flavour=flavour,
-            database=f"E2E{index}_{flavour.upper()}",
+            database=_database(index, flavour),
             server=f"e2e{index}",
             schemas_enable=wrapped,
             batches=2,
@@ -80,8 +93,77 @@ def simulations() -> list[tuple[SimResult, str]]:
     return results
 
 
+@pytest.fixture(scope="session")
+def simulations() -> list[tuple[SimResult, str]]:
+    return _simulations()
+
+
+@pytest.fixture
+def dbt_project(streamed: DbtProject) -> DbtProject:
+    """The shared stream, built up to the test's step (tests/e2e/stream.py)."""
+    return streamed
+
+
+PART = "relational"
+_BATCHES = {"batch0": 0, "batch1": 1}
+GOLD_TABLES = ("customers", "orders", "order_lines", "captured_rows")
+
+
+def _land(step: str, folder: Path) -> None:
+    if step in _BATCHES:
+        batch = _BATCHES[step]
+        for result, fmt in _simulations():
+            write_batch(result.batches[batch], folder / result.config.database, batch, fmt)
+
+
+def _own_rows(dbt_project) -> str:  # type: ignore[no-untyped-def]
+    """A predicate: the row comes from one of this module's source databases."""
+    databases = ", ".join(f"'{r.config.database.lower()}'" for r, _ in _simulations())
+    return f"lower(_cdc_source_db) in ({databases})"
+
+
+def _gold_tables(dbt_project) -> dict[str, list[dict]]:  # type: ignore[no-untyped-def]
+    gold = dbt_project.layer("gold")
+    return {
+        t: dbt_project.sql(
+            f"select * except (_loaded_at) from {gold}.{t} where {_own_rows(dbt_project)} "
+            "order by all"
+        )
+        for t in GOLD_TABLES
+    }
+
+
+def _loads(dbt_project) -> int:  # type: ignore[no-untyped-def]
+    [row] = dbt_project.sql(
+        f"select count(distinct _load_id) as loads from "
+        f"{dbt_project.layer('bronze')}.bronze_cdc_messages "
+        f"where _source_file like '{files_of(dbt_project, PART)}'"
+    )
+    return int(row["loads"])
+
+
+def _customers(dbt_project) -> list[dict]:  # type: ignore[no-untyped-def]
+    gold = dbt_project.layer("gold")
+    return dbt_project.sql(f"select * from {gold}.customers order by _cdc_source_id, id")
+
+
+register(
+    Part(
+        PART,
+        land=_land,
+        databases=tuple(_database(i, flavour) for i, (flavour, *_) in enumerate(SOURCES)),
+        before={
+            "batch1": lambda p: (_loads(p), _history_built_by(p)),
+            "noop": lambda p: (_customers(p), _history_built_by(p)),
+            "full_refresh": lambda p: (_gold_tables(p), _history_built_by(p)),
+        },
+    )
+)
+
+
 def _assert_gold_matches(dbt_project, simulations, batch: int, columns=None) -> None:  # type: ignore[no-untyped-def]
     failures = []
+    reader = GoldReader(dbt_project.spark)
     for result, _ in simulations:
         outcome = compare_database(
             dbt_project.spark,
@@ -92,7 +174,8 @@ def _assert_gold_matches(dbt_project, simulations, batch: int, columns=None) -> 
             skip=set(result.config.table_names),
             result=result,
             batch=batch,
-            databases=[r.config.database for r, _ in simulations],
+            databases=stream_databases(),
+            reader=reader,
         )
         assert sum(outcome.rows.values()) > 0 or not any(result.expected[batch].values())
         if not outcome.ok:
@@ -100,13 +183,12 @@ def _assert_gold_matches(dbt_project, simulations, batch: int, columns=None) -> 
     assert not failures, "gold differs from the simulated source:\n" + "\n".join(failures)
 
 
+@pytest.mark.stream("batch0")
 def test_first_batch_builds_gold_equal_to_the_source(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
-    for result, fmt in simulations:
-        write_batch(result.batches[0], dbt_project.landing / result.config.database, 0, fmt)
-    dbt_project.run("build")
     _assert_gold_matches(dbt_project, simulations, 0)
 
 
+@pytest.mark.stream("batch0")
 def test_captured_rows_decode_what_the_message_schema_types(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     """captured_rows of the schema-wrapped sources (Oracle: BALANCE Decimal bytes, DATE as
     ms, CREATED_AT MicroTimestamp; SQL Server and Db2 times and nanosecond timestamps)
@@ -124,14 +206,16 @@ def test_captured_rows_decode_what_the_message_schema_types(dbt_project, simulat
     assert not failures, "\n".join(failures)
 
 
+@pytest.mark.stream("batch0")
 def test_every_message_is_accounted_for(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     bronze = dbt_project.layer("bronze")
     silver = dbt_project.layer("silver")
     sent = sum(len(result.batches[0]) for result, _ in simulations)
+    mine = f"where _source_file like '{files_of(dbt_project, PART)}'"
     [counts] = dbt_project.sql(
-        f"select (select count(*) from {bronze}.bronze_cdc_messages) as bronze, "
-        f"(select count(*) from {silver}.stg_cdc__messages) as silver, "
-        f"(select count(*) from {silver}.cdc_quarantine) as quarantined"
+        f"select (select count(*) from {bronze}.bronze_cdc_messages {mine}) as bronze, "
+        f"(select count(*) from {silver}.stg_cdc__messages {mine}) as silver, "
+        f"(select count(*) from {silver}.cdc_quarantine {mine}) as quarantined"
     )
     assert counts == {"bronze": sent, "silver": sent, "quarantined": 0}
 
@@ -143,6 +227,7 @@ def _history_built_by(dbt_project) -> str:  # type: ignore[no-untyped-def]
     return str(built_by)
 
 
+@pytest.mark.stream("batch0")
 def test_the_oracle_sees_what_the_contract_columns_do_not(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     """compare_database on a tampered copy of gold whose contract columns of the live rows
     are all intact: a row owned by no source, a wrong `_cdc_op`, a column of the wrong
@@ -154,11 +239,13 @@ def test_the_oracle_sees_what_the_contract_columns_do_not(dbt_project, simulatio
     spark.sql(f"create database {tampered}")
     renamed = next(r for r, _ in simulations if "order_lines" in r.config.table_names)
     items = f"{renamed.config.database}.inventory.{renamed.config.table_names['order_lines']}"
+    mine = _own_rows(dbt_project)
     [line] = dbt_project.sql(
-        f"select _cdc_op, _cdc_key from {gold}.order_lines order by _cdc_key limit 1"
+        f"select _cdc_op, _cdc_key from {gold}.order_lines where {mine} order by _cdc_key limit 1"
     )
     [gone] = dbt_project.sql(
-        f"select _cdc_key from {gold}.orders where _cdc_is_deleted order by _cdc_key limit 1"
+        f"select _cdc_key from {gold}.orders where _cdc_is_deleted and {mine} "
+        "order by _cdc_key limit 1"
     )
     queries = {
         "order_lines": f"select * except (_cdc_op), case when _cdc_key = '{line['_cdc_key']}' "
@@ -182,6 +269,7 @@ def test_the_oracle_sees_what_the_contract_columns_do_not(dbt_project, simulatio
     first[ROW_JSON_COLUMN] = json.dumps({**image, column: float(image[column])})
     spark.createDataFrame(rows, captured.schema).write.saveAsTable(f"{tampered}.captured_rows")
     differences = []
+    reader = GoldReader(spark)
     for result, _ in simulations:
         differences += compare_database(
             spark,
@@ -192,7 +280,8 @@ def test_the_oracle_sees_what_the_contract_columns_do_not(dbt_project, simulatio
             skip=set(result.config.table_names),
             result=result,
             batch=0,
-            databases=[r.config.database for r, _ in simulations],
+            databases=stream_databases(),
+            reader=reader,
         ).differences
     spark.sql(f"drop database {tampered} cascade")
     found = "\n".join(differences)
@@ -205,21 +294,17 @@ def test_the_oracle_sees_what_the_contract_columns_do_not(dbt_project, simulatio
     assert len(set(differences)) == 5, found
 
 
-def test_second_batch_applies_incrementally(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.stream("batch1")
+def test_second_batch_applies_incrementally(dbt_project, simulations, stream) -> None:  # type: ignore[no-untyped-def]
     bronze = dbt_project.layer("bronze")
-    [before] = dbt_project.sql(
-        f"select count(distinct _load_id) as loads from {bronze}.bronze_cdc_messages"
-    )
-    history_built_by = _history_built_by(dbt_project)
-    for result, fmt in simulations:
-        write_batch(result.batches[1], dbt_project.landing / result.config.database, 1, fmt)
-    dbt_project.run("build")
+    loads, history_built_by = stream.before(PART, "batch1")
     assert _history_built_by(dbt_project) != history_built_by, "new changes rebuild the history"
     [after] = dbt_project.sql(
         f"select count(distinct _load_id) as loads, count(*) as messages, "
-        f"count(distinct _message_id) as distinct_messages from {bronze}.bronze_cdc_messages"
+        f"count(distinct _message_id) as distinct_messages from {bronze}.bronze_cdc_messages "
+        f"where _source_file like '{files_of(dbt_project, PART)}'"
     )
-    assert after["loads"] == before["loads"] + 1, "the second run should load only new files"
+    assert after["loads"] == loads + 1, "the second run should load only new files"
     assert (
         after["messages"]
         == after["distinct_messages"]
@@ -234,6 +319,7 @@ def _with(simulations, option: str):  # type: ignore[no-untyped-def]
     return [(r, fmt) for r, fmt in simulations if getattr(r.config, option)]
 
 
+@pytest.mark.stream("batch1")
 def test_snapshot_forms_and_incremental_reads_reached_the_change_log(
     dbt_project, simulations
 ) -> None:  # type: ignore[no-untyped-def]
@@ -286,6 +372,7 @@ def _expected_transactions(result):  # type: ignore[no-untyped-def]
     return expected
 
 
+@pytest.mark.stream("batch1")
 def test_transaction_metadata_matches_the_simulator(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     """BEGIN for every transaction, END (event counts per data collection) for every one but
     the last (END waits for the next transaction), and the change events' transaction block."""
@@ -346,6 +433,7 @@ def _expected_schema_changes(result):  # type: ignore[no-untyped-def]
     return sorted(out)
 
 
+@pytest.mark.stream("batch1")
 def test_schema_change_topic_matches_the_simulator(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     silver = dbt_project.layer("silver")
     sources = _with(simulations, "schema_change_topic")
@@ -373,6 +461,7 @@ def test_schema_change_topic_matches_the_simulator(dbt_project, simulations) -> 
         assert all((r["ddl"] is None) == (result.config.flavour == "sqlserver") for r in rows)
 
 
+@pytest.mark.stream("batch1")
 def test_an_added_column_waits_in_the_overflow_until_declared(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     """A column added mid-stream breaks nothing and loses nothing: typed silver and gold keep
     it in `_cdc_undeclared_columns` with the source's value."""
@@ -398,6 +487,7 @@ def test_an_added_column_waits_in_the_overflow_until_declared(dbt_project, simul
     assert values > 0
 
 
+@pytest.mark.stream("batch1")
 def test_keys_of_undeclared_tables_come_from_the_schema_change_topic(
     dbt_project, simulations
 ) -> None:  # type: ignore[no-untyped-def]
@@ -422,33 +512,27 @@ def test_keys_of_undeclared_tables_come_from_the_schema_change_topic(
     assert checked == 3
 
 
-def test_a_run_without_new_files_changes_nothing(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
-    gold = dbt_project.layer("gold")
-    snapshot = dbt_project.sql(f"select * from {gold}.customers order by _cdc_source_id, id")
-    history_built_by = _history_built_by(dbt_project)
-    dbt_project.run("build")
-    assert (
-        dbt_project.sql(f"select * from {gold}.customers order by _cdc_source_id, id") == snapshot
-    )
+@pytest.mark.stream("noop")
+def test_a_run_without_new_files_changes_nothing(dbt_project, simulations, stream) -> None:  # type: ignore[no-untyped-def]
+    snapshot, history_built_by = stream.before(PART, "noop")
+    assert _customers(dbt_project) == snapshot
     _assert_gold_matches(dbt_project, simulations, 1)
     # nothing new: the history is left as the second batch's run built it, and is right
     assert _history_built_by(dbt_project) == history_built_by
     _assert_customer_history_matches(dbt_project, simulations)
 
 
-def test_full_refresh_gives_what_the_incremental_runs_gave(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
-    gold = dbt_project.layer("gold")
-    tables = ("customers", "orders", "order_lines", "captured_rows")
-    columns = "* except (_loaded_at)"
-    before = {t: dbt_project.sql(f"select {columns} from {gold}.{t} order by all") for t in tables}
-    history_built_by = _history_built_by(dbt_project)
-    dbt_project.run("build", "--full-refresh", "--select", "gold")
+@pytest.mark.stream("full_refresh")
+def test_full_refresh_gives_what_the_incremental_runs_gave(
+    dbt_project, simulations, stream
+) -> None:  # type: ignore[no-untyped-def]
+    before, history_built_by = stream.before(PART, "full_refresh")
     assert _history_built_by(dbt_project) != history_built_by, "a full refresh rebuilds it"
-    after = {t: dbt_project.sql(f"select {columns} from {gold}.{t} order by all") for t in tables}
-    assert after == before
+    assert _gold_tables(dbt_project) == before
     _assert_gold_matches(dbt_project, simulations, 1)
 
 
+@pytest.mark.stream("full_refresh")
 def test_every_model_and_column_is_documented(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     """The YAML describes every model and exactly the columns each relation has."""
     import json
@@ -473,6 +557,7 @@ def test_every_model_and_column_is_documented(dbt_project, simulations) -> None:
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.stream("full_refresh")
 def test_soft_deleted_orders_stay_flagged(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     """`orders` uses cdc_delete_mode='soft': every deleted key stays, flagged, with its time."""
     from cdc_tools.oracle_check import keys_ever_present
@@ -492,6 +577,7 @@ def test_soft_deleted_orders_stay_flagged(dbt_project, simulations) -> None:  # 
         assert all(row["_cdc_deleted_at"] is not None for row in rows)
 
 
+@pytest.mark.stream("full_refresh")
 def test_customer_history_matches_the_source_history(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     _assert_customer_history_matches(dbt_project, simulations)
 
@@ -526,6 +612,7 @@ def _assert_customer_history_matches(dbt_project, simulations) -> None:  # type:
             ), key
 
 
+@pytest.mark.stream("full_refresh")
 @pytest.mark.parametrize("database", ["E2E3_SQLSERVER", "E2E5_DB2"])
 def test_scaffolding_from_bronze_recovers_the_contract(dbt_project, simulations, database) -> None:  # type: ignore[no-untyped-def]
     """The contract the scaffolder reads off the messages equals the hand-written one."""
@@ -550,6 +637,7 @@ def test_scaffolding_from_bronze_recovers_the_contract(dbt_project, simulations,
     assert contract.silver_model == "stg_inventory__customers"
 
 
+@pytest.mark.stream("after")  # rebuilds `customers` with a new column: after every other step
 def test_declaring_the_added_column_backfills_gold_from_history(
     dbt_project, simulations, tmp_path
 ) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,123 @@
+"""The shared stream: one warehouse, one `dbt build` per step, for every module that only
+needs "its sources landed, built, then one more batch".
+
+Each such module registers a `Part` at import: a folder name, what it lands at each step,
+and what it reads just before a step's build (to compare with after). The session fixture
+`stream` (tests/conftest.py) owns one schema prefix and one landing folder; its `at(step)`
+lands every registered part's files for the steps not yet built and runs one build per
+step, so N modules pay for one build per step instead of N. A test says which step it reads
+with `@pytest.mark.stream("<step>")`; tests/conftest.py orders the marked tests by step
+(whatever their module) and keeps them on one pytest-xdist worker (group `stream`).
+
+A part's files land under `<landing>/<part name>/`, and its tests scope every count to
+that folder (`files_of`) and every row to its own source databases, so the parts
+cannot see each other's messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DbtProject
+
+# The steps, in order, and the dbt command each one runs with its vars (None: nothing is
+# built; the tests of that step run their own invocation on the built warehouse, after
+# every other step). `batch1` keeps every gold change in the delta partitions (a large
+# compaction ratio) and `replay` folds them into the buckets, so both gold write paths run.
+STEPS: tuple[str, ...] = ("batch0", "batch1", "noop", "replay", "full_refresh", "after")
+COMMANDS: dict[str, tuple[tuple[str, ...], dict[str, object]] | None] = {
+    "batch0": (("build",), {}),
+    "batch1": (("build",), {"cdc_compaction_ratio": 100.0}),
+    "noop": (("build",), {}),
+    "replay": (("build",), {"cdc_compaction_ratio": 0.1}),
+    "full_refresh": (("build", "--full-refresh"), {}),
+    "after": None,
+}
+
+
+@dataclass(frozen=True)
+class Part:
+    """One module's share of the stream."""
+
+    name: str
+    # lands the part's files for a step (called for every step) into its own folder
+    land: Callable[[str, Path], None]
+    # the source databases whose rows it lands (the owners of its rows in gold)
+    databases: tuple[str, ...] = ()
+    # what the part reads just before a step's build: {step: reader(project) -> value}
+    before: dict[str, Callable[[DbtProject], object]] = field(default_factory=dict)
+
+
+PARTS: dict[str, Part] = {}
+
+
+def register(part: Part) -> Part:
+    """Add a module's part to the stream (at import, before any test runs)."""
+    PARTS[part.name] = part
+    return part
+
+
+def stream_databases() -> list[str]:
+    """Every source database of the stream: gold rows of any other database belong to no
+    part (`compare_database(databases=...)`)."""
+    return [database for part in PARTS.values() for database in part.databases]
+
+
+class Stream:
+    """The shared warehouse, built step by step as the tests ask for it."""
+
+    def __init__(self, project: DbtProject) -> None:
+        self.project = project
+        self.built = -1  # index in STEPS of the last step built
+        self.failure: str | None = None
+        self.observed: dict[tuple[str, str], object] = {}
+
+    def at(self, step: str) -> DbtProject:
+        """The project with every step up to `step` built (a step is built once)."""
+        if step not in STEPS:
+            raise ValueError(f"unknown stream step {step!r}: accepted values are {STEPS}")
+        target = STEPS.index(step)
+        while self.failure is None and self.built < target:
+            self._build(STEPS[self.built + 1])
+        if self.failure is not None:
+            pytest.fail(f"the shared stream failed earlier: {self.failure}")
+        return self.project
+
+    def before(self, part: str, step: str) -> object:
+        """What `part` read just before `step`'s build (its `Part.before[step]`)."""
+        self.at(step)
+        return self.observed[(part, step)]
+
+    def _build(self, step: str) -> None:
+        try:
+            for part in PARTS.values():
+                part.land(step, self.project.landing / part.name)
+            for part in PARTS.values():
+                if step in part.before:
+                    self.observed[(part.name, step)] = part.before[step](self.project)
+            command = COMMANDS[step]
+            if command is not None:
+                args, variables = command
+                self.project.run(*args, vars=variables)
+        except BaseException as error:
+            self.failure = f"step {step}: {error}"
+            raise
+        finally:
+            self.built = STEPS.index(step)
+
+
+def files_of(project: DbtProject, part: str) -> str:
+    """A `like` pattern matching the `_source_file` of the files `part` landed."""
+    return f"%{project.landing.name}/{part}/%"
+
+
+def step_of(node: pytest.Item) -> str:
+    """The stream step a test is marked with."""
+    marker = node.get_closest_marker("stream")
+    if marker is None or not marker.args:
+        raise ValueError(f"{node.nodeid}: mark it @pytest.mark.stream('<step>'), one of {STEPS}")
+    return str(marker.args[0])
