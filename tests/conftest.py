@@ -165,3 +165,21 @@ def corpus_dir() -> Path:
             pytest.fail(message + " (CI=true: the corpus suite may not skip)")
         pytest.skip(message)
     return path
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]
+    """The suite's budget made visible: each module's time (setup, call and teardown of its
+    tests, summed over both workers) and the total, after pytest's slowest durations."""
+    per_module: dict[str, float] = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            nodeid = getattr(report, "nodeid", "")
+            if nodeid and hasattr(report, "duration") and getattr(report, "when", None):
+                module = nodeid.split("::")[0]
+                per_module[module] = per_module.get(module, 0.0) + float(report.duration)
+    if not per_module:
+        return
+    terminalreporter.write_sep("=", "time per test module (s; budget: tests/README.md)")
+    for module, seconds in sorted(per_module.items(), key=lambda item: -item[1]):
+        terminalreporter.write_line(f"{seconds:8.1f}  {module}")
+    terminalreporter.write_line(f"{sum(per_module.values()):8.1f}  all modules (both workers)")
