@@ -46,11 +46,11 @@ lint: setup
 	$(PY) -m cdc_tools.check_yaml
 
 # two pytest workers (pytest-xdist), each with its own Spark session and metastore; a test
-# module runs whole on one worker (its module fixtures build once), and so do the tests of
-# the shared stream (tests/e2e/stream.py, group `stream`); TEST_WORKERS=0: one process
+# module runs whole on one worker (its module fixtures build once), and so do the modules
+# of the shared stream (tests/e2e/stream.py, one scope); TEST_WORKERS=0: one process
 TEST_WORKERS ?= 2
 test: setup lint
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 unit: setup
 	$(PY) -m pytest tests/unit

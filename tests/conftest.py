@@ -136,18 +136,35 @@ def streamed(request: pytest.FixtureRequest, stream) -> DbtProject:  # type: ign
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests of the shared stream run first, ordered by step whatever their module, as one
-    pytest-xdist group; every other test runs with its module (`--dist loadgroup` then
-    works as `loadfile` does, so a module's fixtures are built once, on one worker)."""
-    from tests.e2e.stream import STEPS, step_of
+    """Tests of the shared stream run first, ordered by step whatever their module (their
+    modules are one pytest-xdist scope: `pytest_xdist_make_scheduler` below)."""
+    from tests.e2e.stream import STEPS, STREAM_MODULES, step_of
 
     streamed = [item for item in items if item.get_closest_marker("stream")]
+    for item in streamed:
+        if item.nodeid.split("::")[0] not in STREAM_MODULES:
+            raise pytest.UsageError(f"{item.nodeid}: list its module in STREAM_MODULES")
     streamed.sort(key=lambda item: STEPS.index(step_of(item)))  # stable: module order kept
     others = [item for item in items if not item.get_closest_marker("stream")]
     items[:] = streamed + others
-    for item in items:
-        group = "stream" if item.get_closest_marker("stream") else item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(group))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):  # type: ignore[no-untyped-def]
+    """`--dist loadfile`, with the modules of the shared stream as one scope: one worker
+    runs them all, in the order above, on one warehouse. (xdist's `loadgroup` cannot do
+    it under pytest 9: the group suffix it writes to `item._nodeid` is never read.)"""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    from tests.e2e.stream import STREAM_MODULES
+
+    class StreamOrFileScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = super()._split_scope(nodeid)
+            return "stream" if module in STREAM_MODULES else module
+
+    return StreamOrFileScheduling(config, log)
 
 
 CORPUS_ENV = "CDC_CORPUS_DIR"

@@ -16,12 +16,14 @@ cannot see each other's messages.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from cdc_tools.simulator import write_batch
 from tests.conftest import DbtProject
 
 # The steps, in order, and the dbt command each one runs with its vars (None: nothing is
@@ -53,6 +55,18 @@ class Part:
 
 
 PARTS: dict[str, Part] = {}
+# The modules that register a part: pytest-xdist runs them on one worker, as one scope
+# (tests/conftest.py); a test marked `stream` elsewhere is a usage error.
+STREAM_MODULES: tuple[str, ...] = tuple(
+    f"tests/e2e/{name}.py"
+    for name in (
+        "test_simulated_sources",
+        "test_mongodb_sources",
+        "test_alibaba_sources",
+        "test_keyless_tables",
+        "test_delivery_faults",
+    )
+)
 
 
 def register(part: Part) -> Part:
@@ -108,6 +122,25 @@ class Stream:
             raise
         finally:
             self.built = STEPS.index(step)
+
+
+# The steps that land a simulated batch (its index in `SimResult.batches`).
+BATCHES = {"batch0": 0, "batch1": 1}
+
+
+def batch_lander(
+    simulations: Callable[[], Sequence[tuple[Any, str]]],
+) -> Callable[[str, Path], None]:
+    """A `Part.land` for simulations of two batches: at `batch0` and `batch1`, each
+    simulation's batch goes to `<folder>/<its database>` in its landing format."""
+
+    def land(step: str, folder: Path) -> None:
+        if step in BATCHES:
+            batch = BATCHES[step]
+            for result, fmt in simulations():
+                write_batch(result.batches[batch], folder / result.config.database, batch, fmt)
+
+    return land
 
 
 def files_of(project: DbtProject, part: str) -> str:

@@ -27,11 +27,9 @@ import functools
 import json
 from collections import Counter
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 
-from cdc_tools.simulator import write_batch
 from cdc_tools.simulator.alibaba_sim import (
     AlibabaSimResult,
     ExpectedTable,
@@ -42,7 +40,7 @@ from cdc_tools.simulator.alibaba_source import ROW_ID, AlibabaSimConfig
 from cdc_tools.simulator.dataworks import DataWorksOptions
 from tests.conftest import DbtProject
 from tests.corpus.captured_state import typed
-from tests.e2e.stream import Part, files_of, register
+from tests.e2e.stream import Part, batch_lander, files_of, register
 
 pytestmark = pytest.mark.spark
 
@@ -108,14 +106,6 @@ def dbt_project(streamed: DbtProject) -> DbtProject:
 
 
 PART = "alibaba"
-_BATCHES = {"batch0": 0, "batch1": 1}
-
-
-def _land_step(step: str, folder: Path) -> None:
-    if step in _BATCHES:
-        batch = _BATCHES[step]
-        for result, fmt in _simulations():
-            write_batch(result.batches[batch], folder / result.config.database, batch, fmt)
 
 
 def _own_captured_rows(dbt_project) -> list[dict]:  # type: ignore[no-untyped-def]
@@ -133,7 +123,7 @@ def _own_captured_rows(dbt_project) -> list[dict]:  # type: ignore[no-untyped-de
 register(
     Part(
         PART,
-        land=_land_step,
+        land=batch_lander(_simulations),
         databases=DATABASES,
         before={"noop": _own_captured_rows},
     )

@@ -23,16 +23,14 @@ import functools
 import json
 from datetime import datetime, timezone
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
-from cdc_tools.simulator import write_batch
 from cdc_tools.simulator.mongodb import MongoSimResult, simulate_mongodb
 from cdc_tools.simulator.mongodb_config import MongoSimConfig
 from tests.conftest import DbtProject
 from tests.corpus.captured_state import typed
-from tests.e2e.stream import Part, files_of, register
+from tests.e2e.stream import Part, batch_lander, files_of, register
 
 pytestmark = pytest.mark.spark
 
@@ -78,14 +76,6 @@ def dbt_project(streamed: DbtProject) -> DbtProject:
 
 
 PART = "mongodb"
-_BATCHES = {"batch0": 0, "batch1": 1}
-
-
-def _land(step: str, folder: Path) -> None:
-    if step in _BATCHES:
-        batch = _BATCHES[step]
-        for result, fmt in _simulations():
-            write_batch(result.batches[batch], folder / result.config.database, batch, fmt)
 
 
 def _document_changes(dbt_project) -> list[dict]:  # type: ignore[no-untyped-def]
@@ -97,7 +87,7 @@ def _document_changes(dbt_project) -> list[dict]:  # type: ignore[no-untyped-def
 register(
     Part(
         PART,
-        land=_land,
+        land=batch_lander(_simulations),
         databases=tuple(database for database, *_ in SOURCES),
         before={"noop": _document_changes},
     )

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import json
-from pathlib import Path
 
 import pytest
 
@@ -32,10 +31,10 @@ from cdc_tools.oracle_check import (
     compare_captured_images,
     compare_database,
 )
-from cdc_tools.simulator import TABLES, SimConfig, SimResult, simulate, write_batch
+from cdc_tools.simulator import TABLES, SimConfig, SimResult, simulate
 from cdc_tools.simulator.source_db import ADDED_COLUMN
 from tests.conftest import DbtProject
-from tests.e2e.stream import Part, files_of, register, stream_databases
+from tests.e2e.stream import Part, batch_lander, files_of, register, stream_databases
 
 pytestmark = pytest.mark.spark
 
@@ -105,15 +104,7 @@ def dbt_project(streamed: DbtProject) -> DbtProject:
 
 
 PART = "relational"
-_BATCHES = {"batch0": 0, "batch1": 1}
 GOLD_TABLES = ("customers", "orders", "order_lines", "captured_rows")
-
-
-def _land(step: str, folder: Path) -> None:
-    if step in _BATCHES:
-        batch = _BATCHES[step]
-        for result, fmt in _simulations():
-            write_batch(result.batches[batch], folder / result.config.database, batch, fmt)
 
 
 def _own_rows(dbt_project) -> str:  # type: ignore[no-untyped-def]
@@ -150,7 +141,7 @@ def _customers(dbt_project) -> list[dict]:  # type: ignore[no-untyped-def]
 register(
     Part(
         PART,
-        land=_land,
+        land=batch_lander(_simulations),
         databases=tuple(_database(i, flavour) for i, (flavour, *_) in enumerate(SOURCES)),
         before={
             "batch1": lambda p: (_loads(p), _history_built_by(p)),
