@@ -149,6 +149,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items[:] = streamed + others
 
 
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: without xdist, one process
 def pytest_xdist_make_scheduler(config: pytest.Config, log):  # type: ignore[no-untyped-def]
     """`--dist loadfile`, with the modules of the shared stream as one scope: one worker
     runs them all, in the order above, on one warehouse. (xdist's `loadgroup` cannot do
