@@ -143,6 +143,24 @@ def batch_lander(
     return land
 
 
+def owned_by(part: str, column: str = "_cdc_source_db") -> str:
+    """A predicate: the row comes from one of `part`'s source databases."""
+    databases = ", ".join(f"'{database.lower()}'" for database in PARTS[part].databases)
+    return f"lower({column}) in ({databases})"
+
+
+def gold_rows_of(project: DbtProject, part: str, tables: Sequence[str]) -> dict[str, list[dict]]:
+    """`part`'s rows of each gold table in `tables`, but for their load time, in a stable
+    order: what a rebuild must leave as the incremental runs made it."""
+    gold = project.layer("gold")
+    return {
+        table: project.sql(
+            f"select * except (_loaded_at) from {gold}.{table} where {owned_by(part)} order by all"
+        )
+        for table in tables
+    }
+
+
 def files_of(project: DbtProject, part: str) -> str:
     """A `like` pattern matching the `_source_file` of the files `part` landed."""
     return f"%{project.landing.name}/{part}/%"

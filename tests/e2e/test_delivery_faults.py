@@ -31,7 +31,7 @@ from cdc_tools.oracle_check import GoldReader, compare_database
 from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
 from cdc_tools.simulator.debezium import Message
 from tests.conftest import DbtProject
-from tests.e2e.stream import Part, register, stream_databases
+from tests.e2e.stream import Part, gold_rows_of, owned_by, register, stream_databases
 
 pytestmark = pytest.mark.spark
 
@@ -131,24 +131,12 @@ def _deliver(step: str, folder: Path) -> None:
         )
 
 
-def _own_rows(column: str = "_cdc_source_db") -> str:
-    """A predicate: the row comes from one of this module's source databases."""
-    databases = ", ".join(f"'{r.config.database.lower()}'" for r, *_ in _deliveries())
-    return f"lower({column}) in ({databases})"
-
-
-def _gold_tables(dbt_project) -> dict[str, list[dict]]:  # type: ignore[no-untyped-def]
-    gold = dbt_project.layer("gold")
-    query = "select * except (_loaded_at) from {}.{} where {} order by all"
-    return {t: dbt_project.sql(query.format(gold, t, _own_rows())) for t in GOLD_TABLES}
-
-
 register(
     Part(
         PART,
         land=_deliver,
         databases=tuple(_database(i, flavour) for i, (flavour, *_) in enumerate(SOURCES)),
-        before={"full_refresh": _gold_tables},
+        before={"full_refresh": lambda p: gold_rows_of(p, PART, GOLD_TABLES)},
     )
 )
 
@@ -186,7 +174,7 @@ def test_the_faults_really_happened(dbt_project, deliveries) -> None:  # type: i
     silver = dbt_project.layer("silver")
     [row] = dbt_project.sql(
         f"select count(*) - count(distinct _cdc_source_id, _cdc_sort_key) as duplicates "
-        f"from {silver}.int_cdc__change_log where _kafka_offset is not null and {_own_rows()}"
+        f"from {silver}.int_cdc__change_log where _kafka_offset is not null and {owned_by(PART)}"
     )
     assert row["duplicates"] > 0
     late = dbt_project.sql(
@@ -198,7 +186,7 @@ def test_the_faults_really_happened(dbt_project, deliveries) -> None:  # type: i
             and newer._cdc_key = older._cdc_key
             and newer._cdc_position > older._cdc_position
             and newer._loaded_at < older._loaded_at
-        where {_own_rows("newer._cdc_source_db")}
+        where {owned_by(PART, "newer._cdc_source_db")}
         """
     )
     assert late[0]["late"] > 0
@@ -220,5 +208,5 @@ def test_both_gold_write_paths_ran(dbt_project, deliveries) -> None:  # type: ig
 
 @pytest.mark.stream("full_refresh")
 def test_full_refresh_equals_the_incremental_result(dbt_project, deliveries, stream) -> None:  # type: ignore[no-untyped-def]
-    assert _gold_tables(dbt_project) == stream.before(PART, "full_refresh")
+    assert gold_rows_of(dbt_project, PART, GOLD_TABLES) == stream.before(PART, "full_refresh")
     assert not _differences(dbt_project, deliveries)

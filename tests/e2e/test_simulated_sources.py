@@ -34,7 +34,15 @@ from cdc_tools.oracle_check import (
 from cdc_tools.simulator import TABLES, SimConfig, SimResult, simulate
 from cdc_tools.simulator.source_db import ADDED_COLUMN
 from tests.conftest import DbtProject
-from tests.e2e.stream import Part, batch_lander, files_of, register, stream_databases
+from tests.e2e.stream import (
+    Part,
+    batch_lander,
+    files_of,
+    gold_rows_of,
+    owned_by,
+    register,
+    stream_databases,
+)
 
 pytestmark = pytest.mark.spark
 
@@ -107,23 +115,6 @@ PART = "relational"
 GOLD_TABLES = ("customers", "orders", "order_lines", "captured_rows")
 
 
-def _own_rows(dbt_project) -> str:  # type: ignore[no-untyped-def]
-    """A predicate: the row comes from one of this module's source databases."""
-    databases = ", ".join(f"'{r.config.database.lower()}'" for r, _ in _simulations())
-    return f"lower(_cdc_source_db) in ({databases})"
-
-
-def _gold_tables(dbt_project) -> dict[str, list[dict]]:  # type: ignore[no-untyped-def]
-    gold = dbt_project.layer("gold")
-    return {
-        t: dbt_project.sql(
-            f"select * except (_loaded_at) from {gold}.{t} where {_own_rows(dbt_project)} "
-            "order by all"
-        )
-        for t in GOLD_TABLES
-    }
-
-
 def _loads(dbt_project) -> int:  # type: ignore[no-untyped-def]
     [row] = dbt_project.sql(
         f"select count(distinct _load_id) as loads from "
@@ -146,7 +137,7 @@ register(
         before={
             "batch1": lambda p: (_loads(p), _history_built_by(p)),
             "noop": lambda p: (_customers(p), _history_built_by(p)),
-            "full_refresh": lambda p: (_gold_tables(p), _history_built_by(p)),
+            "full_refresh": lambda p: (gold_rows_of(p, PART, GOLD_TABLES), _history_built_by(p)),
         },
     )
 )
@@ -230,7 +221,7 @@ def test_the_oracle_sees_what_the_contract_columns_do_not(dbt_project, simulatio
     spark.sql(f"create database {tampered}")
     renamed = next(r for r, _ in simulations if "order_lines" in r.config.table_names)
     items = f"{renamed.config.database}.inventory.{renamed.config.table_names['order_lines']}"
-    mine = _own_rows(dbt_project)
+    mine = owned_by(PART)
     [line] = dbt_project.sql(
         f"select _cdc_op, _cdc_key from {gold}.order_lines where {mine} order by _cdc_key limit 1"
     )
@@ -519,7 +510,7 @@ def test_full_refresh_gives_what_the_incremental_runs_gave(
 ) -> None:  # type: ignore[no-untyped-def]
     before, history_built_by = stream.before(PART, "full_refresh")
     assert _history_built_by(dbt_project) != history_built_by, "a full refresh rebuilds it"
-    assert _gold_tables(dbt_project) == before
+    assert gold_rows_of(dbt_project, PART, GOLD_TABLES) == before
     _assert_gold_matches(dbt_project, simulations, 1)
 
 
