@@ -10,7 +10,6 @@ one place to change them.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -37,20 +36,22 @@ def copy_project(destination: Path) -> Path:
 
 PROFILES_DIR = REPO_ROOT / "profiles"
 
-_ENV_VAR = re.compile(r"\{\{\s*env_var\('([^']+)'(?:,\s*'([^']*)')?\)\s*(?:\|\s*int\s*)?\}\}")
+def _env_var(name: str, default: str | None = None) -> str:
+    value = os.environ.get(name, default)
+    if value is None:
+        raise KeyError(f"environment variable {name} is required by the profile")
+    return value
 
 
 def _render(text: str) -> str:
-    """Render the `{{ env_var('NAME', 'default') }}` calls of a profile value."""
+    """Render a profile value as dbt does: Jinja with `env_var('NAME', 'default')`."""
+    if "{{" not in text and "{%" not in text:
+        return text
+    import jinja2
 
-    def replace(match: re.Match[str]) -> str:
-        name, default = match.group(1), match.group(2)
-        value = os.environ.get(name, default)
-        if value is None:
-            raise KeyError(f"environment variable {name} is required by the profile")
-        return value
-
-    return _ENV_VAR.sub(replace, text)
+    return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(text).render(
+        env_var=_env_var
+    )
 
 
 def local_spark_conf() -> dict[str, str]:
