@@ -36,6 +36,7 @@ def copy_project(destination: Path) -> Path:
 
 PROFILES_DIR = REPO_ROOT / "profiles"
 
+
 def _env_var(name: str, default: str | None = None) -> str:
     value = os.environ.get(name, default)
     if value is None:
@@ -49,8 +50,10 @@ def _render(text: str) -> str:
         return text
     import jinja2
 
-    return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(text).render(
-        env_var=_env_var
+    return (
+        jinja2.Environment(undefined=jinja2.StrictUndefined)
+        .from_string(text)
+        .render(env_var=_env_var)
     )
 
 
