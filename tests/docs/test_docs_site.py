@@ -1,6 +1,6 @@
 """The analyst's side in a real browser: dbt docs, source freshness and the quality reports.
 
-One small build (a simulated Oracle source) feeds everything here: `dbt source freshness`,
+The shared stream's build (tests/e2e/stream.py) feeds everything here: `dbt source freshness`,
 `dbt docs generate` (the catalog must type every column of every silver and gold model),
 the Great Expectations suites derived from the manifest (their Data Docs), and headless
 Chromium, which loads both sites from a server on 127.0.0.1: model pages must render their
@@ -27,7 +27,6 @@ from cdc_tools.dbt_invoke import run_dbt
 from cdc_tools.local_spark import REPO_ROOT
 from cdc_tools.quality import QualityReport, run_quality
 from cdc_tools.quality_suites import load_manifest, suites_from_manifest
-from cdc_tools.simulator import SimConfig, simulate, write_batch
 from tests.docs.browser import (
     BrowserUnavailable,
     dump_dom,
@@ -37,7 +36,9 @@ from tests.docs.browser import (
     serve,
 )
 
-pytestmark = pytest.mark.spark
+# the shared stream's warehouse (tests/e2e/stream.py), read after its full refresh and
+# before its `after` step changes a contract
+pytestmark = [pytest.mark.spark, pytest.mark.stream("full_refresh")]
 
 PACKAGE = "cdc_lakehouse"
 SCREENSHOT = REPO_ROOT / "target" / "docs_screenshots" / "lineage.png"
@@ -84,16 +85,15 @@ def browser() -> str:
 
 
 @pytest.fixture(scope="module")
-def built(dbt_project):  # type: ignore[no-untyped-def]
-    """One build of a small simulated source, its source freshness, then the docs."""
-    result = simulate(
-        SimConfig(seed=11, database="DOCS1", server="docs1", batches=1, transactions=20)
-    )
-    write_batch(result.batches[0], dbt_project.landing / result.config.database, 0, "value_lines")
-    dbt_project.run("build")
-    dbt_project.run("source", "freshness")
-    dbt_project.run("docs", "generate")
-    return dbt_project
+def built(stream):  # type: ignore[no-untyped-def]
+    """The shared stream after its full refresh (every family, every model built), its
+    source freshness, then the docs."""
+    from tests.e2e.stream import step_vars
+
+    project = stream.at("full_refresh")
+    project.run("source", "freshness", vars=step_vars("full_refresh"))
+    project.run("docs", "generate", vars=step_vars("full_refresh"))
+    return project
 
 
 @pytest.fixture(scope="module")

@@ -52,20 +52,29 @@ class Part:
     databases: tuple[str, ...] = ()
     # what the part reads just before a step's build: {step: reader(project) -> value}
     before: dict[str, Callable[[DbtProject], object]] = field(default_factory=dict)
+    # dbt vars every build of the stream runs with for this part (they may only concern
+    # the part's own sources: the other parts' builds run with them too)
+    vars: dict[str, object] = field(default_factory=dict)
 
 
 PARTS: dict[str, Part] = {}
 # The modules that register a part: pytest-xdist runs them on one worker, as one scope
 # (tests/conftest.py); a test marked `stream` elsewhere is a usage error.
-STREAM_MODULES: tuple[str, ...] = tuple(
-    f"tests/e2e/{name}.py"
-    for name in (
-        "test_simulated_sources",
-        "test_mongodb_sources",
-        "test_alibaba_sources",
-        "test_keyless_tables",
-        "test_delivery_faults",
-    )
+STREAM_MODULES: tuple[str, ...] = (
+    *(
+        f"tests/e2e/{name}.py"
+        for name in (
+            "test_simulated_sources",
+            "test_mongodb_sources",
+            "test_alibaba_sources",
+            "test_keyless_tables",
+            "test_delivery_faults",
+            "test_transaction_consistency",
+        )
+    ),
+    # they register no part: they read the whole built stream
+    "tests/quality/test_quality.py",
+    "tests/docs/test_docs_site.py",
 )
 
 
@@ -73,6 +82,20 @@ def register(part: Part) -> Part:
     """Add a module's part to the stream (at import, before any test runs)."""
     PARTS[part.name] = part
     return part
+
+
+def step_vars(step: str) -> dict[str, object]:
+    """The vars of `step`'s build: the step's own, and every part's (`Part.vars`); a var
+    set twice must have one value."""
+    command = COMMANDS[step]
+    merged: dict[str, object] = dict(command[1]) if command is not None else {}
+    for part in PARTS.values():
+        for name, value in part.vars.items():
+            if merged.get(name, value) != value:
+                wanted = merged[name]
+                raise ValueError(f"var {name}: part {part.name} sets {value!r}, not {wanted!r}")
+            merged[name] = value
+    return merged
 
 
 def stream_databases() -> list[str]:
@@ -115,8 +138,7 @@ class Stream:
                     self.observed[(part.name, step)] = part.before[step](self.project)
             command = COMMANDS[step]
             if command is not None:
-                args, variables = command
-                self.project.run(*args, vars=variables)
+                self.project.run(*command[0], vars=step_vars(step))
         except BaseException as error:
             self.failure = f"step {step}: {error}"
             raise

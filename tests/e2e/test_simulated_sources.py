@@ -41,6 +41,7 @@ from tests.e2e.stream import (
     gold_rows_of,
     owned_by,
     register,
+    step_vars,
     stream_databases,
 )
 
@@ -649,7 +650,7 @@ def test_declaring_the_added_column_backfills_gold_from_history(
     model.write_text(re.sub(r"\n(\s+)is_active,\n", rf"\n\1is_active,\n\1{column.name},\n", sql))
     dbt_project.run(
         "build", "--full-refresh", "--select", f"stg_inventory__{table}", table,
-        project_dir=project,
+        project_dir=project, vars=step_vars("after"),
     )  # fmt: skip
     columns = {table: [*TABLES[table].column_names, column.name]}
     _assert_gold_matches(dbt_project, simulations, 1, columns=columns)

@@ -17,18 +17,27 @@ the second, the source state after the second batch. A second source (`FREE_MSS`
 listed) landed whole in the same builds keeps today's behaviour: gold follows every batch.
 It is the same simulation under another name, so its transactions have the same ids: a
 transaction belongs to the source whose tables its events and END name.
+
+The two sources are this module's part of the shared stream (tests/e2e/stream.py): their
+files land under `transactions/` at the stream's `batch0` and `batch1`, and the part's vars
+(`Part.vars`) gate `txn_*` in every build of the stream. No other part's database matches,
+so every other part is also a check that gating one source leaves the others as they were.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import pytest
 
 from cdc_tools.oracle_check import compare_database
 from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
 from cdc_tools.simulator.debezium import Message
+from tests.conftest import DbtProject
+from tests.e2e.stream import Part, register, stream_databases
 
 pytestmark = pytest.mark.spark
 
@@ -68,6 +77,63 @@ def _events_of(messages: list[Message], transaction_id: str) -> list[Message]:
     ]  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Plan:
+    """The gated source's simulation, the transactions the test is about, and what lands."""
+
+    result: SimResult
+    before: SimResult  # the source before T2
+    free: SimResult
+    t_id: str
+    t2_id: str
+    u_id: str
+    landed: tuple[list[Message], list[Message]]  # the gated source's two batches
+
+
+@functools.cache
+def _plan() -> Plan:
+    result = simulate(GATED)
+    before = simulate(replace(GATED, transactions=6, batches=1))
+    assert result.batches[0][: len(before.batches[0])] == before.batches[0]
+    first, second = result.batches
+    t2_id, t_id = result.transaction_ids[7], result.transaction_ids[8]
+    t_events, t2_events = _events_of(first, t_id), _events_of(first, t2_id)
+    assert len({m.topic for m in t_events[:-1]}) == 3 and len({m.topic for m in t2_events}) == 3
+    late = t_events[-1]  # an update of orders: no tombstone follows it
+    assert _value(late)["op"] == "u"
+    t_end, t2_end = _end_of(second, t_id), _end_of(first, t2_id)
+    landed = (
+        [m for m in first if m not in (late, t2_end)] + [t_end],
+        [m for m in second if m != t_end] + [late],
+    )
+    return Plan(result, before, simulate(FREE), t_id, t2_id, result.transaction_ids[16], landed)
+
+
+def _land(step: str, folder: Path) -> None:
+    batch = {"batch0": 0, "batch1": 1}.get(step)
+    if batch is not None:
+        plan = _plan()
+        write_batch(plan.landed[batch], folder / GATED.database, batch, "kcat")
+        write_batch(plan.free.batches[batch], folder / FREE.database, batch, "kcat")
+
+
+register(
+    Part(
+        "transactions",
+        land=_land,
+        databases=(GATED.database, FREE.database),
+        # U never gets an END: released by hand (the var is inert until U lands, at batch1)
+        vars={**WAIT, "cdc_transaction_release": [_plan().u_id]},
+    )
+)
+
+
+@pytest.fixture
+def dbt_project(streamed: DbtProject) -> DbtProject:
+    """The shared stream, built up to the test's step (tests/e2e/stream.py)."""
+    return streamed
+
+
 def _compare(dbt_project, result: SimResult, expected, batch: int) -> None:  # type: ignore[no-untyped-def]
     outcome = compare_database(
         dbt_project.spark,
@@ -76,7 +142,7 @@ def _compare(dbt_project, result: SimResult, expected, batch: int) -> None:  # t
         expected,
         result=result,
         batch=batch,
-        databases=[GATED.database, FREE.database],
+        databases=stream_databases(),
     )
     assert sum(outcome.rows.values()) > 0
     assert outcome.ok, f"{result.config.database}: " + "\n  ".join(outcome.differences)
@@ -96,29 +162,16 @@ def _collections(row: dict[str, object]) -> dict[str, tuple[object, object]]:
     }
 
 
+@pytest.mark.stream("batch0")
 def test_gold_applies_a_transaction_only_once_it_is_complete(dbt_project) -> None:  # type: ignore[no-untyped-def]
-    result = simulate(GATED)
-    before = simulate(replace(GATED, transactions=6, batches=1))  # the source before T2
-    assert result.batches[0][: len(before.batches[0])] == before.batches[0]
-    first, second = result.batches
-    t2_id, t_id = result.transaction_ids[7], result.transaction_ids[8]
-    u_id = result.transaction_ids[16]
-    t_events, t2_events = _events_of(first, t_id), _events_of(first, t2_id)
-    assert len({m.topic for m in t_events[:-1]}) == 3 and len({m.topic for m in t2_events}) == 3
-    late = t_events[-1]  # an update of orders: no tombstone follows it
-    assert _value(late)["op"] == "u"
-    t_end, t2_end = _end_of(second, t_id), _end_of(first, t2_id)
-    landing = dbt_project.landing / GATED.database
-    write_batch([m for m in first if m not in (late, t2_end)] + [t_end], landing, 0, "kcat")
-    free = simulate(FREE)
-    write_batch(free.batches[0], dbt_project.landing / FREE.database, 0, "kcat")
-
-    dbt_project.run("build", vars=WAIT)
-    _compare(dbt_project, before, before.expected[0], 0)  # none of T2 and T
-    _compare(dbt_project, free, free.expected[0], 0)  # not listed: applied as it comes
+    """After the first batch: none of T2 (no END) and T (an event missing), every
+    transaction before them; the source that is not listed is applied as it comes."""
+    plan = _plan()
+    _compare(dbt_project, plan.before, plan.before.expected[0], 0)  # none of T2 and T
+    _compare(dbt_project, plan.free, plan.free.expected[0], 0)  # not listed
     pending = _pending(dbt_project)
-    assert set(pending) == {t_id, t2_id}
-    t, t2 = pending[t_id], pending[t2_id]
+    assert set(pending) == {plan.t_id, plan.t2_id}
+    t, t2 = pending[plan.t_id], pending[plan.t2_id]
     assert (t2["transaction_state"], t2["end_seen"], t2["events_seen"]) == ("waiting", False, 5)
     assert t2["events_expected"] is None and t2["released_at"] is None
     assert (t["transaction_state"], t["end_seen"]) == ("waiting", True)
@@ -129,21 +182,27 @@ def test_gold_applies_a_transaction_only_once_it_is_complete(dbt_project) -> Non
         "txn_mss.inventory.order_lines": (1, 1),
     }
 
-    write_batch([m for m in second if m != t_end] + [late], landing, 1, "kcat")
-    write_batch(free.batches[1], dbt_project.landing / FREE.database, 1, "kcat")
-    dbt_project.run("build", vars={**WAIT, "cdc_transaction_release": [u_id]})
-    _compare(dbt_project, result, result.expected[1], 1)
-    _compare(dbt_project, free, free.expected[1], 1)
+
+@pytest.mark.stream("batch1")
+def test_the_late_event_the_wait_limit_and_a_release_complete_the_rest(dbt_project) -> None:  # type: ignore[no-untyped-def]
+    """After the second batch: T completed by its late event, T2 released by the wait
+    limit on this load, U released by hand; gold is the source after the second batch,
+    and each released change reached the typed change logs once."""
+    plan = _plan()
+    _compare(dbt_project, plan.result, plan.result.expected[1], 1)
+    _compare(dbt_project, plan.free, plan.free.expected[1], 1)
     bronze = f"{dbt_project.layer('bronze')}.bronze_cdc_messages"
     (newest,) = dbt_project.sql(f"select max(_loaded_at) as loaded_at from {bronze}")
     pending = _pending(dbt_project)
-    assert set(pending) == {t2_id, u_id}  # T completed
-    assert (pending[t2_id]["transaction_state"], pending[t2_id]["released_at"]) == (
+    assert set(pending) == {plan.t2_id, plan.u_id}  # T completed
+    assert (pending[plan.t2_id]["transaction_state"], pending[plan.t2_id]["released_at"]) == (
         "timed_out",
         newest["loaded_at"],
     )
-    assert (pending[u_id]["transaction_state"], pending[u_id]["end_seen"]) == ("released", False)
-    # released changes reach the typed change logs once each
+    assert (pending[plan.u_id]["transaction_state"], pending[plan.u_id]["end_seen"]) == (
+        "released",
+        False,
+    )
     for table in ("customers", "orders", "order_lines"):
         (counts,) = dbt_project.sql(
             "select count(*) as copies, count(distinct _kafka_topic, _kafka_offset) as events "

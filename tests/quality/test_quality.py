@@ -5,8 +5,8 @@ prefix (one Spark job per table; columns of the contract a test table leaves out
 as nulls) and validated once with the suites `dbt parse` gives; every kind of expectation
 must fail with a message naming the table, the expectation and the offending value, defects
 a dbt data test already catches must not be checked twice, and clean copies of the same
-tables must pass. Then the real pipeline, built by dbt from a small simulation, must pass
-every suite and get Data Docs.
+tables must pass. Then the real pipeline must pass every suite and get Data Docs: the
+shared stream's warehouse (tests/e2e/stream.py), so this module runs on the stream's worker.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import pytest
 
 from cdc_tools.quality import QualityReport, TableSuite, run_quality
 from cdc_tools.quality_suites import load_manifest, model_specs, suites_from_manifest
-from cdc_tools.simulator import SimConfig, simulate, write_batch
 
 pytestmark = pytest.mark.spark
 
@@ -322,15 +321,15 @@ def test_clean_tables_pass(spark, manifest, suites, tmp_path: Path) -> None:  # 
     assert all(t.passed == t.expected > 0 for t in report.tables)
 
 
-def test_the_built_pipeline_passes_every_suite(dbt_project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    result = simulate(SimConfig(seed=7, database="GXQ1", server="gxq1", batches=1, transactions=20))
-    write_batch(result.batches[0], dbt_project.landing / result.config.database, 0, "value_lines")
-    dbt_project.run("build")
-    manifest = load_manifest(dbt_project.target_path / "manifest.json")
+@pytest.mark.stream("replay")
+def test_the_built_pipeline_passes_every_suite(streamed, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The shared stream (tests/e2e/stream.py: every envelope family, two batches,
+    redeliveries, a replay and a compaction) passes every suite of its manifest."""
+    manifest = load_manifest(streamed.target_path / "manifest.json")
     suites = suites_from_manifest(manifest)
 
     docs = tmp_path / "docs"
-    report = run_quality(dbt_project.spark, dbt_project.schema, docs, suites)
+    report = run_quality(streamed.spark, streamed.schema, docs, suites)
 
     assert report.failures() == [], "\n".join(report.failures())
     models = {s.name for s in model_specs(manifest)}
