@@ -156,17 +156,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: without xdist, one process
 def pytest_xdist_make_scheduler(config: pytest.Config, log):  # type: ignore[no-untyped-def]
     """`--dist loadfile`, with the modules of the shared stream as one scope: one worker
-    runs them all, in the order above, on one warehouse. (xdist's `loadgroup` cannot do
-    it under pytest 9: the group suffix it writes to `item._nodeid` is never read.)"""
+    runs them all, in the order above, on one warehouse; likewise the corpus modules, which
+    share warehouses of their own (`CORPUS_MODULES`, tests/corpus/shared.py). (xdist's
+    `loadgroup` cannot do it under pytest 9: the group suffix it writes to `item._nodeid`
+    is never read.)"""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
 
+    from tests.corpus.shared import CORPUS_MODULES
     from tests.e2e.stream import STREAM_MODULES
 
     class StreamOrFileScheduling(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             module = super()._split_scope(nodeid)
+            if module in CORPUS_MODULES:
+                return "corpus"
             return "stream" if module in STREAM_MODULES else module
 
     return StreamOrFileScheduling(config, log)

@@ -5,85 +5,79 @@ and `captured_rows` must hold exactly the fixture's expected final state: the ra
 image of every live key, compared strictly (1, 1.0, "1" and true all differ: values are
 compared as parsed JSON with their types, and numbers by their JSON text). Keys come from
 the messages themselves (DataWorks `primaryKey`, Canal `pkNames`, Maxwell
-`primary_key_columns`, OGG `primary_keys`): no `cdc_table_keys` is declared, and the
-project's own typed contracts bind other sources.
+`primary_key_columns`, OGG `primary_keys`): no key is declared for their tables, and the
+project's own typed contracts bind other sources. They land in the shared warehouse
+`corpus_a` (tests/corpus/shared.py: DataWorks one file per step, the formats with the first
+step), whose declared keys name none of their tables; every count is scoped to their files.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import DbtProject
-from tests.corpus.captured_state import assert_strict_state, corpus_project, quarantine_rows
+from tests.corpus.captured_state import assert_strict_state, assert_strict_tables, quarantine_rows
+from tests.corpus.shared import (
+    DATAWORKS,
+    DATAWORKS_ORDER,
+    FORMATS,
+    Warehouse,
+    expected_state,
+    folder_pattern,
+)
 
 pytestmark = pytest.mark.spark
 
-DATAWORKS = "paimon__aliyun-dataworks-event"
-DATAWORKS_ORDER = ["event-insert.txt", "event-update-in-one.txt", "event-delete.txt"]
-# Their tables do not collide (mydb.*, test.product, OGG.TBL_TEST): one build.
-FORMATS = [
-    "seatunnel__canal-data-filter-table.txt",
-    "seatunnel__maxwell-data-filter-table.txt",
-    "seatunnel__ogg-data-filter-table.txt",
-]
 # fixture -> (reason code, why): nothing here is expected to be unreadable
 EXPECTED_QUARANTINE: dict[str, tuple[str, str]] = {}
 
 
-def _silver(project: DbtProject, model: str) -> list[dict]:
-    return project.sql(f"select * from {project.layer('silver')}.{model}")
-
-
 @pytest.mark.parametrize("fixture", [DATAWORKS])
-def test_dataworks_fixture_replayed_file_by_file(spark, corpus_dir, tmp_path, fixture) -> None:  # type: ignore[no-untyped-def]
-    """insert (full load, sequenceId -1), update in one message, delete of an unknown key."""
-    project = corpus_project(spark, tmp_path, "dataworks")
+def test_dataworks_fixture_replayed_file_by_file(
+    corpus_a: Warehouse, corpus_dir: Path, fixture: str
+) -> None:
+    """insert (full load, sequenceId -1), update in one message, delete of an unknown key:
+    one file per step of `corpus_a` (file names sort in replay order), checkpoint after
+    each step's build."""
+    project = corpus_a.project
     checkpoints = json.loads((corpus_dir / f"{fixture}.checkpoints.json").read_text())
-    for index, name in enumerate(DATAWORKS_ORDER):
-        # one landing file per step, in replay order (file names sort in that order)
-        shutil.copy(corpus_dir / fixture / name, project.landing / f"{index:02d}-{name}")
-        project.run("build")
-        assert_strict_state(project, checkpoints[f"after_{name}"])
-    assert_strict_state(project, json.loads((corpus_dir / f"{fixture}.expected.json").read_text()))
+    expected = expected_state(corpus_dir, fixture)
+    for step, name in enumerate(DATAWORKS_ORDER):
+        assert_strict_tables(corpus_a.state([*expected], step), checkpoints[f"after_{name}"])
+    assert_strict_state(project, expected)
     # The Apache licence header lines are not CDC: quarantined, nothing else is.
-    quarantined = quarantine_rows(project)
+    files = folder_pattern(project, DATAWORKS)
+    quarantined = [q for q in quarantine_rows(project) if f"/{DATAWORKS}/" in q["_source_file"]]
     assert {q["reason_code"] for q in quarantined} == {"malformed_json"}
     assert all(q["raw_line"].lstrip().startswith(("/*", "*")) for q in quarantined)
     kinds = project.sql(
         "select _cdc_op, _cdc_is_snapshot, _cdc_position "
         f"from {project.layer('silver')}.stg_cdc__messages "
-        "where _cdc_message_kind = 'change' order by _cdc_sort_key"
+        f"where _cdc_message_kind = 'change' and _source_file like '{files}' "
+        "order by _cdc_sort_key"
     )
     # by sequenceId: the delete (...000000) precedes the update (...000001), unlike file order
     assert [k["_cdc_op"] for k in kinds] == ["r", "d", "u"]
     assert kinds[0]["_cdc_is_snapshot"] is True
     assert kinds[2]["_cdc_position"] == "01731663842292000001.1"
-    project.drop_schemas()
 
 
 @pytest.fixture(scope="module")
-def formats_project(spark, corpus_dir, tmp_path_factory):  # type: ignore[no-untyped-def]
-    """The Canal, Maxwell and OGG fixtures in one landing folder and one `dbt build`."""
-    project = corpus_project(spark, tmp_path_factory.mktemp("formats"), "formats")
-    for fixture in FORMATS:
-        shutil.copy(corpus_dir / fixture, project.landing / fixture)
-    # No key is declared: the project's inventory contract for `orders` binds schema
-    # `inventory` only, so its key (order_id) does not key Canal's mydb.orders, whose
-    # pkNames (order_number) do.
-    project.run("build")
-    yield project
-    project.drop_schemas()
+def formats_project(corpus_a: Warehouse) -> DbtProject:
+    """The Canal, Maxwell and OGG fixtures, landed with `corpus_a`'s first step. No key is
+    declared for their tables: the project's inventory contract for `orders` binds schema
+    `inventory` only, so its key (order_id) does not key Canal's mydb.orders, whose
+    pkNames (order_number) do."""
+    return corpus_a.project
 
 
 @pytest.mark.parametrize("fixture", FORMATS)
 def test_format_fixture(formats_project, corpus_dir, fixture) -> None:  # type: ignore[no-untyped-def]
     project = formats_project
-    expected = json.loads(
-        (corpus_dir / f"{fixture.removesuffix('.txt')}.expected.json").read_text()
-    )
+    expected = expected_state(corpus_dir, fixture)
     assert_strict_state(project, expected)
     envelope = {"canal": "canal", "maxwell": "maxwell", "ogg": "ogg"}[
         fixture.split("__")[1].split("-")[0]
@@ -96,7 +90,10 @@ def test_format_fixture(formats_project, corpus_dir, fixture) -> None:  # type: 
     assert {r["_cdc_error_reason"] for r in rows} == {None}
     if envelope == "canal":
         # the two CREATE messages are schema changes, with their DDL text
-        ddl = _silver(project, "stg_cdc__schema_changes")
+        ddl = project.sql(
+            f"select * from {project.layer('silver')}.stg_cdc__schema_changes "
+            f"where _source_file like '%{fixture}'"
+        )
         assert sorted((d["_cdc_source_id"], d["change_type"]) for d in ddl) == [
             ("mydb.orders", "CREATE"),
             ("mydb.projects", "CREATE"),
@@ -117,8 +114,13 @@ def test_formats_quarantine_nothing(formats_project) -> None:  # type: ignore[no
     never reach the typed model nor its quarantine (they used to be `missing_key` there);
     they stay in captured_rows (test_format_fixture)."""
     silver = formats_project.layer("silver")
-    assert formats_project.sql(f"select * from {silver}.cdc_quarantine") == []
-    typed = formats_project.sql(f"select _cdc_source_id from {silver}.stg_inventory__orders")
+    of_formats = " or ".join(f"_source_file like '%{fixture}'" for fixture in FORMATS)
+    assert formats_project.sql(f"select * from {silver}.cdc_quarantine where {of_formats}") == []
+    typed = formats_project.sql(
+        f"select _cdc_source_id from {silver}.stg_inventory__orders "
+        "where _cdc_source_id like 'mydb.%' or _cdc_source_id like 'test.%' "
+        "or _cdc_source_id like 'ogg.%'"
+    )
     assert typed == []
     keys = formats_project.sql(
         f"select distinct _cdc_key from {silver}.int_cdc__change_log "

@@ -1,52 +1,38 @@
 """Real Debezium relational events from other projects' test suites (../shared/corpus).
 
-One test per fixture (its id is the fixture's file or folder name). Fixtures whose tables
-do not collide share one landing folder and one `dbt build` (data tests included); each
-test then compares `captured_rows` with its fixture's expected final state strictly: the
-raw last row image of every live key, with JSON types (`1`, `1.0`, `"1"` and `true`
-differ). Keys are declared the way a user would for value-only files (the dbt var
-cdc_table_keys), from the fixture's `key_columns`. A fixture the pipeline cannot fully
-read is listed in EXPECTED_QUARANTINE with the reason, and its test checks exactly that
-outcome. The corpus is read in place and never copied into the repo.
+One test per fixture (its id is the fixture's file or folder name). The fixtures land in
+the corpus modules' shared warehouses (tests/corpus/shared.py), whose builds run data
+tests: the wrapped fixtures in `corpus_b`; the payload-only files and Transferia's
+key+value captures (4 steps, checkpoints after each) in `corpus_a`, since flink's and
+postgres' `products` are in both a wrapped and a payload-only file. Each test compares
+`captured_rows` with its fixture's expected final state strictly: the raw last row image
+of every live key, with JSON types (`1`, `1.0`, `"1"` and `true` differ), and scopes what
+it counts to its fixture's files. Keys are declared the way a user would for value-only
+files (the dbt var cdc_table_keys), from the fixture's `key_columns`. A fixture the
+pipeline cannot fully read is listed in EXPECTED_QUARANTINE with the reason, and its test
+checks exactly that outcome. The corpus is read in place and never copied into the repo.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import DbtProject
-from tests.corpus.captured_state import (
-    assert_strict_state,
-    assert_strict_tables,
-    corpus_project,
-    gold_state,
-    kcat_line,
-    quarantine_rows,
+from tests.corpus.captured_state import assert_strict_state, assert_strict_tables, quarantine_rows
+from tests.corpus.shared import (
+    KEY_VALUE_DIRS,
+    KEY_VALUE_STEPS,
+    PAYLOAD_ONLY,
+    WRAPPED,
+    Warehouse,
 )
+from tests.corpus.shared import expected_state as _expected
 
 pytestmark = pytest.mark.spark
 
-# Fixtures whose tables do not collide share one build.
-WRAPPED = [
-    "flink__debezium-data-schema-include.txt",
-    "flink__debezium-postgres-data-schema-include.txt",
-    "paimon__debezium-alltype-mysql.txt",
-    "seatunnel__debezium-oracle.txt",
-    "seatunnel__debezium-sqlserver.txt",
-]
-PAYLOAD_ONLY = [
-    "flink__debezium-data-schema-exclude.txt",
-    "flink__debezium-postgres-data-replica-identity.txt",
-]
-KEY_VALUE_DIRS = [
-    "transferia__pg2mock-debezium-replication",
-    "transferia__mysql2mock-debezium-replication",
-]
 REPLICA_IDENTITY = "flink__debezium-postgres-data-replica-identity.txt"
 # fixture -> (reason code, why): what the pipeline cannot read in it, on purpose
 EXPECTED_QUARANTINE = {
@@ -57,66 +43,28 @@ EXPECTED_QUARANTINE = {
         "known; it is quarantined and 111 keeps its last image",
     ),
 }
-# Transferia's key+value captures land in steps (first, last message index); the state
-# after each step is kept to compare with the published checkpoints.
-KEY_VALUE_STEPS = [(0, 1), (2, 2), (3, 5), (6, 7)]
-
-
-def _expected(corpus: Path, fixture: str) -> dict[str, dict]:
-    stem = fixture.removesuffix(".txt").removesuffix(".jsonl")
-    return json.loads((corpus / f"{stem}.expected.json").read_text())
-
-
-def _table_keys(corpus: Path, fixtures: list[str]) -> dict[str, list[str]]:
-    keys: dict[str, list[str]] = {}
-    for fixture in fixtures:
-        for table, spec in _expected(corpus, fixture).items():
-            keys[table.rsplit(".", 1)[-1].lower()] = spec["key_columns"]
-    return keys
-
-
-def _landed(spark, corpus: Path, base: Path, name: str, fixtures: list[str]) -> DbtProject:  # type: ignore[no-untyped-def]
-    project = corpus_project(spark, base, name)
-    for fixture in fixtures:
-        shutil.copy(corpus / fixture, project.landing / fixture)
-    project.run("build", vars={"cdc_table_keys": _table_keys(corpus, fixtures)})
-    return project
 
 
 @pytest.fixture(scope="module")
-def wrapped(spark, corpus_dir: Path, tmp_path_factory) -> Iterator[DbtProject]:  # type: ignore[no-untyped-def]
-    project = _landed(spark, corpus_dir, tmp_path_factory.mktemp("wrapped"), "wrapped", WRAPPED)
-    yield project
-    project.drop_schemas()
+def wrapped(corpus_b: Warehouse) -> DbtProject:
+    """The wrapped fixtures, landed with `corpus_b`'s first step."""
+    return corpus_b.project
 
 
 @pytest.fixture(scope="module")
-def key_value(spark, corpus_dir: Path, tmp_path_factory) -> Iterator[dict[str, object]]:  # type: ignore[no-untyped-def]
-    """Transferia's key+value captures as kcat records, built after each step, and the
-    payload-only files (their tables do not collide) with the first step."""
-    project = corpus_project(spark, tmp_path_factory.mktemp("keyvalue"), "keyvalue")
-    for fixture in PAYLOAD_ONLY:
-        shutil.copy(corpus_dir / fixture, project.landing / fixture)
-    table_keys = _table_keys(corpus_dir, PAYLOAD_ONLY)
-    tables = {f: list(_expected(corpus_dir, f)) for f in KEY_VALUE_DIRS}
-    states: dict[str, object] = {f: {} for f in KEY_VALUE_DIRS}
-    for first, last in KEY_VALUE_STEPS:
-        for fixture in KEY_VALUE_DIRS:
-            folder = corpus_dir / fixture
-            lines = []
-            for index in range(first, last + 1):
-                value_file = folder / f"debezium_msg_{index}_val.txt"
-                key = (folder / f"debezium_msg_{index}_key.txt").read_text().strip()
-                value = value_file.read_text().strip() if value_file.exists() else None
-                lines.append(kcat_line(fixture, index, key, value))
-            (project.landing / f"{fixture}-{first}.jsonl").write_text("\n".join(lines) + "\n")
-        project.run("build", vars={"cdc_table_keys": table_keys})
-        for fixture in KEY_VALUE_DIRS:
-            states[fixture][f"after_msg_{last}"] = gold_state(project, tables[fixture])  # type: ignore[index]
-    states["quarantine"] = quarantine_rows(project)
-    states["project"] = project
-    yield states
-    project.drop_schemas()
+def key_value(corpus_a: Warehouse, corpus_dir: Path) -> dict[str, object]:
+    """Transferia's key+value captures as kcat records, one file per step of `corpus_a`
+    (the payload-only files land with its first step), and the state after each step."""
+    states: dict[str, object] = {
+        fixture: {
+            f"after_msg_{last}": corpus_a.state([*_expected(corpus_dir, fixture)], step)
+            for step, (_, last) in enumerate(KEY_VALUE_STEPS)
+        }
+        for fixture in KEY_VALUE_DIRS
+    }
+    states["quarantine"] = quarantine_rows(corpus_a.project)
+    states["project"] = corpus_a.project
+    return states
 
 
 @pytest.fixture(scope="module")

@@ -5,18 +5,21 @@ The corpus README lists, per fixture, the decoded equivalents of its special typ
 fixtures must show them in `_cdc_row_json` as text at their type's precision, keep every
 other value exactly as sent, and keep the image as sent in `_cdc_row_json_raw`; a
 schemaless fixture keeps the wire form (nothing in the message says how to decode it).
-One `dbt run` of captured_rows and its parents covers every case.
+No build of its own: it reads the corpus modules' shared warehouses (tests/corpus/shared.py),
+Transferia's captures in `corpus_a` right after the step that lands messages 0..2 (one live
+row each: the checkpoint after msg 2), the paimon and Oracle files in `corpus_b` (declared
+keys `all_types_table: [pt, _id]`, `all_types1: [F1]`, from their expected states).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import shutil
 
 import pytest
 
-from tests.corpus.captured_state import corpus_project, kcat_line, typed
+from tests.corpus.captured_state import typed
+from tests.corpus.shared import KEY_VALUE_STEPS, WRAPPED, Warehouse
 
 pytestmark = pytest.mark.spark
 
@@ -82,38 +85,24 @@ KEPT = {
 }
 
 
-def _captured(project, table: str) -> list[dict]:  # type: ignore[no-untyped-def]
-    return project.sql(
-        f"select _cdc_row_json, _cdc_row_json_raw, _cdc_is_decoded "
-        f"from {project.layer('gold')}.captured_rows where _cdc_source_id = lower('{table}')"
-    )
+# The step of `corpus_a` after which Transferia's captures hold messages 0..2.
+UP_TO_MSG_2 = [last for _, last in KEY_VALUE_STEPS].index(2)
 
 
-def test_schema_wrapped_values_are_decoded_and_the_raw_image_kept(  # type: ignore[no-untyped-def]
-    spark, corpus_dir, tmp_path
+def test_schema_wrapped_values_are_decoded_and_the_raw_image_kept(
+    corpus_a: Warehouse, corpus_b: Warehouse
 ) -> None:
-    project = corpus_project(spark, tmp_path, "decoded")
-    for fixture in TRANSFERIA:  # up to the checkpoint after msg 2: one live row each
-        folder = corpus_dir / fixture
-        lines = [
-            kcat_line(
-                fixture,
-                index,
-                (folder / f"debezium_msg_{index}_key.txt").read_text().strip(),
-                (folder / f"debezium_msg_{index}_val.txt").read_text().strip(),
-            )
-            for index in range(3)
-        ]
-        (project.landing / f"{fixture}.jsonl").write_text("\n".join(lines) + "\n")
-    for fixture in (PAIMON, SCHEMALESS):
-        shutil.copy(corpus_dir / fixture, project.landing / fixture)
-    keys = {"all_types_table": ["pt", "_id"], "all_types1": ["F1"]}
-    project.run("run", "--select", "+captured_rows", vars={"cdc_table_keys": keys})
+    def captured(table: str) -> list[dict[str, object]]:
+        if table in TRANSFERIA.values():  # up to the checkpoint after msg 2
+            return corpus_a.captured(table, UP_TO_MSG_2)
+        return corpus_b.captured(table)
 
+    assert set(TRANSFERIA.values()) < DECODED.keys()
+    assert {PAIMON, SCHEMALESS} <= {*WRAPPED}
     for table, decoded in DECODED.items():
-        [row] = _captured(project, table)
-        image, raw = json.loads(row["_cdc_row_json"]), json.loads(row["_cdc_row_json_raw"])
-        assert row["_cdc_is_decoded"] is True, table
+        [row] = captured(table)
+        image, raw = json.loads(str(row["row_json"])), json.loads(str(row["row_json_raw"]))
+        assert row["is_decoded"] is True, table
         assert list(image) == list(raw), f"{table}: columns or their order changed"
         assert {column: image[column] for column in decoded} == decoded, table
         for column in KEPT[table]:
@@ -128,8 +117,7 @@ def test_schema_wrapped_values_are_decoded_and_the_raw_image_kept(  # type: igno
     # the licence header of the paimon file is quarantined before the change log: not here
 
     # Payload only: nothing in the message types F27 (an Oracle DATE in ms): wire form.
-    [row] = _captured(project, "ORCL.QA_SOURCE.ALL_TYPES1")
-    assert row["_cdc_is_decoded"] is False
-    assert row["_cdc_row_json"] == row["_cdc_row_json_raw"]
-    assert json.loads(row["_cdc_row_json"])["F27"] == 1734449012000
-    project.drop_schemas()
+    [row] = captured("ORCL.QA_SOURCE.ALL_TYPES1")
+    assert row["is_decoded"] is False
+    assert row["row_json"] == row["row_json_raw"]
+    assert json.loads(str(row["row_json"]))["F27"] == 1734449012000

@@ -1,49 +1,44 @@
 """Real Debezium MongoDB events from other projects' test suites (../shared/corpus).
 
-One test per fixture. The fixtures' events land step by step in one landing folder (their
-collections do not collide), `dbt build` runs after each step, and `captured_rows` must
-hold each fixture's published checkpoint after that step and its expected final state:
-the current document of every live key, compared value by value with JSON types (1, 1.0
-and "1" differ). The corpus is read in place; nothing is copied into the repo.
+One test per fixture. The fixtures' events land step by step in the corpus modules'
+shared warehouse `corpus_b` (tests/corpus/shared.py; their collections do not collide with
+each other nor with the wrapped Debezium fixtures there), `dbt build` runs after each step,
+and `captured_rows` must hold each fixture's published checkpoint after that step and its
+expected final state: the current document of every live key, compared value by value with
+JSON types (1, 1.0 and "1" differ). The corpus is read in place; nothing is copied into the
+repo.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import DbtProject
-from tests.corpus.captured_state import gold_rows, kcat_line, quarantine_rows, typed
+from tests.corpus.captured_state import gold_state, quarantine_rows, typed
+from tests.corpus.shared import MONGODB, MONGODB_STEPS, RISINGWAVE, ZEROMICRO, Warehouse
+from tests.corpus.shared import PAIMON_BSON as PAIMON
+from tests.corpus.shared import PAIMON_BSON_FILES as PAIMON_FILES
 
 pytestmark = pytest.mark.spark
 
-ZEROMICRO = "zeromicro-cds__debezium-mongodb-oplog-patch-filter"
-PAIMON = "paimon__debezium-bson-event"
-PAIMON_FILES = ("event-insert.txt", "event-update.txt", "event-delete.txt")
-RISINGWAVE = "risingwave__debezium_mongo_json_customers.1"
 RISINGWAVE_NO_SCHEMA = "risingwave__debezium_mongo_json_customers_no_schema_field.1"
-STEPS = 3
+STEPS = MONGODB_STEPS
 # fixture -> (reason code, why): nothing here is expected to be unreadable
 EXPECTED_QUARANTINE: dict[str, tuple[str, str]] = {}
 
 
-def _records(path: Path) -> list[str]:
-    """The JSON lines of a fixture file (the Paimon files open with a licence comment)."""
-    return [line for line in path.read_text().splitlines() if line.lstrip().startswith("{")]
-
-
-def _state(project: DbtProject, expected: dict[str, dict]) -> dict[str, object]:
-    """captured_rows of the tables of `expected`, as {table: {key JSON: typed document}}."""
+def _state(rows: dict[str, list[dict]], expected: dict[str, dict]) -> dict[str, object]:
+    """captured_rows of the tables of `expected` (`gold_state`), as {table: {key JSON:
+    typed document}}."""
     state: dict[str, object] = {}
     for table, spec in expected.items():
-        rows = gold_rows(project, table)
         state[table] = {
             json.dumps({k: row[k] for k in spec["key_columns"]}, sort_keys=True): typed(row)
-            for row in rows
+            for row in rows[table]
         }
     return state
 
@@ -68,42 +63,19 @@ def _expected(corpus: Path, fixture: str) -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def stepped(spark, corpus_dir: Path, tmp_path_factory) -> Iterator[dict[str, list]]:  # type: ignore[no-untyped-def]
-    """Land the fixtures in three steps, build after each, and keep captured_rows."""
-    base = tmp_path_factory.mktemp("mongodb_corpus")
-    project = DbtProject(
-        spark=spark,
-        schema="t_corpus_mongodb",
-        landing=base / "landing",
-        target_path=base / "target",
-    )
-    project.landing.mkdir()
-    project.drop_schemas()
-    zeromicro = _records(corpus_dir / f"{ZEROMICRO}.jsonl")
-    assert len(zeromicro) == STEPS
-    wanted = {
-        ZEROMICRO: _expected(corpus_dir, ZEROMICRO),
-        PAIMON: _expected(corpus_dir, PAIMON),
-        RISINGWAVE: _expected(corpus_dir, RISINGWAVE),
-    }
-    states: dict[str, list] = {fixture: [] for fixture in wanted}
-    offset = 0
-    for step in range(STEPS):
-        (project.landing / f"{ZEROMICRO}-{step}.json").write_text(zeromicro[step] + "\n")
-        pairs = _records(corpus_dir / PAIMON / PAIMON_FILES[step])
-        lines = []
-        for key, value in zip(pairs[0::2], pairs[1::2], strict=True):
-            lines.append(kcat_line("paimon_bson", offset, key, value))
-            offset += 1
-        (project.landing / f"{PAIMON}-{step}.jsonl").write_text("\n".join(lines) + "\n")
-        if step == 0:
-            shutil.copy(corpus_dir / RISINGWAVE, project.landing / RISINGWAVE)
-        project.run("build")
-        for fixture, expected in wanted.items():
-            states[fixture].append(_state(project, expected))
-    states["quarantine"] = quarantine_rows(project)
-    yield states
-    project.drop_schemas()
+def stepped(corpus_b: Warehouse, corpus_dir: Path) -> dict[str, list]:
+    """captured_rows of each fixture after each of `corpus_b`'s three steps, and the
+    quarantined messages of the MongoDB fixtures' files."""
+    states: dict[str, list] = {}
+    for fixture in (ZEROMICRO, PAIMON, RISINGWAVE):
+        expected = _expected(corpus_dir, fixture)
+        states[fixture] = [
+            _state(corpus_b.state([*expected], step), expected) for step in range(STEPS)
+        ]
+    states["quarantine"] = [
+        q for q in quarantine_rows(corpus_b.project) if f"/{MONGODB}/" in q["_source_file"]
+    ]
+    return states
 
 
 @pytest.mark.parametrize("fixture", [f"{ZEROMICRO}.jsonl"])
@@ -140,6 +112,8 @@ def test_nothing_is_quarantined(stepped) -> None:  # type: ignore[no-untyped-def
 def test_risingwave_snapshot_without_schema(
     spark, corpus_dir: Path, tmp_path: Path, fixture: str
 ) -> None:  # type: ignore[no-untyped-def]
+    """A build of its own: its collection is the one of the file with a schema (in
+    `corpus_b`), and `corpus_a`'s declared key `customers` would key it."""
     project = DbtProject(
         spark=spark,
         schema="t_corpus_mongodb_payload",
@@ -151,5 +125,5 @@ def test_risingwave_snapshot_without_schema(
     shutil.copy(corpus_dir / RISINGWAVE_NO_SCHEMA, project.landing / RISINGWAVE_NO_SCHEMA)
     project.run("build")
     expected = _expected(corpus_dir, RISINGWAVE_NO_SCHEMA)
-    assert _state(project, expected) == _wanted(expected)
+    assert _state(gold_state(project, expected), expected) == _wanted(expected)
     project.drop_schemas()

@@ -3,36 +3,33 @@
 `tests/fixtures/vendor_docs/` holds one landing file per connector, extracted from the
 vendor documents in `../shared/seeds` (its README says from which lines and what was
 removed: callout numbers, line wrapping, `"schema": { ... }` placeholders). The files land
-in three steps, one `dbt build` (data tests included) after each; per connector,
+in three steps of the corpus modules' shared warehouse `corpus_a` (tests/corpus/shared.py:
+the var `cdc_table_keys: customers` keys no other fixture's table there), one `dbt build`
+(data tests included) after each; per connector,
 `captured_rows` must then hold, compared strictly (every column, with its JSON type), the
 state derived by hand from the events in source order after each step
 (`*.checkpoints.json`) and at the end (`*.expected.json`): the SQL Server and Db2 examples
 end with no row, so the steps before their delete are what a pipeline writing nothing
 fails. Every message that carries a source block must name its connector, and what the
 documents print as invalid JSON (the Db2 examples' trailing commas) must be quarantined
-while the rest of the file loads.
+while the rest of the file loads. Every count is scoped to the connector's files.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import DbtProject
-from tests.corpus.captured_state import assert_strict_state, assert_strict_tables, gold_state
+from tests.corpus.captured_state import assert_strict_state, assert_strict_tables
+from tests.corpus.shared import REPAIRED_STEPS, Warehouse
+from tests.corpus.shared import VENDOR_DOCS as FIXTURES
+from tests.corpus.shared import VENDOR_FILES as FILES
+from tests.corpus.shared import VENDOR_STEPS as STEPS
+from tests.corpus.shared import vendor_step_file as _step_file
 
 pytestmark = pytest.mark.spark
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "vendor_docs"
-FILES = {
-    "oracle": "oracle_examples.jsonl",
-    "sqlserver": "sqlserver_examples.jsonl",
-    "db2": "db2_examples.jsonl",
-}
 
 # The Oracle document's create/update/delete examples carry no source.db/schema/table:
 # their table comes from the value schema name `server1.DEBEZIUM.CUSTOMERS.Envelope` or the
@@ -50,39 +47,6 @@ def _oracle_position(commit_scn: str, scn: str) -> str:
     return f"{_pad(commit_scn)}.{_pad(scn)}.{redo}.{1:020d}.{1:010d}"
 
 
-# The files land in three steps, `dbt build` after each, so that the SQL Server and Db2
-# examples (whose create, update and delete of one key end with no row) still show a row
-# to compare: (first, last) line of each file per step. The Db2 create and update are
-# printed with trailing commas (invalid JSON, quarantined from the file itself): steps 1
-# and 2 land them with exactly those commas removed (`_repaired`), in files of their own;
-# step 3 lands the document's whole file. Checkpoints: `*.checkpoints.json`.
-STEPS: dict[str, list[tuple[int, int]]] = {
-    "oracle": [(1, 1), (2, 2), (3, 5)],
-    "sqlserver": [(1, 2), (3, 3), (4, 8)],
-    "db2": [(1, 1), (2, 2), (1, 3)],
-}
-REPAIRED_STEPS = {"db2": (0, 1)}  # steps that land the document's lines repaired
-TRAILING_COMMA = re.compile(r",(\s*[}\]])")
-
-
-def _repaired(line: str) -> str:
-    """A line of the Db2 document with its trailing commas (`, }`, `, ]`) removed."""
-    repaired = TRAILING_COMMA.sub(r"\1", line)
-    json.loads(repaired)  # valid JSON now: the trailing commas were its only defect
-    assert len(line) - len(repaired) == len(TRAILING_COMMA.findall(line)) > 0
-    return repaired
-
-
-def _step_file(connector: str, step: int) -> str:
-    """The landing file of one step (the last step of Db2 lands the document's file)."""
-    stem = FILES[connector].removesuffix(".jsonl")
-    if step in REPAIRED_STEPS.get(connector, ()):
-        return f"{stem}.repaired-{step + 1}.jsonl"
-    if connector in REPAIRED_STEPS:
-        return FILES[connector]
-    return f"{stem}.{step + 1}.jsonl"
-
-
 def _checkpoints(connector: str) -> dict[str, dict]:
     stem = FILES[connector].removesuffix(".jsonl")
     return json.loads((FIXTURES / f"{stem}.checkpoints.json").read_text())
@@ -94,34 +58,15 @@ def _expected(connector: str) -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def stepped(spark, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:  # type: ignore[no-untyped-def]
-    """The project after the last step, and per connector the state after each step."""
-    base = tmp_path_factory.mktemp("vendor_docs")
-    project = DbtProject(
-        spark=spark,
-        schema="t_vendor_docs",
-        landing=base / "landing",
-        target_path=base / "target",
-    )
-    project.landing.mkdir(parents=True)
-    project.drop_schemas()
-    tables = {c: [*_expected(c)] for c in FILES}
-    states: dict[str, list[dict[str, list[dict]]]] = {c: [] for c in FILES}
-    for step in range(3):
-        for connector, name in FILES.items():
-            lines = (FIXTURES / name).read_text().splitlines()
-            first, last = STEPS[connector][step]
-            landed = lines[first - 1 : last]
-            if step in REPAIRED_STEPS.get(connector, ()):
-                landed = [_repaired(line) for line in landed]
-            text = "\n".join(landed) + "\n"
-            (project.landing / _step_file(connector, step)).write_text(text)
-        # The value-only files carry no message key: declare it, as a user would.
-        project.run("build", vars={"cdc_table_keys": {"customers": ["id"]}})
-        for connector in FILES:
-            states[connector].append(gold_state(project, tables[connector]))
-    yield {"project": project, "states": states}
-    project.drop_schemas()
+def stepped(corpus_a: Warehouse) -> dict[str, object]:
+    """The shared project after its last step, and per connector the state after each of
+    the three steps that land the vendor files (the Db2 create and update with their
+    trailing commas removed first: `shared.repaired`)."""
+    states = {
+        connector: [corpus_a.state([*_expected(connector)], step) for step in range(3)]
+        for connector in FILES
+    }
+    return {"project": corpus_a.project, "states": states}
 
 
 @pytest.fixture(scope="module")
