@@ -150,7 +150,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(f"{item.nodeid}: list its module in STREAM_MODULES")
     streamed.sort(key=lambda item: STEPS.index(step_of(item)))  # stable: module order kept
     others = [item for item in items if not item.get_closest_marker("stream")]
+    others.sort(key=_longest_first)  # stable: the other modules keep their order
     items[:] = streamed + others
+
+
+# The modules that take longest (tests/README.md's table), in that order: pytest-xdist hands
+# out the scopes in collection order (the scheduler below turns its reordering by test
+# count off), so the long ones start first and the two workers finish together.
+LONGEST_FIRST: tuple[str, ...] = (
+    "tests/cluster/test_thrift_cluster.py",
+    "tests/corpus/",
+    "tests/e2e/test_crash_recovery.py",
+    "tests/e2e/test_data_tests_catch_faults.py",
+    "tests/e2e/test_unavailable_values.py",
+)
+
+
+def _longest_first(item: pytest.Item) -> int:
+    module = item.nodeid.split("::")[0]
+    ranks = [rank for rank, prefix in enumerate(LONGEST_FIRST) if module.startswith(prefix)]
+    return ranks[0] if ranks else len(LONGEST_FIRST)
 
 
 @pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: without xdist, one process
@@ -162,6 +181,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):  # type: ignore[no-
     is never read.)"""
     if config.getvalue("dist") != "loadfile":
         return None
+    config.option.loadscopereorder = False  # the order of `pytest_collection_modifyitems`
     from xdist.scheduler import LoadFileScheduling
 
     from tests.corpus.shared import CORPUS_MODULES
