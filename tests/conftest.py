@@ -88,6 +88,11 @@ class DbtProject:
     def sql(self, query: str) -> list[dict[str, object]]:
         return [row.asDict() for row in self.spark.sql(query).collect()]  # type: ignore[attr-defined]
 
+    def landed_under(self, folder: str) -> str:
+        """A `like` pattern matching the `_source_file` of every file landed under
+        `<landing>/<folder>/` (a shared warehouse's part or fixture group)."""
+        return f"%{self.landing.name}/{folder}/%"
+
     def layer(self, name: str) -> str:
         return f"{self.schema}_{name}"
 

@@ -18,7 +18,7 @@ source: `cdc_declared_table_keys`):
   MongoDB fixtures (paimon's BSON `bigdata_test.sync_test_table` is DataWorks' table, and
   A's `customers` key would key risingwave's `inventory.customers`).
 
-Each group lands under `<landing>/<group>/` (`folder_pattern`), and every count a module
+Each group lands under `<landing>/<group>/` (`DbtProject.landed_under`), and every count a module
 asserts is scoped to its files or tables. The corpus modules are one pytest-xdist scope
 (`CORPUS_MODULES`, tests/conftest.py), so one worker builds each warehouse once.
 """
@@ -136,11 +136,6 @@ def vendor_step_file(connector: str, step: int) -> str:
     return f"{stem}.{step + 1}.jsonl"
 
 
-def folder_pattern(project: DbtProject, group: str) -> str:
-    """A `like` pattern of the `_source_file` of every file a group landed."""
-    return f"%{project.landing.name}/{group}/%"
-
-
 # A captured_rows snapshot: per `_cdc_source_id`, its rows' raw image, decoded image and
 # `_cdc_is_decoded`.
 Snapshot = dict[str, list[dict[str, object]]]
@@ -167,10 +162,7 @@ class Warehouse:
     def rows(self, table: str, step: int = -1) -> list[dict]:
         """A table's row images after a step, as the messages carried them (the raw image,
         as `captured_state.gold_rows` reads them)."""
-        return [
-            json.loads(str(row["row_json_raw"]))
-            for row in self.snapshots[step].get(table.lower(), [])
-        ]
+        return [json.loads(str(row["row_json_raw"])) for row in self.captured(table, step)]
 
     def state(self, tables: list[str], step: int = -1) -> dict[str, list[dict]]:
         """`captured_state.gold_state` of `tables` after a step."""

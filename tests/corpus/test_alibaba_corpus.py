@@ -26,7 +26,6 @@ from tests.corpus.shared import (
     FORMATS,
     Warehouse,
     expected_state,
-    folder_pattern,
 )
 
 pytestmark = pytest.mark.spark
@@ -49,7 +48,7 @@ def test_dataworks_fixture_replayed_file_by_file(
         assert_strict_tables(corpus_a.state([*expected], step), checkpoints[f"after_{name}"])
     assert_strict_state(project, expected)
     # The Apache licence header lines are not CDC: quarantined, nothing else is.
-    files = folder_pattern(project, DATAWORKS)
+    files = project.landed_under(DATAWORKS)
     quarantined = [q for q in quarantine_rows(project) if f"/{DATAWORKS}/" in q["_source_file"]]
     assert {q["reason_code"] for q in quarantined} == {"malformed_json"}
     assert all(q["raw_line"].lstrip().startswith(("/*", "*")) for q in quarantined)

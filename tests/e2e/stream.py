@@ -10,7 +10,7 @@ with `@pytest.mark.stream("<step>")`; tests/conftest.py orders the marked tests 
 (whatever their module) and keeps them on one pytest-xdist worker (group `stream`).
 
 A part's files land under `<landing>/<part name>/`, and its tests scope every count to
-that folder (`files_of`) and every row to its own source databases, so the parts
+that folder (`DbtProject.landed_under`) and every row to its own source databases, so the parts
 cannot see each other's messages.
 """
 
@@ -181,11 +181,6 @@ def gold_rows_of(project: DbtProject, part: str, tables: Sequence[str]) -> dict[
         )
         for table in tables
     }
-
-
-def files_of(project: DbtProject, part: str) -> str:
-    """A `like` pattern matching the `_source_file` of the files `part` landed."""
-    return f"%{project.landing.name}/{part}/%"
 
 
 def step_of(node: pytest.Item) -> str:

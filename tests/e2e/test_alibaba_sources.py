@@ -40,7 +40,7 @@ from cdc_tools.simulator.alibaba_source import ROW_ID, AlibabaSimConfig
 from cdc_tools.simulator.dataworks import DataWorksOptions
 from tests.conftest import DbtProject
 from tests.corpus.captured_state import typed
-from tests.e2e.stream import Part, batch_lander, files_of, register
+from tests.e2e.stream import Part, batch_lander, register
 
 pytestmark = pytest.mark.spark
 
@@ -225,7 +225,7 @@ def test_every_message_is_accounted_for(dbt_project, simulations) -> None:  # ty
     bronze = dbt_project.layer("bronze")
     silver = dbt_project.layer("silver")
     sent = sum(len(result.batches[0]) for result, _ in simulations)
-    mine = f"_source_file like '{files_of(dbt_project, PART)}'"
+    mine = f"_source_file like '{dbt_project.landed_under(PART)}'"
     [counts] = dbt_project.sql(
         f"select (select count(*) from {bronze}.bronze_cdc_messages where {mine}) as bronze, "
         f"(select count(distinct _message_id) from {silver}.stg_cdc__messages where {mine}) "
@@ -251,7 +251,7 @@ def test_every_message_is_accounted_for(dbt_project, simulations) -> None:  # ty
 def test_second_batch_with_redeliveries_applies_incrementally(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     _assert_oracle_has_teeth(simulations, 1)
     _assert_gold_matches(dbt_project, simulations, 1)
-    mine = f"where _source_file like '{files_of(dbt_project, PART)}'"
+    mine = f"where _source_file like '{dbt_project.landed_under(PART)}'"
     [counts] = dbt_project.sql(
         f"select (select count(*) from {dbt_project.layer('bronze')}.bronze_cdc_messages "
         f"{mine}) as bronze, (select count(*) from {dbt_project.layer('silver')}.cdc_quarantine "

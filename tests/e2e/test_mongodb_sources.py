@@ -30,7 +30,7 @@ from cdc_tools.simulator.mongodb import MongoSimResult, simulate_mongodb
 from cdc_tools.simulator.mongodb_config import MongoSimConfig
 from tests.conftest import DbtProject
 from tests.corpus.captured_state import typed
-from tests.e2e.stream import Part, batch_lander, files_of, register
+from tests.e2e.stream import Part, batch_lander, register
 
 pytestmark = pytest.mark.spark
 
@@ -187,7 +187,7 @@ def test_every_message_is_accounted_for(dbt_project, simulations) -> None:  # ty
     """Every message reaches silver; only patches onto never-seen documents are reported,
     as partial documents, by the sources whose capture started mid-stream."""
     sent = sum(len(result.batches[0]) for result, _ in simulations)
-    mine = f"where _source_file like '{files_of(dbt_project, PART)}'"
+    mine = f"where _source_file like '{dbt_project.landed_under(PART)}'"
     [count] = dbt_project.sql(
         f"select count(*) as n from {dbt_project.layer('silver')}.stg_cdc__messages {mine}"
     )

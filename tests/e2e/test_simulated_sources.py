@@ -37,7 +37,6 @@ from tests.conftest import DbtProject
 from tests.e2e.stream import (
     Part,
     batch_lander,
-    files_of,
     gold_rows_of,
     owned_by,
     register,
@@ -120,7 +119,7 @@ def _loads(dbt_project) -> int:  # type: ignore[no-untyped-def]
     [row] = dbt_project.sql(
         f"select count(distinct _load_id) as loads from "
         f"{dbt_project.layer('bronze')}.bronze_cdc_messages "
-        f"where _source_file like '{files_of(dbt_project, PART)}'"
+        f"where _source_file like '{dbt_project.landed_under(PART)}'"
     )
     return int(row["loads"])
 
@@ -194,7 +193,7 @@ def test_every_message_is_accounted_for(dbt_project, simulations) -> None:  # ty
     bronze = dbt_project.layer("bronze")
     silver = dbt_project.layer("silver")
     sent = sum(len(result.batches[0]) for result, _ in simulations)
-    mine = f"where _source_file like '{files_of(dbt_project, PART)}'"
+    mine = f"where _source_file like '{dbt_project.landed_under(PART)}'"
     [counts] = dbt_project.sql(
         f"select (select count(*) from {bronze}.bronze_cdc_messages {mine}) as bronze, "
         f"(select count(*) from {silver}.stg_cdc__messages {mine}) as silver, "
@@ -285,7 +284,7 @@ def test_second_batch_applies_incrementally(dbt_project, simulations, stream) ->
     [after] = dbt_project.sql(
         f"select count(distinct _load_id) as loads, count(*) as messages, "
         f"count(distinct _message_id) as distinct_messages from {bronze}.bronze_cdc_messages "
-        f"where _source_file like '{files_of(dbt_project, PART)}'"
+        f"where _source_file like '{dbt_project.landed_under(PART)}'"
     )
     assert after["loads"] == loads + 1, "the second run should load only new files"
     assert (

@@ -37,7 +37,7 @@ from cdc_tools.oracle_check import compare_database
 from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
 from cdc_tools.simulator.debezium import Message
 from tests.conftest import DbtProject
-from tests.e2e.stream import Part, register, stream_databases
+from tests.e2e.stream import BATCHES, Part, register, stream_databases
 
 pytestmark = pytest.mark.spark
 
@@ -110,9 +110,8 @@ def _plan() -> Plan:
 
 
 def _land(step: str, folder: Path) -> None:
-    batch = {"batch0": 0, "batch1": 1}.get(step)
-    if batch is not None:
-        plan = _plan()
+    if step in BATCHES:
+        batch, plan = BATCHES[step], _plan()
         write_batch(plan.landed[batch], folder / GATED.database, batch, "kcat")
         write_batch(plan.free.batches[batch], folder / FREE.database, batch, "kcat")
 
