@@ -9,7 +9,9 @@ pyspark, it waits for pyspark to be imported (a `sys.meta_path` finder) and patc
 
 The wrapper also takes the local warehouse's lock (`python_udfs.warehouse_lock`) before the
 first session of the process is created, so that two `dbt` commands on one `.spark/` run
-one after the other instead of failing inside Derby.
+one after the other instead of failing inside Derby, and starts the driver JVM from the
+class-data-sharing archive that `make setup` writes (`python_udfs.jvm_class_archive`) when
+there is one.
 
 It also quiets PySpark's query-context loggers (`quiet_query_context_logs`): PySpark 4 logs
 every `AnalysisException` it raises, with its Java stack trace, as a JSON line on stderr,
@@ -80,6 +82,22 @@ def _lock_warehouse(options: Any) -> None:
         warnings.warn(f"python_udfs: warehouse lock not taken: {exc!r}", stacklevel=3)
 
 
+def _use_class_archive(builder: Any) -> None:
+    """Start the driver JVM from the class-data-sharing archive when there is one
+    (`python_udfs.jvm_class_archive`); only before the process's JVM exists."""
+    try:
+        import pyspark
+        from pyspark import SparkContext
+
+        from python_udfs import jvm_class_archive
+
+        options = getattr(builder, "_options", None)
+        if SparkContext._gateway is None and isinstance(options, dict):
+            jvm_class_archive.use_archive(options, pyspark.__version__)
+    except Exception as exc:  # noqa: BLE001 - the archive only saves time, never costs a session
+        warnings.warn(f"python_udfs: class archive not used: {exc!r}", stacklevel=3)
+
+
 def patch_builder(session_module: ModuleType) -> None:
     """Wrap `SparkSession.Builder.getOrCreate` in `session_module` (once)."""
     builder = session_module.SparkSession.Builder
@@ -90,6 +108,7 @@ def patch_builder(session_module: ModuleType) -> None:
     @functools.wraps(original)
     def get_or_create(self: Any) -> Any:
         _lock_warehouse(getattr(self, "_options", {}))
+        _use_class_archive(self)
         session = original(self)
         _register_once(session)
         quiet_query_context_logs()

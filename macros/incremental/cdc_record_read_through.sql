@@ -30,4 +30,5 @@
         {%- endif %}
         )
     {% endcall %}
+    {%- do _cdc_forget_relation(relation) -%}
 {% endmacro %}

@@ -101,6 +101,7 @@
   {% do persist_docs(target_relation, model) %}
 
   {{ run_hooks(post_hooks) }}
+  {%- do _cdc_forget_relation(this) -%}
 
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}

@@ -83,6 +83,7 @@
   {% do persist_docs(target_relation, model) %}
 
   {{ run_hooks(post_hooks) }}
+  {%- do _cdc_forget_relation(target_relation) -%}
 
   {{ return({'relations': [target_relation]}) }}
 {%- endmaterialization %}

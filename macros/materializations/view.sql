@@ -22,5 +22,6 @@
   {% call statement('cdc_record_view_fingerprint') %}
     alter view {{ this }} set tblproperties ('cdc.view_fingerprint' = '{{ fingerprint }}')
   {% endcall %}
+  {%- do _cdc_forget_relation(this) -%}
   {{ return(result) }}
 {%- endmaterialization %}

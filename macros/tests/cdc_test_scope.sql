@@ -45,7 +45,7 @@
     {%- if not since -%}
         {{ return({'kind': 'nothing'}) }}
     {%- endif -%}
-    {%- set columns = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
+    {%- set columns = _cdc_column_names(relation) -%}
     {%- if '_loaded_at' not in columns -%}
         {{ return(everything) }}
     {%- endif -%}

@@ -7,8 +7,8 @@
         placeholder, cdc_test_scope) it checks the keys the run's loads touched, and the
         rows of sources they truncated.
     -#}
-    {%- set change_columns = adapter.get_columns_in_relation(changes) | map(attribute='name') | map('lower') | list -%}
-    {%- set model_columns = adapter.get_columns_in_relation(model) | map(attribute='name') | map('lower') | list -%}
+    {%- set change_columns = _cdc_column_names(changes) -%}
+    {%- set model_columns = _cdc_column_names(model) -%}
     {%- set scope = cdc_test_scope(changes) if '__cdc_loaded_in_this_run__' in (config.get('where') or '')
           else {'kind': 'all'} -%}
     {%- set scoped = scope.kind != 'all' -%}
