@@ -45,7 +45,6 @@
           'cdc.built_by_invocation' = '{{ invocation_id }}'
       )
     {% endcall %}
-    {%- do _cdc_forget_relation(target_relation) -%}
     {{ cdc_record_read_through(target_relation, cdc_inputs_read_through()) }}
     {% set should_revoke = should_revoke(old_relation, full_refresh_mode=True) %}
     {% do apply_grants(target_relation, grant_config, should_revoke) %}
@@ -53,6 +52,7 @@
   {% endif %}
 
   {{ run_hooks(post_hooks) }}
+  {%- do _cdc_forget_relation(target_relation) -%}
 
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
