@@ -143,7 +143,8 @@ def compare_database(
     * every gold row of the database: its count (soft-deleted rows included), `_cdc_op`
       (the key's last change), and on soft-delete tables `_cdc_is_deleted` and
       `_cdc_deleted_at` (source time of the delete or truncate);
-    * rows no simulated source owns: `_cdc_source_db` null or not in `databases`
+    * rows no simulated source owns: `_cdc_source_db` (OGG: `_cdc_source_schema`) null or
+      not in `databases`
       (default: this database alone feeds the gold schema);
     * the column types of each gold relation against its model contract (the
       `cdc_current_state` materialization publishes a view over its state table, which
@@ -318,12 +319,22 @@ def _contract_differences(reader: GoldReader, relation: str, table: str) -> list
     return differences
 
 
+def _owner(row: dict) -> object:
+    """The source a gold row belongs to: its database, else (OGG's `SCHEMA.TABLE`, which
+    names no database) its schema."""
+    return (
+        row["_cdc_source_db"]
+        if row["_cdc_source_db"] is not None
+        else row.get("_cdc_source_schema")
+    )
+
+
 def _foreign_rows(reader: GoldReader, relation: str, owners: Sequence[str]) -> list[str]:
-    """Rows whose `_cdc_source_db` is null or none of `owners` (lower case)."""
+    """Rows whose source (`_owner`) is null or none of `owners` (lower case)."""
     foreign = sum(
         1
         for row in reader.rows(relation)
-        if not isinstance(row["_cdc_source_db"], str) or row["_cdc_source_db"].lower() not in owners
+        if not isinstance(_owner(row), str) or str(_owner(row)).lower() not in owners
     )
     return [f"{relation}: {foreign} rows of no simulated source"] if foreign else []
 

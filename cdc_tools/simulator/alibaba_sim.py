@@ -30,8 +30,9 @@ from .dataworks import (
     dw_row,
 )
 from .debezium import Message
+from .ogg import OggEmitter, ogg_key_columns, ogg_row
 
-FORMATS = ("dataworks", "canal")
+FORMATS = ("dataworks", "canal", "ogg")
 
 _sorted_dumps = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
 
@@ -191,6 +192,23 @@ def simulate_canal(config: AlibabaSimConfig, topic: str | None = None) -> Alibab
         )
 
     return _run("canal", config, emitter, emitter.topic, state)
+
+
+def simulate_ogg(
+    config: AlibabaSimConfig, missing_flags: bool = False, topic: str | None = None
+) -> AlibabaSimResult:
+    """Oracle GoldenGate JSON records of the workload, compressed (see :mod:`.ogg`)."""
+    emitter = OggEmitter(config.database, topic, missing_flags)
+
+    def state(source: AlibabaSource) -> ExpectedState:
+        return expected_state(
+            source,
+            lambda spec, row, _id: ogg_row(spec, row),
+            ogg_key_columns,
+            lambda spec: list(spec.column_names),
+        )
+
+    return _run("ogg", config, emitter, emitter.topic, state)
 
 
 def expected_to_jsonable(state: ExpectedState) -> dict[str, dict[str, object]]:

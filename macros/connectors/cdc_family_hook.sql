@@ -33,6 +33,17 @@
                                    element becomes its own row (`row_image`, `_cdc_row_index`)
           checkpoint_ts(message)   optional: the sync progress time the message vouches
                                    for (DataWorks `checkpointTime`), else null
+          has_row_identity(message)
+                                   optional: boolean, the message names its row's key
+                                   columns (a declared key, the envelope's own key list),
+                                   so the row is keyed, never keyless, even when an image
+                                   holds nothing but the key (a compressed delete);
+                                   default: a declared key matches its table
+          folds_row_images()       optional: true when an update's row image may be
+                                   partial (only the key and changed columns: OGG's
+                                   compressed updates), so int_cdc__document_changes
+                                   folds each keyed change onto the row before it;
+                                   default: false
 
         A hook that has a `cdc_family_default__<hook>` macro is optional: a family without
         its own gets the default (a hook added to the interface later does not touch the
@@ -64,7 +75,7 @@
         'body_fields', 'schema_fields', 'detect', 'connector', 'message_kind', 'op',
         'table_identity', 'key', 'position', 'is_snapshot', 'snapshot', 'source_ts',
         'emitted_ts', 'before', 'after', 'patch', 'column_types', 'transaction_id',
-        'error_reason', 'row_images', 'checkpoint_ts',
+        'error_reason', 'row_images', 'checkpoint_ts', 'has_row_identity', 'folds_row_images',
     ]) }}
 {% endmacro %}
 
@@ -76,4 +87,14 @@
 {% macro cdc_family_default__checkpoint_ts(message) %}
     {#- Default of the optional hook `checkpoint_ts`: null. -#}
     cast(null as timestamp)
+{% endmacro %}
+
+{% macro cdc_family_default__has_row_identity(message) %}
+    {#- Default of the optional hook `has_row_identity`: a declared key matches the table. -#}
+    {{ cdc_has_declared_key(message ~ '.source_identity') }}
+{% endmacro %}
+
+{% macro cdc_family_default__folds_row_images() %}
+    {#- Default of the optional hook `folds_row_images`: false, every image is whole. -#}
+    {{ return(false) }}
 {% endmacro %}

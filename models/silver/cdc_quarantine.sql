@@ -71,8 +71,9 @@ unfoldable_documents as (
         _cdc_source_id,
         coalesce(
             _cdc_error_reason,
-            'partial_document: a patch applied to a document whose full version never '
-            || 'arrived; it is kept as a partial document until a full document replaces it'
+            'partial_document: a patch applied to a document (or a compressed update to a '
+            || 'row) whose full version never arrived; it is kept partial until a full one '
+            || 'replaces it'
         ) as _cdc_error_reason,
         _kafka_topic,
         _kafka_partition,

@@ -181,10 +181,11 @@ reason_codes as (
         (
             'partial_document',
             'document',
-            'A patch was applied to a document whose full version never arrived (its insert '
-            || 'predates the landing data): gold keeps it flagged _cdc_is_partial.',
-            'Land the earlier messages or run an (incremental) snapshot of the collection: a '
-            || 'full document replaces the partial one.'
+            'A patch was applied to a document (or an OGG compressed update to a row) whose '
+            || 'full version never arrived (its insert predates the landing data): gold keeps '
+            || 'it flagged _cdc_is_partial.',
+            'Land the earlier messages or run an (incremental) snapshot of the collection or '
+            || 'table: a full document or row replaces the partial one.'
         ),
         (
             'document_fold_unavailable',

@@ -18,8 +18,9 @@
 
 -- Every readable row change (c, u, d, r, t) of every captured table, in the common shape:
 -- row images as the message carried them; for keyless tables one row per copy of a row
--- (int_cdc__keyless_changes), and for document collections the whole document after
--- each change (int_cdc__document_changes). Changes of a transaction-consistent source's
+-- (int_cdc__keyless_changes), and for document collections and the tables of families
+-- whose update images may be partial (OGG) the whole document or row after each change
+-- (int_cdc__document_changes). Changes of a transaction-consistent source's
 -- transactions (var cdc_transaction_consistent_sources) appear once their transaction is
 -- released (int_cdc__transaction_releases), with the release's load as `_loaded_at`.
 
@@ -31,7 +32,7 @@ row_changes as (
         {{ cdc_select_list(change_log_columns, row_columns) }}
     from {{ ref('stg_cdc__messages') }}
     where _cdc_message_kind = 'change'
-        and not {{ cdc_in_list('_cdc_envelope', cdc_document_families()) }}
+        and not {{ cdc_is_folded_change() }}
         and not _cdc_is_keyless
 
 ),

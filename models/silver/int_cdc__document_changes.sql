@@ -10,7 +10,11 @@
 
 -- Every change of a document collection (MongoDB) with the whole document after it: the
 -- change's full document, or its patch folded onto the document before it, in source
--- order (cdc_mongodb_fold, python_udfs/). A run folds its new changes onto the latest
+-- order (cdc_mongodb_fold, python_udfs/); and every keyed change of a family whose update
+-- images may be partial (OGG's compressed updates, cdc_folded_families) with the whole
+-- row after it, its columns set on the row before it (_cdc_row_image_fold). A key change
+-- (a message that deletes one key and writes another) starts the new key from the row
+-- the delete ended. A run folds its new changes onto the latest
 -- document this model holds for each key; a key that receives a change older than that
 -- one (a late or replayed event) is folded again from its whole change history, and all
 -- its versions are written again with a newer resolution stamp, so the newest resolution
@@ -25,7 +29,7 @@ new_changes as (
     select *
     from {{ ref('stg_cdc__messages') }}
     where _cdc_message_kind = 'change'
-        and {{ cdc_in_list('_cdc_envelope', cdc_document_families()) }}
+        and {{ cdc_is_folded_change() }}
     {%- if is_incremental() %}
         and _loaded_at > {{ watermark }}
     {%- endif %}
@@ -107,7 +111,7 @@ late_history as (
         and earlier_changes._cdc_key = bases._cdc_key
         and bases.is_late
     where earlier_changes._cdc_message_kind = 'change'
-        and {{ cdc_in_list('earlier_changes._cdc_envelope', cdc_document_families()) }}
+        and {{ cdc_is_folded_change('earlier_changes') }}
         and earlier_changes._loaded_at <= {{ watermark }}
 
 ),
@@ -142,44 +146,123 @@ to_fold as (
 
 {% endif %}
 
-grouped as (
+key_changes as (
+
+    -- messages whose second row change is an update: a key change (OGG's primary-key
+    -- update: the delete of the old key, then the new key's row, which starts from the row
+    -- that delete ended)
+    select distinct _message_id
+    from to_fold
+    where _cdc_row_index > 0
+        and _cdc_op = 'u'
+        and not {{ cdc_in_list('_cdc_envelope', cdc_document_families()) }}
+
+),
+
+involved_keys as (
+
+    -- both keys of every key change: their changes are folded together, per table
+    select distinct
+        to_fold._cdc_source_id,
+        to_fold._cdc_key
+    from to_fold
+    left semi join key_changes
+        on to_fold._message_id = key_changes._message_id
+
+),
+
+{%- if is_incremental() %}
+
+stored_retired as (
+
+    -- the row a stored key change's delete ended (its newest version's _cdc_before), for
+    -- a key change whose delete is not folded again in this run
+    select
+        stored._message_id,
+        max_by(
+            named_struct('doc', stored._cdc_before, 'partial', stored._cdc_is_partial),
+            stored._cdc_sort_key
+        ) as retired
+    from {{ this }} as stored
+    left semi join key_changes
+        on stored._message_id = key_changes._message_id
+    where stored._cdc_op = 'd'
+    group by stored._message_id
+
+),
+
+{%- endif %}
+
+fold_input as (
 
     select
-        to_fold._cdc_source_id,
-        to_fold._cdc_key,
+        to_fold.*,
         bases.base_doc,
         coalesce(bases.base_partial, false) as base_partial,
-        array_sort(collect_list(struct(
-            to_fold._cdc_sort_key,
-            to_fold._message_id,
-            to_fold._cdc_envelope,
-            to_fold._cdc_connector,
-            to_fold._cdc_op,
-            to_fold._cdc_source_db,
-            to_fold._cdc_source_schema,
-            to_fold._cdc_source_table,
-            to_fold._cdc_after,
-            to_fold._cdc_patch,
-            {{ _cdc_document_patch('to_fold._cdc_patch') }} as patch_parts,
-            to_fold._cdc_position,
-            to_fold._cdc_is_snapshot,
-            to_fold._cdc_snapshot,
-            to_fold._cdc_source_ts,
-            to_fold._cdc_emitted_ts,
-            to_fold._cdc_transaction_id,
-            to_fold._kafka_topic,
-            to_fold._kafka_partition,
-            to_fold._kafka_offset,
-            to_fold._source_file,
-            to_fold._source_line,
-            to_fold._loaded_at,
-            to_fold._load_id
-        ))) as changes
+        key_changes._message_id is not null and to_fold._cdc_row_index > 0 as is_key_change,
+        {{ 'stored_retired.retired' if is_incremental() else 'cast(null as struct<doc: string, partial: boolean>)' }}
+            as carried_base,
+        -- a document, or a row no key change touched, is folded alone; the rows of key
+        -- changes are folded together with the rest of their table's involved keys
+        case when involved_keys._cdc_key is null then to_fold._cdc_key else '*' end as fold_group
     from to_fold
     inner join bases
         on to_fold._cdc_source_id = bases._cdc_source_id
         and to_fold._cdc_key = bases._cdc_key
-    group by to_fold._cdc_source_id, to_fold._cdc_key, bases.base_doc, bases.base_partial
+    left outer join key_changes
+        on to_fold._message_id = key_changes._message_id
+    left outer join involved_keys
+        on to_fold._cdc_source_id = involved_keys._cdc_source_id
+        and to_fold._cdc_key = involved_keys._cdc_key
+    {%- if is_incremental() %}
+    left outer join stored_retired
+        on to_fold._message_id = stored_retired._message_id
+        and to_fold._cdc_row_index > 0
+    {%- endif %}
+
+),
+
+grouped as (
+
+    select
+        _cdc_source_id,
+        fold_group,
+        _cdc_envelope,
+        map_from_entries(collect_set(struct(
+            _cdc_key, named_struct('doc', base_doc, 'partial', base_partial)
+        ))) as bases,
+        array_sort(collect_list(struct(
+            _cdc_sort_key,
+            _message_id,
+            _cdc_row_index,
+            _cdc_key,
+            is_key_change,
+            carried_base,
+            _cdc_envelope,
+            _cdc_connector,
+            _cdc_op,
+            _cdc_source_db,
+            _cdc_source_schema,
+            _cdc_source_table,
+            _cdc_after,
+            _cdc_patch,
+            {{ _cdc_document_patch('_cdc_patch') }} as patch_parts,
+            _cdc_position,
+            _cdc_is_snapshot,
+            _cdc_snapshot,
+            _cdc_source_ts,
+            _cdc_emitted_ts,
+            _cdc_transaction_id,
+            _kafka_topic,
+            _kafka_partition,
+            _kafka_offset,
+            _source_file,
+            _source_line,
+            _loaded_at,
+            _load_id
+        ))) as changes
+    from fold_input
+    group by _cdc_source_id, fold_group, _cdc_envelope
 
 ),
 
@@ -187,41 +270,56 @@ folded as (
 
     select
         grouped.*,
-        {% if cdc_function_exists('cdc_mongodb_fold') -%}
-        from_json(
-            cdc_mongodb_fold(
-                base_doc,
-                base_partial,
-                to_json(transform(changes, change_row -> named_struct(
-                    'op', change_row._cdc_op,
-                    'after', change_row._cdc_after,
-                    'patch', change_row.patch_parts.patch,
-                    'update_description', named_struct(
-                        'updatedFields', change_row.patch_parts.update_description.updatedFields,
-                        'removedFields', change_row.patch_parts.update_description.removedFields,
-                        'truncatedArrays', transform(
-                            change_row.patch_parts.update_description.truncatedArrays,
-                            truncated -> named_struct(
-                                'field', truncated.field, 'size', cast(truncated.size as int)
-                            )
-                        )
+        case
+            when not {{ cdc_in_list('grouped._cdc_envelope', cdc_document_families()) }}
+                then {{ _cdc_row_image_fold('grouped.bases', 'grouped.changes') }}
+            {% if cdc_function_exists('cdc_mongodb_fold') -%}
+            else transform(
+                from_json(
+                    cdc_mongodb_fold(
+                        bases[fold_group].doc,
+                        bases[fold_group].partial,
+                        to_json(transform(changes, change_row -> named_struct(
+                            'op', change_row._cdc_op,
+                            'after', change_row._cdc_after,
+                            'patch', change_row.patch_parts.patch,
+                            'update_description', named_struct(
+                                'updatedFields', change_row.patch_parts.update_description.updatedFields,
+                                'removedFields', change_row.patch_parts.update_description.removedFields,
+                                'truncatedArrays', transform(
+                                    change_row.patch_parts.update_description.truncatedArrays,
+                                    truncated -> named_struct(
+                                        'field', truncated.field, 'size', cast(truncated.size as int)
+                                    )
+                                )
+                            ),
+                            -- a document never seen starts from its `_id` as sent
+                            'key', coalesce(concat('{"_id":', change_row.patch_parts.id, '}'), fold_group)
+                        )))
                     ),
-                    -- a document never seen starts from its `_id` as sent
-                    'key', coalesce(concat('{"_id":', change_row.patch_parts.id, '}'), _cdc_key)
-                )))
-            ),
-            'array<struct<doc: string, partial: boolean, error: string>>'
-        ) as results
-        {% else -%}
-        -- the Python UDF is not registered in this session: every change is quarantined
-        -- (nothing is lost: rebuild this model with --full-refresh once it is registered)
-        transform(changes, change_row -> named_struct(
-            'doc', cast(null as string),
-            'partial', false,
-            'error', 'document_fold_unavailable: the SQL function cdc_mongodb_fold is not '
-                || 'registered in this Spark session (python_udfs/README.md)'
-        )) as results
-        {%- endif %}
+                    'array<struct<doc: string, partial: boolean, error: string>>'
+                ),
+                -- the document before each change: the one the change before it left
+                (result, i) -> named_struct(
+                    'doc', result.doc,
+                    'partial', result.partial,
+                    'error', result.error,
+                    'previous', case when i = 0 then bases[fold_group].doc end
+                )
+            )
+            {% else -%}
+            else
+            -- the Python UDF is not registered in this session: every change is quarantined
+            -- (nothing is lost: rebuild this model with --full-refresh once it is registered)
+            transform(changes, change_row -> named_struct(
+                'doc', cast(null as string),
+                'partial', false,
+                'error', 'document_fold_unavailable: the SQL function cdc_mongodb_fold is not '
+                    || 'registered in this Spark session (python_udfs/README.md)',
+                'previous', cast(null as string)
+            ))
+            {%- endif %}
+        end as results
     from grouped
 
 ),
@@ -230,12 +328,15 @@ resolved_versions as (
 
     select
         folded._cdc_source_id,
-        folded._cdc_key,
         inline(transform(folded.changes, (change_row, i) -> struct(
             change_row,
             folded.results[i] as result,
-            case when i = 0 then folded.base_doc else folded.results[i - 1].doc end
-                as previous_doc
+            -- a document's previous version is the one the change before it left
+            case
+                when {{ cdc_in_list('folded._cdc_envelope', cdc_document_families()) }} and i > 0
+                    then folded.results[i - 1].doc
+                else folded.results[i].previous
+            end as previous_doc
         ))) as (change_row, fold_result, previous_doc)
     from folded
 
@@ -252,7 +353,7 @@ final as (
         resolved_versions.change_row._cdc_source_schema,
         resolved_versions.change_row._cdc_source_table,
         resolved_versions._cdc_source_id,
-        resolved_versions._cdc_key,
+        resolved_versions.change_row._cdc_key,
         resolved_versions.previous_doc as _cdc_before,
         resolved_versions.fold_result.doc as _cdc_after,
         resolved_versions.change_row._cdc_patch,

@@ -1,16 +1,21 @@
-"""End to end: simulated Alibaba DataWorks and Canal sources -> landing files -> dbt build
--> `captured_rows` equals the source database.
+"""End to end: simulated Alibaba DataWorks, Canal and Oracle GoldenGate sources -> landing
+files -> dbt build -> `captured_rows` equals the source database.
 
-Three simulated MySQL sources (cdc_tools.simulator.alibaba_sim) share one landing folder
-and one `dbt build`: DataWorks real-time sync with split updates (`UPDATE_BEFOR` +
-`UPDATE_AFTER` sharing a sequenceId), DataWorks with single-message updates (the
-`UPDATE_BEFORE` spelling option, a lower-case `dbType`, heartbeats with `systemTime`), and
-Canal flat messages. Each workload has a table of every value type that gains a column
-mid-stream (`items`), a composite-key table (`accounts`), a table without a primary key
-(`events`), primary-key changes, truncates, and redelivered messages (at-least-once; some
-land a batch late). Their table names (items, accounts, events) do not collide with the
-tables the project declares keys for (customers, orders, order_lines), so every key comes
-from the messages (DataWorks `primaryKey` or `#alibaba_rds_row_id#`, Canal `pkNames`).
+Five simulated sources (cdc_tools.simulator.alibaba_sim) share one landing folder and one
+`dbt build`: DataWorks real-time sync with split updates (`UPDATE_BEFOR` + `UPDATE_AFTER`
+sharing a sequenceId), DataWorks with single-message updates (the `UPDATE_BEFORE` spelling
+option, a lower-case `dbType`, heartbeats with `systemTime`), Canal flat messages, and two
+OGG JSON formatter streams with Extract's compressed updates and deletes (the key and
+changed columns only; primary-key updates as one `U` naming both keys), one of them with
+the formatter's `<COL>_isMissing` flags on every column. Each workload has a table of
+every value type that gains a column mid-stream (`items`), a composite-key table
+(`accounts`), a table without a primary key (`events`), primary-key changes, truncates,
+and redelivered messages (at-least-once; some land a batch late). Their table names
+(items, accounts, events) do not collide with the tables the project declares keys for
+(customers, orders, order_lines), so every key comes from the messages (DataWorks
+`primaryKey` or `#alibaba_rds_row_id#`, Canal `pkNames`, OGG `primary_keys`). A second
+part (`ogg_docs`) lands a hand-written OGG stream of the formatter's documented shapes
+(tests/fixtures/ogg/).
 
 After each batch, an incremental second batch, a no-op run and a `--full-refresh`,
 `captured_rows` must hold exactly the simulator's oracle (kept by executing the statements
@@ -25,8 +30,10 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
 from collections import Counter
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 
@@ -35,6 +42,7 @@ from cdc_tools.simulator.alibaba_sim import (
     ExpectedTable,
     simulate_canal,
     simulate_dataworks,
+    simulate_ogg,
 )
 from cdc_tools.simulator.alibaba_source import ROW_ID, AlibabaSimConfig
 from cdc_tools.simulator.dataworks import DataWorksOptions
@@ -45,18 +53,25 @@ from tests.e2e.stream import Part, batch_lander, register
 pytestmark = pytest.mark.spark
 
 _TRANSACTIONS = 25
-DATABASES = ("dw_split", "dw_single", "canal_db")
+DATABASES = ("dw_split", "dw_single", "canal_db", "ogg_db", "ogg_flags")
+ENVELOPES = {"dataworks": "alibaba_dataworks", "canal": "canal", "ogg": "ogg"}
 _REDELIVER = 0.1
 
 
-def _config(seed: int, database: str) -> AlibabaSimConfig:
+def _config(seed: int, database: str, pk_change_probability: float = 0.05) -> AlibabaSimConfig:
     return AlibabaSimConfig(
         seed=seed,
         database=database,
         batches=2,
         transactions=_TRANSACTIONS,
         redeliver_fraction=_REDELIVER,
+        pk_change_probability=pk_change_probability,
     )
+
+
+def _ogg_images(result: AlibabaSimResult, op_type: str) -> list[dict]:
+    values = [json.loads(m.value) for m in result.messages if m.value]
+    return [v for v in values if v["op_type"] == op_type and v["primary_keys"]]
 
 
 @functools.cache
@@ -75,7 +90,17 @@ def _simulations() -> list[tuple[AlibabaSimResult, str]]:
         ),
     )
     canal = simulate_canal(_config(82, DATABASES[2]))
-    results = [(split, "value_lines"), (single, "kcat"), (canal, "value_lines")]
+    ogg = simulate_ogg(_config(95, DATABASES[3], pk_change_probability=0.3))
+    ogg_flags = simulate_ogg(
+        _config(92, DATABASES[4], pk_change_probability=0.3), missing_flags=True
+    )
+    results = [
+        (split, "value_lines"),
+        (single, "kcat"),
+        (canal, "value_lines"),
+        (ogg, "value_lines"),
+        (ogg_flags, "kcat"),
+    ]
     for result, _ in results:
         # guards: the workload really exercises what this test claims to cover
         assert sum(len(r) for r in result.redelivered) > 0, result.config.database
@@ -91,6 +116,32 @@ def _simulations() -> list[tuple[AlibabaSimResult, str]]:
         for m in single.messages
         if m.value
     )
+    for result in (ogg, ogg_flags):
+        updates = _ogg_images(result, "U")
+        # compressed updates (a non-key column left out), primary-key updates, compressed
+        # deletes (the key alone), and the flags on every column of the second stream
+        carried = [
+            {
+                k: v
+                for k, v in u["after"].items()
+                if not (k.endswith("_isMissing") or u["after"].get(f"{k}_isMissing"))
+            }
+            for u in updates
+        ]
+        assert sum(len(after) < 5 for after in carried) > 5, result.config.database
+        assert (
+            sum(u["before"]["id"] != u["after"]["id"] for u in updates if "id" in u["after"]) >= 2
+        )
+        if result is ogg:
+            deletes = _ogg_images(result, "D")
+            assert deletes and all(set(d["before"]) == set(d["primary_keys"]) for d in deletes)
+        else:
+            assert all(
+                f"{k}_isMissing" in u["after"]
+                for u in updates
+                for k in u["after"]
+                if not k.endswith("_isMissing")
+            )
     return results
 
 
@@ -129,6 +180,33 @@ register(
     )
 )
 
+# A hand-written OGG stream of the JSON formatter's documented shapes (tests/fixtures/ogg/):
+# compressed updates and deletes, `<COL>_isMissing` flags, a primary-key update, and at
+# batch1 a copy of batch0's update delivered again (late). Its own part: schema `HR`.
+OGG_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ogg"
+OGG_PART = "ogg_docs"
+OGG_EXPECTED = {
+    "batch0": {
+        1: {"EMP_ID": 1, "NAME": "Anne", "SALARY": 100, "HIRED": "2020-01-01 00:00:00"},
+        2: {"EMP_ID": 2, "NAME": "Bob", "SALARY": 200, "HIRED": "2021-01-01 00:00:00"},
+        3: {"EMP_ID": 3, "NAME": "Cy", "SALARY": 300, "HIRED": "2022-01-01 00:00:00"},
+    },
+    "batch1": {
+        1: {"EMP_ID": 1, "NAME": "Anne", "SALARY": 150, "HIRED": "2020-01-01 00:00:00"},
+        20: {"EMP_ID": 20, "NAME": "Robert", "SALARY": None, "HIRED": "2021-01-01 00:00:00"},
+    },
+}
+
+
+def _land_ogg_fixture(step: str, folder: Path) -> None:
+    if step in OGG_EXPECTED:
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"compressed_images.{step}.json"
+        shutil.copyfile(OGG_FIXTURES / name, folder / name)
+
+
+register(Part(OGG_PART, land=_land_ogg_fixture, databases=("hr",)))
+
 
 # ------------------------------------------------------------------ reading gold
 def _gold(dbt_project, table: str) -> list[tuple[str, dict]]:  # type: ignore[no-untyped-def]
@@ -151,9 +229,24 @@ def _row_text(row: dict) -> str:
     return json.dumps(typed(row), sort_keys=True, ensure_ascii=False)
 
 
-def _compare_table(dbt_project, table: str, expected: ExpectedTable) -> list[str]:  # type: ignore[no-untyped-def]
-    """Differences between gold and the oracle."""
+def _without_nulls(row: dict) -> dict:
+    return {column: value for column, value in row.items() if value is not None}
+
+
+def _compare_table(  # type: ignore[no-untyped-def]
+    dbt_project, table: str, expected: ExpectedTable, compressed: bool = False
+) -> list[str]:
+    """Differences between gold and the oracle. `compressed` (OGG): a column the stream
+    never carried for a row (one added to the table after the row was last written whole,
+    and never changed since) is absent from gold where the source holds it as null, so
+    null columns are left out on both sides; a column a compressed update set to null
+    still differs from the value it replaced."""
     gold = _gold(dbt_project, table)
+    if compressed:
+        gold = [(key, _without_nulls(row)) for key, row in gold]
+        expected = ExpectedTable(
+            expected.key_columns, expected.columns, [_without_nulls(r) for r in expected.rows]
+        )
     failures = []
     if len({key for key, _ in gold}) != len(gold):
         failures.append(f"{table}: a _cdc_key appears twice")
@@ -188,7 +281,7 @@ def _assert_gold_matches(dbt_project, simulations, batch: int) -> None:  # type:
     failures = []
     for result, _ in simulations:
         for table, expected in sorted(result.expected[batch].items()):
-            failures += _compare_table(dbt_project, table, expected)
+            failures += _compare_table(dbt_project, table, expected, result.format == "ogg")
     assert not failures, "captured_rows differs from the sources:\n" + "\n".join(failures[:200])
 
 
@@ -240,9 +333,7 @@ def test_every_message_is_accounted_for(dbt_project, simulations) -> None:  # ty
         f"from {silver}.stg_cdc__messages where {mine} group by 1, 2"
     )
     assert {(r["_kafka_topic"], r["_cdc_envelope"]): r["n"] for r in rows} == {
-        (result.topic, "alibaba_dataworks" if result.format == "dataworks" else "canal"): len(
-            result.batches[0]
-        )
+        (result.topic, ENVELOPES[result.format]): len(result.batches[0])
         for result, _ in simulations
     }
 
@@ -309,3 +400,41 @@ def test_a_run_without_new_files_changes_nothing(dbt_project, simulations, strea
 @pytest.mark.stream("full_refresh")
 def test_full_refresh_gives_what_the_incremental_runs_gave(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     _assert_gold_matches(dbt_project, simulations, 1)
+
+
+# ------------------------------------------------------------------ OGG's documented shapes
+def _ogg_fixture_rows(dbt_project) -> dict[object, tuple[dict, bool]]:  # type: ignore[no-untyped-def]
+    rows = dbt_project.sql(
+        f"select _cdc_row_json_raw, _cdc_is_partial from {dbt_project.layer('gold')}.captured_rows "
+        "where _cdc_source_id = 'hr.employees'"
+    )
+    images = [(json.loads(str(r["_cdc_row_json_raw"])), r["_cdc_is_partial"]) for r in rows]
+    return {image["EMP_ID"]: (image, partial) for image, partial in images}
+
+
+@pytest.mark.stream("batch0")
+def test_ogg_compressed_update_keeps_the_columns_it_does_not_carry(dbt_project) -> None:  # type: ignore[no-untyped-def]
+    """An update carrying the key and NAME only changes NAME: SALARY and HIRED stay."""
+    got = _ogg_fixture_rows(dbt_project)
+    assert {key: typed(image) for key, (image, _) in got.items()} == {
+        key: typed(row) for key, row in OGG_EXPECTED["batch0"].items()
+    }
+    assert not any(partial for _, partial in got.values())
+
+
+@pytest.mark.stream("batch1")
+def test_ogg_flags_compressed_delete_and_key_change_in_the_next_run(dbt_project) -> None:  # type: ignore[no-untyped-def]
+    """Folded onto the rows of the run before: SALARY_isMissing false with null is a real
+    null (NAME and HIRED flagged missing stay); a delete holding only the key removes the
+    row; a U from EMP_ID 2 to 20 retires 2 and gives 20 the row 2 had, with the update's
+    columns; a late copy of batch0's update changes nothing; the flags are no columns."""
+    got = _ogg_fixture_rows(dbt_project)
+    assert {key: typed(image) for key, (image, _) in got.items()} == {
+        key: typed(row) for key, row in OGG_EXPECTED["batch1"].items()
+    }
+    assert not any(partial for _, partial in got.values())
+    [counts] = dbt_project.sql(
+        f"select count(*) as quarantined from {dbt_project.layer('silver')}.cdc_quarantine "
+        f"where _source_file like '{dbt_project.landed_under(OGG_PART)}'"
+    )
+    assert counts == {"quarantined": 0}

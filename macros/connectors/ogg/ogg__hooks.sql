@@ -4,6 +4,17 @@
     "current_ts", "pos", "primary_keys", "before", "after"}`. I -> c, U -> u, D -> d,
     T -> t. Ordered by `pos` (the trail position), never by `op_ts`, which can go back.
     A stray `source` object some producers add is ignored.
+
+    Compressed images (Extract's default, COMPRESSUPDATES / COMPRESSDELETES): an update
+    carries the key columns and the changed columns only, a delete the key columns only.
+    So an update is folded onto the row before it (folds_row_images:
+    int_cdc__document_changes; a column carried as null is a real null, one not carried
+    is unchanged; an update of a row never seen whole is flagged partial), and a row
+    named by `primary_keys` (or a declared key) is never keyless, whatever its image
+    holds (has_row_identity). The formatter's `<COL>_isMissing` flags are not columns: a
+    column flagged missing is left out of the image (unchanged), the flags dropped. A
+    primary-key update (pkUpdateHandling=update: a U whose before image names another
+    key) is the delete of the old key and the new key's row, folded onto the old row.
 -#}
 
 {% macro ogg__body_fields() %}
@@ -36,7 +47,10 @@
 {% macro ogg__op(message) %}
     case {{ message }}.body.op_type
         when 'I' then 'c'
-        when 'U' then 'u'
+        when 'U' then case
+            when {{ message }}.row_image is not null and {{ message }}.row_image.after is null then 'd'
+            else 'u'
+        end
         when 'D' then 'd'
         when 'T' then 't'
     end
@@ -59,15 +73,68 @@
 
 {% macro ogg__key(message, announced_key) %}
     {#- `primary_keys` read off the row image (`before` for d); none: the whole row image. -#}
-    {%- set keys = 'transform(' ~ message ~ '.body.primary_keys, key_column -> lower(key_column))' -%}
     case
-        when {{ message }}.op = 'd' then {{ cdc_key_from_image(
-            message ~ '.source_identity', cdc_json_map(message ~ '.body.before'), keys
-        ) }}
-        when {{ message }}.op in ('c', 'u') then {{ cdc_key_from_image(
-            message ~ '.source_identity', cdc_json_map(message ~ '.body.after'), keys
-        ) }}
+        when {{ message }}.op = 'd'
+            then {{ _ogg_key_of(message ~ '.source_identity', ogg__before(message), message) }}
+        when {{ message }}.op in ('c', 'u')
+            then {{ _ogg_key_of(message ~ '.source_identity', ogg__after(message), message) }}
     end
+{% endmacro %}
+
+{% macro _ogg_key_of(source_identity, image_json, message) %}
+    {#- The canonical key of an OGG row image (cdc_key_from_image with `primary_keys`). -#}
+    {{ cdc_key_from_image(
+        source_identity,
+        cdc_json_map(image_json),
+        'transform(' ~ message ~ '.body.primary_keys, key_column -> lower(key_column))'
+    ) }}
+{% endmacro %}
+
+{% macro ogg__has_row_identity(message) %}
+    {#- `primary_keys` names the key, or a declared key matches: a compressed delete (the key columns only) is not a keyless row. -#}
+    (size({{ message }}.body.primary_keys) > 0 or {{ cdc_has_declared_key(message ~ '.source_identity') }})
+{% endmacro %}
+
+{% macro ogg__folds_row_images() %}
+    {#- Compressed updates carry the key and changed columns only: fold them. -#}
+    {{ return(true) }}
+{% endmacro %}
+
+{% macro ogg__row_images(message) %}
+    {#-
+        A U whose before image names another key than its after image (a primary-key
+        update): the delete of the old key, then the new key's row (whose image
+        int_cdc__document_changes folds onto the old key's row). Null otherwise.
+    -#}
+    {%- set key_change -%}
+        case
+            when (
+                size({{ message }}.body.primary_keys) > 0
+                or {{ cdc_has_declared_key('ogg_identity') }}
+            )
+                and {{ _ogg_key_of('ogg_identity', 'ogg_before', message) }}
+                    != {{ _ogg_key_of('ogg_identity', 'ogg_after', message) }}
+                then array(
+                    named_struct('before', ogg_before, 'after', cast(null as string)),
+                    named_struct('before', ogg_before, 'after', ogg_after)
+                )
+        end
+    {%- endset -%}
+    case
+        when {{ message }}.body.op_type = 'U' and {{ message }}.body.before is not null
+            and {{ message }}.body.after is not null
+            then {{ cdc_let(_ogg_image(message ~ '.body.before'), 'ogg_before',
+                cdc_let(_ogg_image(message ~ '.body.after'), 'ogg_after',
+                cdc_let(ogg__table_identity(message), 'ogg_identity', key_change))) }}
+    end
+{% endmacro %}
+
+{% macro _ogg_image(image_json) %}
+    {#- A row image without the `<COL>_isMissing` flags and the columns they flag missing. -#}
+    {{ cdc_json_drop_keys(
+        image_json,
+        "endswith(json_key, '_isMissing') or coalesce(json_values[concat(json_key, '_isMissing')] = 'true', false)"
+    ) }}
 {% endmacro %}
 
 {% macro ogg__position(message) %}
@@ -92,15 +159,22 @@
 {% endmacro %}
 
 {% macro ogg__before(message) %}
-    {{ message }}.body.before
+    case
+        when {{ message }}.row_image is not null then {{ message }}.row_image.before
+        else {{ _ogg_image(message ~ '.body.before') }}
+    end
 {% endmacro %}
 
 {% macro ogg__after(message) %}
-    {{ message }}.body.after
+    case
+        when {{ message }}.row_image is not null then {{ message }}.row_image.after
+        else {{ _ogg_image(message ~ '.body.after') }}
+    end
 {% endmacro %}
 
 {% macro ogg__patch(message) %}
-    cast(null as string)
+    {#- An update's image as carried: it may hold only the key and changed columns. -#}
+    case when {{ message }}.op = 'u' then {{ message }}.body.after end
 {% endmacro %}
 
 {% macro ogg__column_types(message) %}
