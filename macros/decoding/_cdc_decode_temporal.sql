@@ -49,7 +49,8 @@
         string columns: the text as sent, except times of day, which arrive as numbers
         (io.debezium.time.Time and org.apache.kafka.connect.data.Time: ms since midnight;
         io.debezium.time.MicroTime: µs; io.debezium.time.NanoTime: ns) and become
-        'HH:mm:ss.ffffff' text (Spark has no time-of-day type).
+        '[-]HH:mm:ss.ffffff' text (Spark has no time-of-day type; a MySQL TIME may be
+        negative or past 24 hours).
     -#}
     case
         -- the type test first: for most string columns it is false, and the pattern is
@@ -57,7 +58,7 @@
         when coalesce({{ semantic }} in (
             'io.debezium.time.Time', 'org.apache.kafka.connect.data.Time',
             'io.debezium.time.MicroTime', 'io.debezium.time.NanoTime'
-        ), false) and {{ raw }} rlike '^[0-9]+$' then {{ _cdc_format_time_of_day(
+        ), false) and {{ raw }} rlike '^-?[0-9]+$' then {{ _cdc_format_time_of_day(
             "case " ~ semantic
             ~ " when 'io.debezium.time.MicroTime' then cast(" ~ raw ~ " as bigint)"
             ~ " when 'io.debezium.time.NanoTime' then cast(" ~ raw ~ " as bigint) div 1000"
@@ -68,15 +69,6 @@
 {% endmacro %}
 
 {% macro _cdc_format_time_of_day(micros) %}
-    {#- 'HH:mm:ss.ffffff' from microseconds since midnight (no time zone involved). -#}
-    concat_ws(
-        ':',
-        lpad(cast(({{ micros }}) div 3600000000 as string), 2, '0'),
-        lpad(cast((({{ micros }}) div 60000000) % 60 as string), 2, '0'),
-        concat(
-            lpad(cast((({{ micros }}) div 1000000) % 60 as string), 2, '0'),
-            '.',
-            lpad(cast(({{ micros }}) % 1000000 as string), 6, '0')
-        )
-    )
+    {#- '[-]HH:mm:ss.ffffff' from signed microseconds since midnight (_cdc_iso_time_text). -#}
+    {{ _cdc_iso_time_text(micros, 6) }}
 {% endmacro %}

@@ -1,18 +1,20 @@
 {% macro _cdc_iso_time_text(units, digits) %}
     {#-
-        'HH:mm:ss.<digits fraction digits>' from a bigint count of 10^-digits seconds since
-        midnight; null outside [00:00, 24:00) (e.g. a MySQL TIME of -1 or 25 hours).
+        '[-]HH:mm:ss.<digits fraction digits>' from a bigint count of 10^-digits seconds
+        since midnight, as MySQL writes a TIME: a negative count gets a sign and hours past
+        24 are kept (MySQL TIME spans -838:59:59 to 838:59:59; Debezium's Time, MicroTime
+        and NanoTime carry it as a signed duration). Null for null.
     -#}
     {%- set per_second = 10 ** digits -%}
-    case
-        when {{ units }} >= 0 and {{ units }} < cast({{ 86400 * per_second }} as bigint) then concat(
-            lpad(cast({{ units }} div {{ 3600 * per_second }} as string), 2, '0'),
-            ':',
-            lpad(cast(({{ units }} div {{ 60 * per_second }}) % 60 as string), 2, '0'),
-            ':',
-            lpad(cast(({{ units }} div {{ per_second }}) % 60 as string), 2, '0'),
-            '.',
-            lpad(cast({{ units }} % {{ per_second }} as string), {{ digits }}, '0')
-        )
-    end
+    {%- set body -%}
+        case when time_units is not null then format_string(
+            '%s%02d:%02d:%02d.%0{{ digits }}d',
+            case when time_units < 0 then '-' else '' end,
+            abs(time_units) div {{ 3600 * per_second }},
+            (abs(time_units) div {{ 60 * per_second }}) % 60,
+            (abs(time_units) div {{ per_second }}) % 60,
+            abs(time_units) % {{ per_second }}
+        ) end
+    {%- endset -%}
+    {{ cdc_let('cast(' ~ units ~ ' as bigint)', 'time_units', body) }}
 {% endmacro %}

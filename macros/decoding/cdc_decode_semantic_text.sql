@@ -7,8 +7,8 @@
           org.apache.kafka.connect.data.Decimal (base64 string, `scale`) and
           io.debezium.data.VariableScaleDecimal ({"scale", "value"}) -> exact decimal text;
           ...time.Date / connect Date (days) -> yyyy-MM-dd;
-          ...time.Time / connect Time (ms), MicroTime, NanoTime -> HH:mm:ss.fff / .ffffff /
-          .fffffffff (values outside one day are kept as sent);
+          ...time.Time / connect Time (ms), MicroTime, NanoTime -> [-]HH:mm:ss.fff /
+          .ffffff / .fffffffff (a MySQL TIME: negative, or past 24 hours);
           ...time.Timestamp / connect Timestamp (ms), MicroTimestamp, NanoTimestamp ->
           yyyy-MM-ddTHH:mm:ss.fff / .ffffff / .fffffffff, a local date-time (no zone).
         Computed from integers only, so the session time zone plays no part.

@@ -182,7 +182,8 @@ register(
 
 # A hand-written OGG stream of the JSON formatter's documented shapes (tests/fixtures/ogg/):
 # compressed updates and deletes, `<COL>_isMissing` flags, a primary-key update, and at
-# batch1 a copy of batch0's update delivered again (late). Its own part: schema `HR`.
+# batch1 a copy of batch0's update delivered again (late), and an update of a row whose
+# insert predates the stream (EMP_ID 7: partial). Its own part: schema `HR`.
 OGG_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ogg"
 OGG_PART = "ogg_docs"
 OGG_EXPECTED = {
@@ -190,10 +191,12 @@ OGG_EXPECTED = {
         1: {"EMP_ID": 1, "NAME": "Anne", "SALARY": 100, "HIRED": "2020-01-01 00:00:00"},
         2: {"EMP_ID": 2, "NAME": "Bob", "SALARY": 200, "HIRED": "2021-01-01 00:00:00"},
         3: {"EMP_ID": 3, "NAME": "Cy", "SALARY": 300, "HIRED": "2022-01-01 00:00:00"},
+        7: {"EMP_ID": 7, "NAME": "Zed"},
     },
     "batch1": {
         1: {"EMP_ID": 1, "NAME": "Anne", "SALARY": 150, "HIRED": "2020-01-01 00:00:00"},
         20: {"EMP_ID": 20, "NAME": "Robert", "SALARY": None, "HIRED": "2021-01-01 00:00:00"},
+        7: {"EMP_ID": 7, "NAME": "Zed"},
     },
 }
 
@@ -404,6 +407,7 @@ def test_full_refresh_gives_what_the_incremental_runs_gave(dbt_project, simulati
 
 # ------------------------------------------------------------------ OGG's documented shapes
 def _ogg_fixture_rows(dbt_project) -> dict[object, tuple[dict, bool]]:  # type: ignore[no-untyped-def]
+    """EMP_ID -> (raw row image, _cdc_is_partial) of the fixture's table in gold."""
     rows = dbt_project.sql(
         f"select _cdc_row_json_raw, _cdc_is_partial from {dbt_project.layer('gold')}.captured_rows "
         "where _cdc_source_id = 'hr.employees'"
@@ -414,12 +418,14 @@ def _ogg_fixture_rows(dbt_project) -> dict[object, tuple[dict, bool]]:  # type: 
 
 @pytest.mark.stream("batch0")
 def test_ogg_compressed_update_keeps_the_columns_it_does_not_carry(dbt_project) -> None:  # type: ignore[no-untyped-def]
-    """An update carrying the key and NAME only changes NAME: SALARY and HIRED stay."""
+    """An update carrying the key and NAME only changes NAME: SALARY and HIRED stay. An
+    update of a row never seen whole is kept, flagged partial, and listed in quarantine."""
     got = _ogg_fixture_rows(dbt_project)
     assert {key: typed(image) for key, (image, _) in got.items()} == {
         key: typed(row) for key, row in OGG_EXPECTED["batch0"].items()
     }
-    assert not any(partial for _, partial in got.values())
+    assert {key for key, (_, partial) in got.items() if partial} == {7}
+    assert _ogg_quarantine(dbt_project) == [("partial_document", 5)]
 
 
 @pytest.mark.stream("batch1")
@@ -432,9 +438,14 @@ def test_ogg_flags_compressed_delete_and_key_change_in_the_next_run(dbt_project)
     assert {key: typed(image) for key, (image, _) in got.items()} == {
         key: typed(row) for key, row in OGG_EXPECTED["batch1"].items()
     }
-    assert not any(partial for _, partial in got.values())
-    [counts] = dbt_project.sql(
-        f"select count(*) as quarantined from {dbt_project.layer('silver')}.cdc_quarantine "
+    assert {key for key, (_, partial) in got.items() if partial} == {7}
+    assert _ogg_quarantine(dbt_project) == [("partial_document", 5)]
+
+
+def _ogg_quarantine(dbt_project) -> list[tuple[str, int]]:  # type: ignore[no-untyped-def]
+    """(reason_code, line) of the fixture part's quarantined messages."""
+    rows = dbt_project.sql(
+        f"select reason_code, _source_line from {dbt_project.layer('silver')}.cdc_quarantine "
         f"where _source_file like '{dbt_project.landed_under(OGG_PART)}'"
     )
-    assert counts == {"quarantined": 0}
+    return sorted((r["reason_code"], r["_source_line"]) for r in rows)

@@ -192,6 +192,14 @@ TEMPORALS = [
     ("14706000000", "string", "io.debezium.time.MicroTime", "postgresql", "04:05:06.000000"),
     ("14706100", "string", "io.debezium.time.Time", "postgresql", "04:05:06.100000"),
     ("75723000000000", "string", "io.debezium.time.NanoTime", "sqlserver", "21:02:03.000000"),
+    # a MySQL TIME is a signed duration up to 838:59:59 (TiCDC's and Debezium's encoders)
+    ("-3020399000000", "string", "io.debezium.time.MicroTime", "mysql", "-838:59:59.000000"),
+    ("0", "string", "io.debezium.time.MicroTime", "mysql", "00:00:00.000000"),
+    ("86399999999", "string", "io.debezium.time.MicroTime", "mysql", "23:59:59.999999"),
+    ("3020399000000", "string", "io.debezium.time.MicroTime", "mysql", "838:59:59.000000"),
+    ("-45296123456", "string", "io.debezium.time.MicroTime", "mysql", "-12:34:56.123456"),
+    ("-3020399000", "string", "io.debezium.time.Time", "mysql", "-838:59:59.000000"),
+    ("90061000000000", "string", "io.debezium.time.NanoTime", "mysql", "25:01:01.000000"),
     ("<foo>bar</foo>", "string", "io.debezium.data.Xml", "sqlserver", "<foo>bar</foo>"),
     ("12", "int", None, "db2", "12"),
     ("1.5", "int", None, "db2", None),
@@ -588,3 +596,33 @@ def test_declared_keys_bind_to_their_source(dbt_project, spark) -> None:  # type
     assert [None if r["key"] is None else json.loads(r["key"]) for r in rows] == [
         case[-1] for case in DECLARED_KEYS
     ]
+
+
+# (raw JSON value, schema name, decoded text in captured_rows._cdc_row_json)
+SIGNED_TIMES = [
+    ("-3020399000000", "io.debezium.time.MicroTime", "-838:59:59.000000"),
+    ("0", "io.debezium.time.MicroTime", "00:00:00.000000"),
+    ("86399999999", "io.debezium.time.MicroTime", "23:59:59.999999"),
+    ("3020399000000", "io.debezium.time.MicroTime", "838:59:59.000000"),
+    ("-45296123456", "io.debezium.time.MicroTime", "-12:34:56.123456"),
+    ("-3020399000", "io.debezium.time.Time", "-838:59:59.000"),
+    ("-45296123456789", "io.debezium.time.NanoTime", "-12:34:56.123456789"),
+    ("3020399999999999", "io.debezium.time.NanoTime", "838:59:59.999999999"),
+    ("null", "io.debezium.time.MicroTime", None),
+]
+
+
+def test_row_images_decode_signed_times_past_a_day(render) -> None:  # type: ignore[no-untyped-def]
+    """A MySQL TIME (-838:59:59 to 838:59:59) in a row image typed by its message schema
+    becomes [-]HH:mm:ss text at its type's precision, at each boundary."""
+    parts = []
+    for i, (raw, name, _) in enumerate(SIGNED_TIMES):
+        image = _sql_string(json.dumps({"t": json.loads(raw)}))
+        types = (
+            f"map('t', named_struct('type', 'int64', 'name', '{name}', "
+            "'scale', cast(null as string), 'precision', cast(null as string)))"
+        )
+        decode = f"cdc_decode_row_image({json.dumps(image)}, {json.dumps(types)})"
+        parts.append(f"select {i} as id, {{{{ {decode} }}}}.json as decoded")
+    rows = render(" union all ".join(parts) + " order by id")
+    assert [json.loads(r["decoded"])["t"] for r in rows] == [text for *_, text in SIGNED_TIMES]
