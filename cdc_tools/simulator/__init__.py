@@ -3,8 +3,9 @@
 * :mod:`.source_db` - logical source DB, random workload, expected-state oracle.
 * :mod:`.debezium` - Debezium relational emitter (``oracle``, ``sqlserver``, ``db2``).
 * :mod:`.landing` - landing files (Kafka Connect sink layout or ``kcat -J`` lines).
-* :mod:`.alibaba_source`, :mod:`.dataworks`, :mod:`.canal`, :mod:`.alibaba_sim` - a MySQL-like
-  source captured by Alibaba DataWorks real-time sync or Canal JSON, with its own oracle.
+* :mod:`.alibaba_source`, :mod:`.dataworks`, :mod:`.canal`, :mod:`.maxwell`, :mod:`.ogg`,
+  :mod:`.alibaba_sim` - a MySQL-like source captured by Alibaba DataWorks real-time sync,
+  Canal JSON, Maxwell's daemon or Oracle GoldenGate's JSON formatter, with its own oracle.
 
 >>> result = simulate(SimConfig(seed=1, flavour="oracle", schemas_enable=True))
 >>> result.batches[0][0].topic
@@ -16,6 +17,8 @@ from .alibaba_sim import (
     ExpectedTable,
     simulate_canal,
     simulate_dataworks,
+    simulate_maxwell,
+    simulate_ogg,
     write_expected_json,
 )
 from .alibaba_source import AlibabaSimConfig
@@ -63,6 +66,8 @@ __all__ = [
     "simulate",
     "simulate_canal",
     "simulate_dataworks",
+    "simulate_maxwell",
+    "simulate_ogg",
     "state_to_jsonable",
     "write_batch",
     "write_expected",

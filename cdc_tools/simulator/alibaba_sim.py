@@ -30,9 +30,10 @@ from .dataworks import (
     dw_row,
 )
 from .debezium import Message
+from .maxwell import MaxwellEmitter, maxwell_key_columns, maxwell_row
 from .ogg import OggEmitter, ogg_key_columns, ogg_row
 
-FORMATS = ("dataworks", "canal", "ogg")
+FORMATS = ("dataworks", "canal", "maxwell", "ogg")
 
 _sorted_dumps = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
 
@@ -192,6 +193,26 @@ def simulate_canal(config: AlibabaSimConfig, topic: str | None = None) -> Alibab
         )
 
     return _run("canal", config, emitter, emitter.topic, state)
+
+
+def simulate_maxwell(config: AlibabaSimConfig, topic: str | None = None) -> AlibabaSimResult:
+    """Maxwell messages of the workload, keyed as Maxwell keys them (see :mod:`.maxwell`).
+
+    Maxwell writes nothing for a TRUNCATE, so the workload must have none
+    (``truncate_probability=0``)."""
+    if config.truncate_probability > 0:
+        raise ValueError("Maxwell writes nothing for TRUNCATE: set truncate_probability=0")
+    emitter = MaxwellEmitter(config.database, config.seed, topic)
+
+    def state(source: AlibabaSource) -> ExpectedState:
+        return expected_state(
+            source,
+            lambda spec, row, _id: maxwell_row(spec, row),
+            maxwell_key_columns,
+            lambda spec: list(spec.column_names),
+        )
+
+    return _run("maxwell", config, emitter, emitter.topic, state)
 
 
 def simulate_ogg(

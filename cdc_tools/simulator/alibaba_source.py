@@ -139,6 +139,8 @@ class AlibabaSimConfig:
     """Transactions per batch (after the initial load in batch 0)."""
     initial_rows: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_INITIAL_ROWS))
     truncate_probability: float = 0.03
+    """Chance of a TRUNCATE per transaction; the last batch forces one when none came
+    before, unless this is 0 (no truncate at all: Maxwell writes nothing for one)."""
     pk_change_probability: float = 0.05
     alter_batch: int | None = 1
     """Batch whose first statement is ``ALTER TABLE items ADD COLUMN note`` (None: never)."""
@@ -387,7 +389,12 @@ class AlibabaSource:
             txs.append(self._tx([self._alter()]))
         last = self._batch == config.batches - 1
         for i in range(config.transactions):
-            force = last and i == config.transactions // 2 and not self._truncated
+            force = (
+                last
+                and i == config.transactions // 2
+                and not self._truncated
+                and config.truncate_probability > 0
+            )
             if force or rng.random() < config.truncate_probability:
                 txs.append(self._tx([self._truncate(rng.choice(("accounts", "events")))]))
                 continue

@@ -12,7 +12,8 @@ source: `cdc_declared_table_keys`):
 
 - `corpus_a`, 4 steps, keys `products` (the payload-only files) and `customers` (the vendor
   documents): DataWorks file by file, Canal/Maxwell/OGG, the payload-only Debezium files,
-  Transferia's key+value captures, the vendor documents' examples.
+  Transferia's key+value captures, the vendor documents' examples, and Maxwell records of
+  the documented shape keyed by their Kafka key (`MAXWELL_DOC`).
 - `corpus_b`, 3 steps, keys of the wrapped Debezium fixtures: the wrapped Debezium fixtures
   (flink's and postgres' `products` are also the payload-only files' tables, in A) and the
   MongoDB fixtures (paimon's BSON `bigdata_test.sync_test_table` is DataWorks' table, and
@@ -86,6 +87,42 @@ REPAIRED_STEPS = {"db2": (0, 1)}  # steps that land the document's lines repaire
 TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 # The value-only vendor files carry no message key: declared, as a user would.
 VENDOR_KEYS = {"customers": ["id"]}
+
+# Maxwell records of the shape maxwells-daemon.io documents (dataformat: the `test.e` table
+# and its insert/update/delete rows; producers: the Kafka key `{"database", "table",
+# "pk.id"}`), landed as kcat -J records with Maxwell's default options (no
+# `primary_key_columns`): two inserts, then one transaction that changes the first row's
+# `id` from 1 to 3 (`old` carries the previous id, the Kafka key names the new one) and
+# deletes the second. Gold must hold the row of key 3 only.
+MAXWELL_DOC = "maxwell_doc"
+_E_ROW_1 = {"id": 1, "m": 4.2341, "c": "2016-10-21 05:33:37.523000",
+            "comment": "I am a creature of light."}  # fmt: skip
+_E_ROW_2 = {"id": 2, "m": 1.0, "c": "2016-10-21 05:33:40.101000", "comment": "a second row"}
+_E_ROW_3 = {**_E_ROW_1, "id": 3, "m": 5.444, "c": "2016-10-21 05:33:54.631000"}
+MAXWELL_DOC_RECORDS: list[tuple[dict, dict]] = [
+    (
+        {"database": "test", "table": "e", "pk.id": 1},
+        {"database": "test", "table": "e", "type": "insert", "ts": 1477053217, "xid": 23396,
+         "commit": True, "data": _E_ROW_1},
+    ),
+    (
+        {"database": "test", "table": "e", "pk.id": 2},
+        {"database": "test", "table": "e", "type": "insert", "ts": 1477053220, "xid": 23401,
+         "commit": True, "data": _E_ROW_2},
+    ),
+    (
+        {"database": "test", "table": "e", "pk.id": 3},
+        {"database": "test", "table": "e", "type": "update", "ts": 1477053234, "xid": 23410,
+         "xoffset": 0, "data": _E_ROW_3,
+         "old": {"id": 1, "m": 4.2341, "c": "2016-10-21 05:33:37.523000"}},
+    ),
+    (
+        {"database": "test", "table": "e", "pk.id": 2},
+        {"database": "test", "table": "e", "type": "delete", "ts": 1477053234, "xid": 23410,
+         "commit": True, "data": _E_ROW_2},
+    ),
+]  # fmt: skip
+MAXWELL_DOC_EXPECTED = {"test.e": {"key_columns": ["id"], "rows": [_E_ROW_3]}}
 
 # --- corpus_b ---------------------------------------------------------------------------
 WRAPPED = [
@@ -264,6 +301,16 @@ def _vendor_docs(step: int, folder: Path) -> None:
         (folder / vendor_step_file(connector, step)).write_text("\n".join(landed) + "\n")
 
 
+def _maxwell_doc(step: int, folder: Path) -> None:
+    """`MAXWELL_DOC_RECORDS` as kcat -J records (topic `maxwell`), with the first step."""
+    if step == 0:
+        lines = [
+            kcat_line("maxwell", offset, json.dumps(key), json.dumps(value))
+            for offset, (key, value) in enumerate(MAXWELL_DOC_RECORDS)
+        ]
+        (folder / f"{MAXWELL_DOC}.jsonl").write_text("\n".join(lines) + "\n")
+
+
 def mongodb_records(path: Path) -> list[str]:
     """The JSON lines of a fixture file (the Paimon files open with a licence comment)."""
     return [line for line in path.read_text().splitlines() if line.lstrip().startswith("{")]
@@ -306,7 +353,8 @@ def _vendor_tables() -> list[str]:
 
 
 def build_a(spark: object, corpus: Path, base: Path) -> Warehouse:
-    """DataWorks, Canal/Maxwell/OGG, payload-only Debezium, Transferia, vendor documents."""
+    """DataWorks, Canal/Maxwell/OGG, payload-only Debezium, Transferia, vendor documents,
+    Maxwell records of the documented shape."""
     groups = {
         DATAWORKS: Group(_dataworks(corpus), _tables(corpus, [DATAWORKS])),
         "formats": Group(_copy_at(0, corpus, FORMATS), _tables(corpus, FORMATS)),
@@ -317,6 +365,7 @@ def build_a(spark: object, corpus: Path, base: Path) -> Warehouse:
         ),
         "key_value": Group(_key_value(corpus), _tables(corpus, KEY_VALUE_DIRS)),
         "vendor_docs": Group(_vendor_docs, _vendor_tables(), VENDOR_KEYS),
+        MAXWELL_DOC: Group(_maxwell_doc, [*MAXWELL_DOC_EXPECTED]),
     }
     return build(spark, base, "shared_a", len(KEY_VALUE_STEPS), groups)
 

@@ -9,6 +9,8 @@ the messages themselves (DataWorks `primaryKey`, Canal `pkNames`, Maxwell
 project's own typed contracts bind other sources. They land in the shared warehouse
 `corpus_a` (tests/corpus/shared.py: DataWorks one file per step, the formats with the first
 step), whose declared keys name none of their tables; every count is scoped to their files.
+With them land Maxwell records of the shape Maxwell's documentation gives, keyed by their
+Kafka key only (`shared.MAXWELL_DOC`: Maxwell's default options).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from tests.corpus.shared import (
     DATAWORKS,
     DATAWORKS_ORDER,
     FORMATS,
+    MAXWELL_DOC,
+    MAXWELL_DOC_EXPECTED,
     Warehouse,
     expected_state,
 )
@@ -126,3 +130,26 @@ def test_formats_quarantine_nothing(formats_project) -> None:  # type: ignore[no
         "where _cdc_source_id = 'mydb.orders' and _cdc_op in ('c', 'r', 'u', 'd')"
     )
     assert keys and all(set(json.loads(k["_cdc_key"])) == {"order_number"} for k in keys)
+
+
+def test_maxwell_kafka_key_change_of_the_documented_shape(corpus_a: Warehouse) -> None:
+    """Issue #31, finding 5, on Maxwell's documented shape (kcat -J records, no
+    `primary_key_columns`): the update whose `old` carries `"id": 1` while its Kafka key
+    names `pk.id` 3 is a delete of key 1 (read off `data` overlaid with `old`) and then the
+    update of key 3, so gold holds key 3 only, after the step that landed it and at the
+    end; nothing is quarantined."""
+    project = corpus_a.project
+    assert_strict_tables(corpus_a.state([*MAXWELL_DOC_EXPECTED], 0), MAXWELL_DOC_EXPECTED)
+    assert_strict_state(project, MAXWELL_DOC_EXPECTED)
+    rows = project.sql(
+        "select _source_line, _cdc_row_index, _cdc_envelope, _cdc_op, _cdc_key, "
+        f"_cdc_error_reason from {project.layer('silver')}.stg_cdc__messages "
+        f"where _source_file like '{project.landed_under(MAXWELL_DOC)}' order by all"
+    )
+    assert [tuple(r.values()) for r in rows] == [
+        (1, 0, "maxwell", "c", '{"id":"1"}', None),
+        (2, 0, "maxwell", "c", '{"id":"2"}', None),
+        (3, 0, "maxwell", "d", '{"id":"1"}', None),
+        (3, 1, "maxwell", "u", '{"id":"3"}', None),
+        (4, 0, "maxwell", "d", '{"id":"2"}', None),
+    ]

@@ -1,21 +1,23 @@
-"""End to end: simulated Alibaba DataWorks, Canal and Oracle GoldenGate sources -> landing
-files -> dbt build -> `captured_rows` equals the source database.
+"""End to end: simulated Alibaba DataWorks, Canal, Maxwell and Oracle GoldenGate sources ->
+landing files -> dbt build -> `captured_rows` equals the source database.
 
-Five simulated sources (cdc_tools.simulator.alibaba_sim) share one landing folder and one
+Six simulated sources (cdc_tools.simulator.alibaba_sim) share one landing folder and one
 `dbt build`: DataWorks real-time sync with split updates (`UPDATE_BEFOR` + `UPDATE_AFTER`
 sharing a sequenceId), DataWorks with single-message updates (the `UPDATE_BEFORE` spelling
-option, a lower-case `dbType`, heartbeats with `systemTime`), Canal flat messages, and two
+option, a lower-case `dbType`, heartbeats with `systemTime`), Canal flat messages,
+Maxwell's daemon with its default options (no `primary_key_columns`: kcat `-J` records
+whose Kafka key `{"database", "table", "pk.id"}` names the row after the change), and two
 OGG JSON formatter streams with Extract's compressed updates and deletes (the key and
 changed columns only; primary-key updates as one `U` naming both keys), one of them with
 the formatter's `<COL>_isMissing` flags on every column. Each workload has a table of
 every value type that gains a column mid-stream (`items`), a composite-key table
-(`accounts`), a table without a primary key (`events`), primary-key changes, truncates,
-and redelivered messages (at-least-once; some land a batch late). Their table names
-(items, accounts, events) do not collide with the tables the project declares keys for
-(customers, orders, order_lines), so every key comes from the messages (DataWorks
-`primaryKey` or `#alibaba_rds_row_id#`, Canal `pkNames`, OGG `primary_keys`). A second
-part (`ogg_docs`) lands a hand-written OGG stream of the formatter's documented shapes
-(tests/fixtures/ogg/).
+(`accounts`), a table without a primary key (`events`), primary-key changes, truncates
+(but for Maxwell, which writes nothing for one), and redelivered messages (at-least-once;
+some land a batch late). Their table names (items, accounts, events) do not collide with
+the tables the project declares keys for (customers, orders, order_lines), so every key
+comes from the messages (DataWorks `primaryKey` or `#alibaba_rds_row_id#`, Canal
+`pkNames`, Maxwell's Kafka key, OGG `primary_keys`). A second part (`ogg_docs`) lands a
+hand-written OGG stream of the formatter's documented shapes (tests/fixtures/ogg/).
 
 After each batch, an incremental second batch, a no-op run and a `--full-refresh`,
 `captured_rows` must hold exactly the simulator's oracle (kept by executing the statements
@@ -42,6 +44,7 @@ from cdc_tools.simulator.alibaba_sim import (
     ExpectedTable,
     simulate_canal,
     simulate_dataworks,
+    simulate_maxwell,
     simulate_ogg,
 )
 from cdc_tools.simulator.alibaba_source import ROW_ID, AlibabaSimConfig
@@ -53,20 +56,37 @@ from tests.e2e.stream import Part, batch_lander, register
 pytestmark = pytest.mark.spark
 
 _TRANSACTIONS = 25
-DATABASES = ("dw_split", "dw_single", "canal_db", "ogg_db", "ogg_flags")
-ENVELOPES = {"dataworks": "alibaba_dataworks", "canal": "canal", "ogg": "ogg"}
+DATABASES = ("dw_split", "dw_single", "canal_db", "maxwell_db", "ogg_db", "ogg_flags")
 _REDELIVER = 0.1
+# the envelope (stg_cdc__messages._cdc_envelope) of each simulated format
+ENVELOPES = {
+    "dataworks": "alibaba_dataworks",
+    "canal": "canal",
+    "maxwell": "maxwell",
+    "ogg": "ogg",
+}
 
 
-def _config(seed: int, database: str, pk_change_probability: float = 0.05) -> AlibabaSimConfig:
+def _config(seed: int, database: str, **options: float) -> AlibabaSimConfig:
     return AlibabaSimConfig(
         seed=seed,
         database=database,
         batches=2,
         transactions=_TRANSACTIONS,
         redeliver_fraction=_REDELIVER,
-        pk_change_probability=pk_change_probability,
+        **options,  # type: ignore[arg-type]
     )
+
+
+def _maxwell_key_changes(result: AlibabaSimResult, batch: int) -> list[tuple[dict, dict]]:
+    """(Kafka key, value) of each Maxwell update whose `old` carries the previous `id` (a
+    DDL message's Kafka key is a bare UUID, a row's a JSON object)."""
+    values = [(m.key, json.loads(str(m.value))) for m in result.batches[batch]]
+    return [
+        (json.loads(str(k)), v)
+        for k, v in values
+        if v["type"] == "update" and "id" in v.get("old", {})
+    ]
 
 
 def _ogg_images(result: AlibabaSimResult, op_type: str) -> list[dict]:
@@ -90,14 +110,19 @@ def _simulations() -> list[tuple[AlibabaSimResult, str]]:
         ),
     )
     canal = simulate_canal(_config(82, DATABASES[2]))
-    ogg = simulate_ogg(_config(95, DATABASES[3], pk_change_probability=0.3))
+    # Maxwell writes nothing for a TRUNCATE; more key changes than the default workload
+    maxwell = simulate_maxwell(
+        _config(91, DATABASES[3], truncate_probability=0.0, pk_change_probability=0.25)
+    )
+    ogg = simulate_ogg(_config(95, DATABASES[4], pk_change_probability=0.3))
     ogg_flags = simulate_ogg(
-        _config(92, DATABASES[4], pk_change_probability=0.3), missing_flags=True
+        _config(92, DATABASES[5], pk_change_probability=0.3), missing_flags=True
     )
     results = [
         (split, "value_lines"),
         (single, "kcat"),
         (canal, "value_lines"),
+        (maxwell, "kcat"),
         (ogg, "value_lines"),
         (ogg_flags, "kcat"),
     ]
@@ -116,6 +141,14 @@ def _simulations() -> list[tuple[AlibabaSimResult, str]]:
         for m in single.messages
         if m.value
     )
+    # Maxwell: key-changing updates in both batches, whose `old` carries the previous id
+    # while the Kafka key (no primary_key_columns) names the new one; a late redelivery
+    for batch in (0, 1):
+        changes = _maxwell_key_changes(maxwell, batch)
+        assert len(changes) >= 3, (batch, len(changes))
+        assert all(k["pk.id"] == v["data"]["id"] != v["old"]["id"] for k, v in changes)
+        assert not any("primary_key_columns" in v for _, v in changes)
+    assert maxwell.redelivered[1]
     for result in (ogg, ogg_flags):
         updates = _ogg_images(result, "U")
         # compressed updates (a non-key column left out), primary-key updates, compressed
@@ -214,8 +247,9 @@ register(Part(OGG_PART, land=_land_ogg_fixture, databases=("hr",)))
 # ------------------------------------------------------------------ reading gold
 def _gold(dbt_project, table: str) -> list[tuple[str, dict]]:  # type: ignore[no-untyped-def]
     """(_cdc_key, row image as sent) of every captured row of `db.table` (_cdc_source_id:
-    the DataWorks records carry no schemaName, Canal none at all, so lower(db.table)). The
-    oracle holds raw values (DATE as epoch ms): `_cdc_row_json` decodes DataWorks DATEs."""
+    the DataWorks records carry no schemaName, Canal and Maxwell none at all, so
+    lower(db.table)). The oracle holds raw values (DATE as epoch ms): `_cdc_row_json`
+    decodes DataWorks DATEs."""
     rows = dbt_project.sql(
         f"select _cdc_key, _cdc_row_json_raw from {dbt_project.layer('gold')}.captured_rows "
         f"where _cdc_source_id = lower('{table}')"
@@ -254,7 +288,7 @@ def _compare_table(  # type: ignore[no-untyped-def]
     if len({key for key, _ in gold}) != len(gold):
         failures.append(f"{table}: a _cdc_key appears twice")
     if expected.key_columns is None:
-        # Canal without a primary key: the format carries no row identity, so the table
+        # Canal / Maxwell without a primary key: the format carries no row identity, so the table
         # is a multiset: gold holds each distinct row as many times as the source does
         # (int_cdc__keyless_changes), one _cdc_key per copy.
         wanted = Counter(_row_text(row) for row in expected.rows)
@@ -355,6 +389,34 @@ def test_second_batch_with_redeliveries_applies_incrementally(dbt_project, simul
     assert counts == {"bronze": landed, "quarantined": 0}
 
 
+@pytest.mark.stream("batch1")
+def test_maxwell_key_change_retires_the_old_key(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
+    """Issue #31, finding 5: a Maxwell update whose `old` carries the previous `id`, keyed
+    only by its Kafka key (`pk.id` names the new row; no `primary_key_columns`), is two row
+    changes: a delete of the old key (read off `data` overlaid with `old`), then the update
+    of the new one. Gold (test_second_batch_...) then holds the new key only."""
+    [maxwell] = [r for r, _ in simulations if r.format == "maxwell"]
+    wanted = {}
+    for batch in (0, 1):
+        for m in maxwell.batches[batch]:
+            value = json.loads(str(m.value))
+            if value["type"] == "update" and "id" in value.get("old", {}):
+                old, new = value["old"]["id"], value["data"]["id"]
+                wanted[m.offset] = [(0, "d", f'{{"id":"{old}"}}'), (1, "u", f'{{"id":"{new}"}}')]
+    rows = dbt_project.sql(
+        f"select _kafka_offset, _cdc_row_index, _cdc_op, _cdc_key "
+        f"from {dbt_project.layer('silver')}.stg_cdc__messages "
+        f"where _kafka_topic = '{maxwell.topic}' and _cdc_source_table = 'items' order by all"
+    )
+    changes: dict[int, list[tuple[int, str, str]]] = {}
+    for row in rows:
+        changes.setdefault(row["_kafka_offset"], []).append(
+            (row["_cdc_row_index"], row["_cdc_op"], row["_cdc_key"])
+        )
+    assert len(wanted) >= 6
+    assert {offset: changes.get(offset) for offset in wanted} == wanted
+
+
 def _utc(ms: int | None) -> datetime | None:
     """Epoch ms as the naive UTC timestamp Spark returns (the session runs in UTC)."""
     if ms is None:
@@ -386,10 +448,10 @@ def test_sync_progress_holds_the_latest_heartbeat(dbt_project, simulations) -> N
             "last_heartbeat_system_ts": _utc(heartbeat.system_time),
             "heartbeats": sent,
         }, result.config.database
-    canal = [r for r, _ in simulations if r.format == "canal"]
-    for result in canal:
-        row = progress[(result.topic, "canal")]
-        assert row["heartbeats"] == 0 and row["last_heartbeat_event_ts"] is None
+    for result, _ in simulations:
+        if result.format != "dataworks":
+            row = progress[(result.topic, ENVELOPES[result.format])]
+            assert row["heartbeats"] == 0 and row["last_heartbeat_event_ts"] is None
 
 
 @pytest.mark.stream("noop")

@@ -1,4 +1,4 @@
-"""Unit tests for the DataWorks and Canal simulators (no Spark).
+"""Unit tests for the DataWorks, Canal and Maxwell simulators (no Spark).
 
 The replays below read only the emitted JSON (written independently of the emitters) and
 must reproduce the simulator's oracle, which comes from the source's own rows.
@@ -18,11 +18,13 @@ from cdc_tools.simulator.alibaba_sim import (
     expected_to_jsonable,
     simulate_canal,
     simulate_dataworks,
+    simulate_maxwell,
     write_expected_json,
 )
 from cdc_tools.simulator.alibaba_source import ROW_ID, AlibabaSimConfig
 from cdc_tools.simulator.canal import java_double_text
 from cdc_tools.simulator.dataworks import DataWorksOptions
+from cdc_tools.simulator.debezium import Message
 
 # Key sets of the corpus fixtures (paimon__aliyun-dataworks-event, seatunnel canal),
 # checked against the files by test_fixture_key_sets_match_corpus when the corpus is there.
@@ -36,8 +38,12 @@ CANAL_KEYS = {
     "table", "ts", "type",
 }  # fmt: skip
 DATA_OPS = {"INSERT", "UPDATE_BEFOR", "UPDATE_BEFORE", "UPDATE_AFTER", "DELETE", "TRUNCATE"}
+MAXWELL_KEYS = {"database", "table", "type", "ts", "xid", "data"}  # + xoffset/commit, old
 CONFIG = AlibabaSimConfig(seed=7)
 REDELIVER = AlibabaSimConfig(seed=11, redeliver_fraction=0.15)
+# Maxwell writes nothing for a TRUNCATE: its workloads have none.
+MAXWELL = AlibabaSimConfig(seed=7, truncate_probability=0.0, pk_change_probability=0.25)
+MAXWELL_REDELIVER = AlibabaSimConfig(seed=11, redeliver_fraction=0.15, truncate_probability=0.0)
 
 
 def _values(messages) -> list[dict]:  # type: ignore[no-untyped-def]
@@ -112,12 +118,60 @@ def replay_canal(records: list[dict]) -> dict[str, object]:
     return out
 
 
+def _json_key(m: Message) -> dict | None:
+    """A Maxwell Kafka key as JSON (a DDL message's key is a bare UUID: None)."""
+    return json.loads(m.key) if m.key and m.key.startswith("{") else None
+
+
+def replay_maxwell(messages: list[Message]) -> dict[str, object]:
+    """Order by (ts, xid, xoffset with the commit row last), then arrival. The Kafka key's
+    ``pk.*`` fields key the row after the change; an update's before image is ``data``
+    overlaid with ``old``, and the row it replaces is keyed by the same columns read off
+    it. Tables whose key has no ``pk.*`` field (only ``_uuid``) are multisets."""
+    records = [(_json_key(m), json.loads(str(m.value))) for m in messages]
+
+    def position(i: int) -> tuple:
+        r = records[i][1]
+        return (r["ts"], r.get("xid", 0), r.get("xoffset", float("inf")), i)
+
+    keyed: dict[str, dict[tuple, dict]] = {}
+    bags: dict[str, list[dict]] = {}
+    for i in sorted(range(len(records)), key=position):
+        key, r = records[i]
+        if r["type"] not in ("insert", "update", "delete"):
+            continue  # DDL
+        assert key is not None
+        table = f"{r['database']}.{r['table']}"
+        columns = [field[3:] for field in key if field.startswith("pk.")]
+        data = r["data"]
+        before = {**data, **r.get("old", {})}
+        if columns:
+            rows = keyed.setdefault(table, {})
+            if r["type"] != "insert":
+                rows.pop(tuple(before[c] for c in columns), None)
+            if r["type"] != "delete":
+                rows[tuple(key[f"pk.{c}"] for c in columns)] = data
+        else:
+            bag = bags.setdefault(table, [])
+            if r["type"] != "insert":
+                bag.remove(before)
+            if r["type"] != "delete":
+                bag.append(data)
+    out: dict[str, object] = dict(keyed)
+    for table, bag in bags.items():
+        out[table] = sorted(bag, key=lambda row: json.dumps(row, sort_keys=True))
+    return out
+
+
 def _check_replays(result: AlibabaSimResult) -> None:
     for i, expected in enumerate(result.expected):
-        records = _values(m for batch in result.batches[: i + 1] for m in batch)
-        replayed = replay_dataworks(records) if result.format == "dataworks" else None
-        if replayed is None:
-            replayed = replay_canal(records)  # type: ignore[assignment]
+        messages = [m for batch in result.batches[: i + 1] for m in batch]
+        if result.format == "maxwell":
+            replayed = replay_maxwell(messages)
+        elif result.format == "dataworks":
+            replayed = replay_dataworks(_values(messages))  # type: ignore[assignment]
+        else:
+            replayed = replay_canal(_values(messages))
         for table, exp in expected.items():
             got = replayed.get(table, {} if exp.key_columns else [])
             want = exp.by_key() if exp.key_columns else exp.rows
@@ -155,8 +209,17 @@ def test_canal_replay_reproduces_oracle(config) -> None:  # type: ignore[no-unty
     _check_replays(simulate_canal(config))
 
 
+@pytest.mark.parametrize(
+    "config",
+    [MAXWELL, MAXWELL_REDELIVER, AlibabaSimConfig(seed=5, batches=4, truncate_probability=0)],
+)
+def test_maxwell_replay_reproduces_oracle(config) -> None:  # type: ignore[no-untyped-def]
+    _check_replays(simulate_maxwell(config))
+
+
 def test_redelivery_repeats_messages() -> None:
-    for result in (simulate_dataworks(REDELIVER), simulate_canal(REDELIVER)):
+    results = (simulate_dataworks(REDELIVER), simulate_canal(REDELIVER))
+    for result in (*results, simulate_maxwell(MAXWELL_REDELIVER)):
         values = Counter(m.value for m in result.messages)
         assert sum(len(r) for r in result.redelivered) > 5
         assert all(values[m.value] >= 2 for r in result.redelivered for m in r)
@@ -324,3 +387,74 @@ def test_fixture_key_sets_match_corpus(corpus_dir: Path) -> None:
         )
     lines = (corpus_dir / "seatunnel__canal-data-filter-table.txt").read_text().splitlines()
     assert all(json.loads(line).keys() == CANAL_KEYS for line in lines)
+
+
+def test_maxwell_deterministic_and_refuses_truncates() -> None:
+    a, b = simulate_maxwell(MAXWELL), simulate_maxwell(MAXWELL)
+    assert [(m.key, m.value) for m in a.messages] == [(m.key, m.value) for m in b.messages]
+    assert [expected_to_jsonable(e) for e in a.expected] == [
+        expected_to_jsonable(e) for e in b.expected
+    ]
+    with pytest.raises(ValueError, match="TRUNCATE"):
+        simulate_maxwell(CONFIG)
+
+
+def test_maxwell_shapes_keys_and_values() -> None:
+    """Maxwell's documented shape: one message per row, xoffset on every row of a
+    transaction but its last (commit), JSON-typed values, no primary_key_columns, the Kafka
+    key's pk.* fields naming the row after the change (`_uuid` without a primary key), and
+    DDL as table-create / table-alter."""
+    result = simulate_maxwell(MAXWELL)
+    messages = result.messages
+    records = _values(messages)
+    dml = [(m, r) for m, r in zip(messages, records, strict=True) if "xid" in r]
+    assert {r["type"] for r in records} == {
+        "insert", "update", "delete", "table-create", "table-alter",
+    }  # fmt: skip
+    for m, r in dml:
+        extra = {"old"} if r["type"] == "update" else set()
+        assert r.keys() == MAXWELL_KEYS | extra | ({"commit"} if r.get("commit") else {"xoffset"})
+        assert r.get("commit") in (None, True) and isinstance(r["ts"], int) and r["ts"] < 10**10
+        key = json.loads(str(m.key))
+        assert list(key)[:2] == ["database", "table"]
+        assert (key["database"], key["table"]) == (r["database"], r["table"])
+        if r["table"] == "events":
+            assert list(key) == ["database", "table", "_uuid"]
+        else:
+            columns = {"items": ["id"], "accounts": ["region", "account_no"]}[r["table"]]
+            assert list(key)[2:] == [f"pk.{c}" for c in columns]
+            assert all(key[f"pk.{c}"] == r["data"][c] for c in columns)
+    # transactions: xoffset 0..n-2, then the commit row; xids increase
+    by_xid: dict[int, list[dict]] = {}
+    for _, r in dml:
+        by_xid.setdefault(r["xid"], []).append(r)
+    for rows in by_xid.values():
+        assert [r.get("xoffset") for r in rows[:-1]] == list(range(len(rows) - 1))
+        assert rows[-1]["commit"] is True and "xoffset" not in rows[-1]
+    xids = [r["xid"] for _, r in dml]
+    assert xids == sorted(xids) and any(len(rows) > 1 for rows in by_xid.values())
+    # values: integers (tinyint(1) as 0/1), doubles as Java text, base64 bytes, text dates
+    items = [r["data"] for _, r in dml if r["table"] == "items"]
+    assert {type(i["id"]) for i in items} == {int}
+    flags = {i["is_active"] for i in items}
+    assert flags <= {0, 1, None} and {0, 1} <= flags
+    assert any(isinstance(i["price"], float) for i in items)
+    assert any("E" in str(m.value) and '"price":' in str(m.value) for m in messages)
+    assert all(len(i["ship_date"]) == 10 for i in items if i["ship_date"] is not None)
+    assert all(len(i["created_at"]) == 19 for i in items if i["created_at"] is not None)
+    # key changes: old carries the previous id, the Kafka key names the new one
+    changes = [(m, r) for m, r in dml if r["type"] == "update" and "id" in r.get("old", {})]
+    assert len(changes) >= 3
+    for m, r in changes:
+        assert json.loads(str(m.key))["pk.id"] == r["data"]["id"] != r["old"]["id"]
+    ddl = [r for r in records if "xid" not in r]
+    assert [r["type"] for r in ddl] == ["table-create"] * 3 + ["table-alter"]
+    alter = ddl[-1]
+    assert alter["sql"].startswith("ALTER TABLE `items` ADD COLUMN `note`")
+    assert [c["name"] for c in alter["def"]["columns"]][-1] == "note"
+    assert "note" not in [c["name"] for c in alter["old"]["columns"]]
+    assert all(m.key and not m.key.startswith("{") for m, r in zip(messages, records, strict=True)
+               if "xid" not in r)  # fmt: skip
+    assert result.key_columns == {
+        "simdb.items": ["id"], "simdb.accounts": ["region", "account_no"], "simdb.events": None,
+    }  # fmt: skip

@@ -4,6 +4,12 @@
     "old", "primary_key_columns"}`. insert -> c, bootstrap-insert -> r, update -> u
     (before = data overlaid with old), delete -> d; table-* and database-* are
     'schema_change', bootstrap-start / bootstrap-complete 'control'.
+    Key columns (_maxwell_key_columns): `primary_key_columns` (option
+    output_primary_key_columns), else the `pk.<column>` fields of the Kafka key (Maxwell's
+    default key format `{"database", "table", "pk.<column>": <value>}`, built from `data`:
+    it names the new row); none for a table without a primary key (its key holds only a
+    random `_uuid`). An update whose `old` holds a key column changes the key: a delete of
+    the old key (read off `data` overlaid with `old`), then the update.
 -#}
 
 {% macro maxwell__body_fields() %}
@@ -63,9 +69,10 @@
 {% macro maxwell__key(message, announced_key) %}
     {#-
         `primary_key_columns` read off the row image (`data`: the before image for
-        deletes too); else the Kafka key's `pk.<column>` fields; else the whole row.
+        deletes too); else the Kafka key's `pk.<column>` fields, but for the delete of the
+        old key of a key change, whose key columns are read off its before image (the
+        Kafka key names the new row); else the whole row.
     -#}
-    {%- set kafka_pk = 'map_filter(' ~ cdc_json_map(message ~ '.message_key') ~ ', (k, v) -> k like \'pk.%\')' -%}
     case
         when size({{ message }}.body.primary_key_columns) > 0 or {{ message }}.message_key is null
             then {{ cdc_key_from_image(
@@ -73,11 +80,51 @@
                 cdc_json_map(_maxwell_image(message)),
                 'transform(' ~ message ~ '.body.primary_key_columns, key_column -> lower(key_column))'
             ) }}
+        when {{ message }}.body.type = 'update' and {{ message }}.row_image is not null
+            and {{ message }}.row_image.after is null
+            then {{ _maxwell_key_of(cdc_json_map(message ~ '.row_image.before'), _maxwell_key_columns(message)) }}
         else coalesce(
-            {{ cdc_canonical_json_map('transform_keys(' ~ kafka_pk ~ ', (k, v) -> substr(k, 4))') }},
+            {{ cdc_canonical_json_map(
+                'transform_keys(' ~ _maxwell_kafka_key_fields(message) ~ ', (k, v) -> substr(k, 4))'
+            ) }},
             {{ cdc_key_from_image(message ~ '.source_identity', cdc_json_map(_maxwell_image(message))) }}
         )
     end
+{% endmacro %}
+
+{% macro _maxwell_kafka_key_fields(message) %}
+    {#- The `pk.<column>` fields of the Kafka key (map<string, string>), null without one. -#}
+    map_filter({{ cdc_json_map(message ~ '.message_key') }}, (k, v) -> k like 'pk.%')
+{% endmacro %}
+
+{% macro _maxwell_key_columns(message) %}
+    {#-
+        array<string>: the key columns of a row change, lower-cased: `primary_key_columns`
+        when it names any, else the Kafka key's `pk.<column>` names; empty or null for a
+        keyless table (a Kafka key of `database`, `table` and `_uuid`) or no key.
+    -#}
+    case
+        when size({{ message }}.body.primary_key_columns) > 0
+            then transform({{ message }}.body.primary_key_columns, key_column -> lower(key_column))
+        else transform(map_keys({{ _maxwell_kafka_key_fields(message) }}), key_field -> substr(key_field, 4))
+    end
+{% endmacro %}
+
+{% macro _maxwell_key_of(image_map, key_columns) %}
+    {#-
+        The canonical key of the row image `image_map` (map<string, string>) by
+        `key_columns` (array<string>), each computed once (cdc_let); null when the image
+        lacks one of them.
+    -#}
+    {%- set key -%}
+        case
+            when forall(key_names, key_column -> key_image[key_column] is not null)
+                then {{ cdc_canonical_json_map(
+                    'map_from_arrays(key_names, transform(key_names, key_column -> key_image[key_column]))'
+                ) }}
+        end
+    {%- endset -%}
+    {{ cdc_let(key_columns, 'key_names', cdc_let(image_map, 'key_image', key)) }}
 {% endmacro %}
 
 {% macro _maxwell_image(message) %}
@@ -87,14 +134,16 @@
 
 {% macro maxwell__row_images(message) %}
     {#-
-        An update whose `old` holds a primary-key column changes the key: two row
-        changes, a delete of the old key, then the update. Null otherwise.
+        An update whose `old` holds a key column (_maxwell_key_columns: declared by
+        `primary_key_columns` or named by the Kafka key) changes the key: two row changes,
+        a delete of the old key (before = `data` overlaid with `old`), then the update.
+        Null otherwise.
     -#}
     case
         when {{ message }}.body.type = 'update'
             and exists(
-                {{ message }}.body.primary_key_columns,
-                key_column -> map_contains_key({{ cdc_json_map(message ~ '.body.old') }}, lower(key_column))
+                {{ _maxwell_key_columns(message) }},
+                key_column -> map_contains_key({{ cdc_json_map(message ~ '.body.old') }}, key_column)
             )
             then array(
                 named_struct('before', {{ cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}, 'after', cast(null as string)),
@@ -180,6 +229,6 @@
         when {{ message }}.body.data is null or not startswith(ltrim({{ message }}.body.data), '{')
             then 'missing_after: Maxwell ' || {{ message }}.body.type || ' without a data object'
         when {{ message }}.row_key is null
-            then 'missing_row_key: data lacks a primary_key_columns column'
+            then 'missing_row_key: the row image lacks a key column (primary_key_columns or the Kafka key''s pk.*)'
     end
 {% endmacro %}
