@@ -180,19 +180,32 @@ def simulate_dataworks(
     return _run("dataworks", config, emitter, emitter.topic, state, lambda: emitter.heartbeat)
 
 
-def simulate_canal(config: AlibabaSimConfig, topic: str | None = None) -> AlibabaSimResult:
-    """Canal JSON messages of the workload (see :mod:`.canal`)."""
-    emitter = CanalEmitter(config.database, config.seed, topic)
+def _run_rows(
+    fmt: str,
+    config: AlibabaSimConfig,
+    emitter: _Emitter,
+    topic: str,
+    encode: Callable[[AliTable, Row], Row],
+    key_columns: Callable[[AliTable], list[str] | None],
+) -> AlibabaSimResult:
+    """:func:`_run` for a format that shows the table's own columns (no row id), each row
+    in its value form (``encode``)."""
 
     def state(source: AlibabaSource) -> ExpectedState:
         return expected_state(
             source,
-            lambda spec, row, _id: dict(canal_row(spec, row)),
-            canal_key_columns,
+            lambda spec, row, _id: encode(spec, row),
+            key_columns,
             lambda spec: list(spec.column_names),
         )
 
-    return _run("canal", config, emitter, emitter.topic, state)
+    return _run(fmt, config, emitter, topic, state)
+
+
+def simulate_canal(config: AlibabaSimConfig, topic: str | None = None) -> AlibabaSimResult:
+    """Canal JSON messages of the workload (see :mod:`.canal`)."""
+    emitter = CanalEmitter(config.database, config.seed, topic)
+    return _run_rows("canal", config, emitter, emitter.topic, canal_row, canal_key_columns)
 
 
 def simulate_maxwell(config: AlibabaSimConfig, topic: str | None = None) -> AlibabaSimResult:
@@ -203,16 +216,7 @@ def simulate_maxwell(config: AlibabaSimConfig, topic: str | None = None) -> Alib
     if config.truncate_probability > 0:
         raise ValueError("Maxwell writes nothing for TRUNCATE: set truncate_probability=0")
     emitter = MaxwellEmitter(config.database, config.seed, topic)
-
-    def state(source: AlibabaSource) -> ExpectedState:
-        return expected_state(
-            source,
-            lambda spec, row, _id: maxwell_row(spec, row),
-            maxwell_key_columns,
-            lambda spec: list(spec.column_names),
-        )
-
-    return _run("maxwell", config, emitter, emitter.topic, state)
+    return _run_rows("maxwell", config, emitter, emitter.topic, maxwell_row, maxwell_key_columns)
 
 
 def simulate_ogg(
@@ -220,16 +224,7 @@ def simulate_ogg(
 ) -> AlibabaSimResult:
     """Oracle GoldenGate JSON records of the workload, compressed (see :mod:`.ogg`)."""
     emitter = OggEmitter(config.database, topic, missing_flags)
-
-    def state(source: AlibabaSource) -> ExpectedState:
-        return expected_state(
-            source,
-            lambda spec, row, _id: ogg_row(spec, row),
-            ogg_key_columns,
-            lambda spec: list(spec.column_names),
-        )
-
-    return _run("ogg", config, emitter, emitter.topic, state)
+    return _run_rows("ogg", config, emitter, emitter.topic, ogg_row, ogg_key_columns)
 
 
 def expected_to_jsonable(state: ExpectedState) -> dict[str, dict[str, object]]:

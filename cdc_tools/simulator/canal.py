@@ -37,7 +37,7 @@ from .alibaba_source import (
     SourceTx,
     Statement,
 )
-from .debezium import Message
+from .debezium import Message, Redelivering
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _EPOCH = dt.datetime(1970, 1, 1)
@@ -85,7 +85,7 @@ def canal_key_columns(spec: AliTable) -> list[str] | None:
     return list(spec.key) if spec.key is not None else None
 
 
-class CanalEmitter:
+class CanalEmitter(Redelivering):
     """Turns source transactions into Canal JSON messages on one topic (partition 0)."""
 
     def __init__(self, database: str, seed: int, topic: str | None = None) -> None:
@@ -181,11 +181,4 @@ class CanalEmitter:
             for st in tx.statements:
                 self._statement(out, st, es)
         self._close_group()
-        return out
-
-    def publish_again(self, messages: list[Message]) -> list[Message]:
-        out: list[Message] = []
-        for m in messages:
-            out.append(Message(m.topic, m.key, m.value, 0, self._offset, m.timestamp_ms))
-            self._offset += 1
         return out

@@ -60,6 +60,20 @@ class Message:
     timestamp_ms: int
 
 
+class Redelivering:
+    """An emitter writing partition 0 of its topic that publishes messages again at its next
+    offsets (at-least-once delivery: a copy keeps its key, value and timestamp)."""
+
+    _offset: int
+
+    def publish_again(self, messages: list[Message]) -> list[Message]:
+        out: list[Message] = []
+        for m in messages:
+            out.append(Message(m.topic, m.key, m.value, 0, self._offset, m.timestamp_ms))
+            self._offset += 1
+        return out
+
+
 # ------------------------------------------------------------------ value codecs
 def unscaled_to_bytes(unscaled: int) -> bytes:
     """Minimal big-endian two's-complement bytes (Java ``BigInteger.toByteArray``)."""

@@ -46,7 +46,7 @@ from .alibaba_source import (
     Statement,
 )
 from .canal import java_double_text
-from .debezium import Message
+from .debezium import Message, Redelivering
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _EPOCH = dt.datetime(1970, 1, 1)
@@ -104,7 +104,7 @@ def _table_def(database: str, spec: AliTable) -> dict[str, object]:
     }
 
 
-class MaxwellEmitter:
+class MaxwellEmitter(Redelivering):
     """Turns source transactions into Maxwell messages on one topic (partition 0)."""
 
     def __init__(self, database: str, seed: int, topic: str | None = None) -> None:
@@ -205,11 +205,4 @@ class MaxwellEmitter:
         out: list[Message] = []
         for tx in txs:
             self._transaction(out, tx)
-        return out
-
-    def publish_again(self, messages: list[Message]) -> list[Message]:
-        out: list[Message] = []
-        for m in messages:
-            out.append(Message(m.topic, m.key, m.value, 0, self._offset, m.timestamp_ms))
-            self._offset += 1
         return out

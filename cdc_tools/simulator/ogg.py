@@ -27,7 +27,7 @@ import datetime as dt
 import json
 
 from .alibaba_source import BOOLEAN, BYTES, DATE, AliTable, Row, SourceTx, Statement
-from .debezium import Message
+from .debezium import Message, Redelivering
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _EPOCH = dt.datetime(1970, 1, 1)
@@ -62,7 +62,7 @@ def ogg_key_columns(spec: AliTable) -> list[str] | None:
     return list(spec.key) if spec.key is not None else None
 
 
-class OggEmitter:
+class OggEmitter(Redelivering):
     """Turns source transactions into OGG JSON records on one topic (partition 0)."""
 
     def __init__(
@@ -151,11 +151,4 @@ class OggEmitter:
             out += unit
             if unit and keyed:
                 self.redelivery_units.append(unit)
-        return out
-
-    def publish_again(self, messages: list[Message]) -> list[Message]:
-        out: list[Message] = []
-        for m in messages:
-            out.append(Message(m.topic, m.key, m.value, 0, self._offset, m.timestamp_ms))
-            self._offset += 1
         return out
