@@ -57,6 +57,20 @@ class Part:
     vars: dict[str, object] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class DataTestResult:
+    """A data test of a step's build: its status (`pass`, `warn`, `fail`), failing rows and
+    compiled SQL."""
+
+    status: str
+    failures: int
+    sql: str
+
+    def rows(self, project: DbtProject) -> list[dict[str, object]]:
+        """The rows it fails on, as the warehouse holds them now."""
+        return project.sql(self.sql)
+
+
 PARTS: dict[str, Part] = {}
 # The modules that register a part: pytest-xdist runs them on one worker, as one scope
 # (tests/conftest.py); a test marked `stream` elsewhere is a usage error.
@@ -112,6 +126,7 @@ class Stream:
         self.built = -1  # index in STEPS of the last step built
         self.failure: str | None = None
         self.observed: dict[tuple[str, str], object] = {}
+        self.results: dict[str, Any] = {}  # each step's dbtRunnerResult
 
     def at(self, step: str) -> DbtProject:
         """The project with every step up to `step` built (a step is built once)."""
@@ -129,6 +144,20 @@ class Stream:
         self.at(step)
         return self.observed[(part, step)]
 
+    def data_test(self, step: str, name: str) -> DataTestResult:
+        """The result of the data test `name` (a prefix of its node name) in `step`'s build;
+        its compiled SQL, run again, lists what it found (the suite checks whole tables)."""
+        self.at(step)
+        found = [
+            r for r in self.results[step].result.results
+            if r.node.resource_type == "test" and r.node.name.startswith(name)
+        ]  # fmt: skip
+        if len(found) != 1:
+            raise ValueError(f"{len(found)} data tests named {name}* in the {step} build")
+        (result,) = found
+        status = str(getattr(result.status, "value", result.status))
+        return DataTestResult(status, int(result.failures or 0), result.node.compiled_code)
+
     def _build(self, step: str) -> None:
         try:
             for part in PARTS.values():
@@ -138,7 +167,7 @@ class Stream:
                     self.observed[(part.name, step)] = part.before[step](self.project)
             command = COMMANDS[step]
             if command is not None:
-                self.project.run(*command[0], vars=step_vars(step))
+                self.results[step] = self.project.run(*command[0], vars=step_vars(step))
         except BaseException as error:
             self.failure = f"step {step}: {error}"
             raise

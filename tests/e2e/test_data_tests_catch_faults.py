@@ -8,6 +8,7 @@ back. A final run of every test on the restored tables must pass.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable
 
 import pytest
@@ -281,10 +282,15 @@ def test_a_build_checks_the_rows_it_loaded_and_dbt_test_checks_every_row(built) 
     )
 
     # an old message twice: outside what the next build loads, so its tests pass; a
-    # whole-table `dbt test` finds it
+    # whole-table `dbt test` finds it. Heartbeats skip offsets 3-5 of partition 0: the
+    # build warns of that gap
     _append(spark, stg, lambda r: r)
     write_batch(source.batches[0], built.landing / "tt2", 0, "kcat")
-    built.run("build", vars=LOADED)
+    _land_heartbeats(built, "0.jsonl", {0: [0, 1, 2, 6, 7]})
+    first = built.run("build", vars=LOADED)
+    assert _new_gaps(built, first) == [
+        f"3 offsets missing in 1 range of topic {HEARTBEATS} partition 0: 3-5"
+    ]
     whole = built.run(
         "test", "--select", "stg_cdc__messages,test_name:unique", expect_success=False
     )
@@ -293,9 +299,50 @@ def test_a_build_checks_the_rows_it_loaded_and_dbt_test_checks_every_row(built) 
         "unique_stg_cdc__messages",
     )
 
-    # a message twice among the rows the next build loads: that build fails on it
+    # a message twice among the rows the next build loads: that build fails on it. The
+    # heartbeats go on after partition 0's gap (nothing new there) and skip offsets 1-3 of
+    # partition 1: the build warns of the new gap only
     _append(spark, stg, _with(_loaded_at=dt.datetime(2999, 1, 1)))
     write_batch(source.batches[1], built.landing / "tt2", 1, "kcat")
+    _land_heartbeats(built, "1.jsonl", {0: [8, 9], 1: [0, 4]})
     scoped = built.run("build", vars=LOADED, expect_success=False)
     results = [(r.node.name, str(r.status), r.failures) for r in scoped.result.results]
     _assert_failed(results, "unique_stg_cdc__messages")
+    assert _new_gaps(built, scoped) == [
+        f"3 offsets missing in 1 range of topic {HEARTBEATS} partition 1: 1-3"
+    ]
+    listed = built.sql(
+        "select _kafka_partition, first_missing_offset, last_missing_offset "
+        f"from {built.layer('silver')}.cdc_delivery_gaps where _kafka_topic = '{HEARTBEATS}'"
+    )
+    assert sorted(tuple(row.values()) for row in listed) == [(0, 3, 5), (1, 1, 3)]
+
+
+HEARTBEATS = "__debezium-heartbeat.ttgaps"
+
+
+def _land_heartbeats(project, name: str, offsets: dict[int, list[int]]) -> None:  # type: ignore[no-untyped-def]
+    """Debezium heartbeats (kcat records, key `serverName`) at these offsets per partition."""
+    records = [
+        {
+            "topic": HEARTBEATS,
+            "partition": partition,
+            "offset": offset,
+            "tstype": "create",
+            "ts": 1_700_000_000_000 + offset,
+            "key": json.dumps({"serverName": "ttgaps"}),
+            "payload": json.dumps({"ts_ms": 1_700_000_000_000 + offset}),
+        }
+        for partition, listed in offsets.items()
+        for offset in listed
+    ]
+    folder = project.landing / "ttgaps"
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text("".join(json.dumps(record) + "\n" for record in records))
+
+
+def _new_gaps(project, result) -> list[str]:  # type: ignore[no-untyped-def]
+    """The messages of the build's warning of new delivery gaps (its SQL run again)."""
+    (test,) = [r for r in result.result.results if r.node.name == "assert_no_new_delivery_gaps"]
+    assert str(test.status) == "warn", test.status
+    return sorted(str(row["message"]) for row in project.sql(test.node.compiled_code))

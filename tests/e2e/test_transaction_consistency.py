@@ -13,7 +13,10 @@ A simulated SQL Server source with transaction metadata (`TXN_MSS`, listed in
 
 After the first build gold must hold the source state before T2 (none of T2 or T, every
 transaction before them), and `int_cdc__pending_transactions` say what is missing; after
-the second, the source state after the second batch. A second source (`FREE_MSS`, not
+the second, the source state after the second batch. `cdc_delivery_gaps` lists T as a
+transaction missing an event while it does (its missing event is the last of its topic in
+the first batch: no offset gap shows it), and the offset T2's lost END leaves in the
+transaction topic, for good. A second source (`FREE_MSS`, not
 listed) landed whole in the same builds keeps today's behaviour: gold follows every batch.
 It is the same simulation under another name, so its transactions have the same ids: a
 transaction belongs to the source whose tables its events and END name.
@@ -209,3 +212,37 @@ def test_the_late_event_the_wait_limit_and_a_release_complete_the_rest(dbt_proje
             f"where _cdc_source_db = '{GATED.database}'"
         )
         assert counts["copies"] == counts["events"], table
+
+
+def _delivery_gaps(dbt_project) -> list[tuple[object, ...]]:  # type: ignore[no-untyped-def]
+    """The part's rows of cdc_delivery_gaps (its topics, its source databases)."""
+    rows = dbt_project.sql(
+        "select gap_kind, _kafka_topic, first_missing_offset, last_missing_offset, "
+        "transaction_id, source_db, transaction_state, events_expected, events_seen, "
+        "missing_count "
+        f"from {dbt_project.layer('silver')}.cdc_delivery_gaps "
+        f"where split_part(_kafka_topic, '.', 1) in ('{GATED.server}', '{FREE.server}') "
+        f"or source_db in ('{GATED.database.lower()}', '{FREE.database.lower()}')"
+    )
+    return sorted((tuple(row.values()) for row in rows), key=repr)
+
+
+def _lost_end_gap() -> tuple[object, ...]:
+    plan = _plan()
+    end = _end_of(plan.result.batches[0], plan.t2_id)
+    return ("kafka_offsets", end.topic, end.offset, end.offset, *[None] * 5, 1)
+
+
+@pytest.mark.stream("batch0")
+def test_delivery_gaps_list_the_lost_end_and_the_incomplete_transaction(dbt_project) -> None:  # type: ignore[no-untyped-def]
+    """After the first batch: T, whose END counts 5 events and 4 arrived, and the offset of
+    T2's lost END in the transaction topic; nothing of the source landed whole."""
+    plan = _plan()
+    t_gap = ("transaction_events", None, None, None, plan.t_id, "txn_mss", "waiting", 5, 4, 1)
+    assert _delivery_gaps(dbt_project) == sorted([_lost_end_gap(), t_gap], key=repr)
+
+
+@pytest.mark.stream("batch1")
+def test_delivery_gaps_drop_a_transaction_its_late_event_completed(dbt_project) -> None:  # type: ignore[no-untyped-def]
+    """After the second batch: T is complete; T2's END stays lost (U has no END yet)."""
+    assert _delivery_gaps(dbt_project) == [_lost_end_gap()]
