@@ -108,3 +108,11 @@ class SimConfig:
         if self.schema is not None:
             return self.schema
         return "INVENTORY"
+
+    @property
+    def sync_sources(self) -> tuple[str, ...]:
+        """Glob patterns of the sync sources (stg_cdc__sync_progress.sync_source) of the
+        topics the simulation writes: ``<server>`` (schema changes) and ``<server>.*``
+        (tables, transaction metadata). Its event times replay a past, so a build that loads
+        it lists these in the var ``cdc_replayed_sources`` (``make demo``)."""
+        return (self.server, f"{self.server}.*")

@@ -626,3 +626,41 @@ def test_row_images_decode_signed_times_past_a_day(render) -> None:  # type: ign
         parts.append(f"select {i} as id, {{{{ {decode} }}}}.json as decoded")
     rows = render(" union all ".join(parts) + " order by id")
     assert [json.loads(r["decoded"])["t"] for r in rows] == [text for *_, text in SIGNED_TIMES]
+
+
+QUIET_SOURCES = [
+    # (sync_source, hours since its newest event, hours since its newest load, warns)
+    ("crm.dbo.customers", 48, 0.1, True),  # a real source gone quiet: its events are old
+    ("crm.dbo.orders", 1, 0.1, False),
+    ("crm.dbo.lines", None, 0.1, True),  # no event time at all
+    ("demo_oracle.INVENTORY.CUSTOMERS", 24 * 400, 0.1, False),  # replayed, loaded just now
+    ("demo_db2.INVENTORY.ORDERS", 24 * 400, 48, True),  # replayed, nothing loaded for 2 days
+    ("demo_db2", 24 * 400, 1, False),  # the schema-change topic: `<server>` itself
+    ("demo_db2.transaction", None, 1, False),  # transaction metadata: no event time
+]
+
+
+def test_quiet_sources_measure_replayed_sources_by_their_loads(render) -> None:  # type: ignore[no-untyped-def]
+    """Finding 6 of issue #31: a replayed source (simulated, backfilled: `make demo`) is
+    quiet when nothing of it was loaded for `max_quiet_hours`, not because its event times,
+    in the past by design, are old; any other source by its newest event time, as before."""
+
+    def hours_ago(hours: float | None) -> str:
+        if hours is None:
+            return "cast(null as timestamp)"
+        return f"current_timestamp() - make_dt_interval(0, 0, 0, {hours * 3600})"
+
+    values = ", ".join(
+        f"({_sql_string(source)}, {hours_ago(event)}, {hours_ago(load)})"
+        for source, event, load, _ in QUIET_SOURCES
+    )
+    model = f"(select * from values {values} as t(sync_source, last_event_ts, last_loaded_at))"
+    rows = render(
+        '{{ test_cdc_quiet_sources(model="' + model + "\", column_name='last_event_ts', "
+        "max_quiet_hours=24, replayed_sources=['demo_oracle', 'demo_oracle.*', 'DEMO_DB2', "
+        "'demo_db2.*']) }}"
+    )
+    assert sorted(str(row["sync_source"]) for row in rows) == sorted(
+        source for source, *_, warns in QUIET_SOURCES if warns
+    )
+    assert {str(r["sync_source"]): r["is_replayed"] for r in rows}["demo_db2.INVENTORY.ORDERS"]
