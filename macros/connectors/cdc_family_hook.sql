@@ -35,10 +35,11 @@
                                    for (DataWorks `checkpointTime`), else null
           has_row_identity(message)
                                    optional: boolean, the message names its row's key
-                                   columns (a declared key, the envelope's own key list),
-                                   so the row is keyed, never keyless, even when an image
-                                   holds nothing but the key (a compressed delete);
-                                   default: a declared key matches its table
+                                   columns (the envelope's own key list), so the row is
+                                   keyed, never keyless, even when an image holds nothing
+                                   but the key (a compressed delete); default: false (a
+                                   declared key keys a table whatever the family:
+                                   stg_cdc__messages checks it once, cdc_has_declared_key)
           folds_row_images()       optional: true when an update's row image may be
                                    partial (only the key and changed columns: OGG's
                                    compressed updates), so int_cdc__document_changes
@@ -90,8 +91,8 @@
 {% endmacro %}
 
 {% macro cdc_family_default__has_row_identity(message) %}
-    {#- Default of the optional hook `has_row_identity`: a declared key matches the table. -#}
-    {{ cdc_has_declared_key(message ~ '.source_identity') }}
+    {#- Default of the optional hook `has_row_identity`: the message names no key columns. -#}
+    false
 {% endmacro %}
 
 {% macro cdc_family_default__folds_row_images() %}

@@ -211,9 +211,11 @@ final as (
         {{ cdc_source_id('connector', 'source_db', 'source_schema', 'source_table') }} as _cdc_source_id,
         row_key as _cdc_key,
         -- keyed by its whole row image: a keyless table (int_cdc__keyless_changes); never
-        -- a row whose key columns the message or a declared key names (has_row_identity)
+        -- a row whose key columns a declared key (cdc_has_declared_key) or the message
+        -- (has_row_identity) names
         coalesce(
             not {{ cdc_in_list('family', cdc_document_families()) }}
+            and not {{ cdc_has_declared_key('checked.source_identity') }}
             and not {{ cdc_family_case('has_row_identity', 'checked.family', 'checked') }}
             and row_key = {{ cdc_canonical_json_map(cdc_json_map("case when op = 'd' then before else after end")) }},
             false

@@ -91,8 +91,8 @@
 {% endmacro %}
 
 {% macro ogg__has_row_identity(message) %}
-    {#- `primary_keys` names the key, or a declared key matches: a compressed delete (the key columns only) is not a keyless row. -#}
-    (size({{ message }}.body.primary_keys) > 0 or {{ cdc_has_declared_key(message ~ '.source_identity') }})
+    {#- `primary_keys` names the key: a compressed delete (the key columns only) is not a keyless row. -#}
+    (size({{ message }}.body.primary_keys) > 0)
 {% endmacro %}
 
 {% macro ogg__folds_row_images() %}
