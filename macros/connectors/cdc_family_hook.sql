@@ -39,7 +39,7 @@
                                    keyed, never keyless, even when an image holds nothing
                                    but the key (a compressed delete); default: false (a
                                    declared key keys a table whatever the family:
-                                   stg_cdc__messages checks it once, cdc_has_declared_key)
+                                   stg_cdc__messages checks `declared_key` once)
           folds_row_images()       optional: true when an update's row image may be
                                    partial (only the key and changed columns: OGG's
                                    compressed updates), so int_cdc__document_changes
@@ -54,6 +54,9 @@
         `body`, `key_envelope`, `message_key`, lineage columns); `error_reason` and `key`
         may also use the common columns computed before them (`op`, `connector`,
         `source_db`, `source_schema`, `source_table`, `position`, `row_key`). Every hook
+        but `detect` and `table_identity` may read `source_identity` (the table_identity
+        struct) and `declared_key` (array<string>: the sorted key columns declared for that
+        table, cdc_declared_key, null when none; pass it to cdc_key_from_image). Every hook
         but `detect` and `row_images` may read `row_image` (struct<before, after>, null
         when the family's row_images gave none) and `_cdc_row_index` (0 for a message
         of one row change).

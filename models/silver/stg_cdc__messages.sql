@@ -80,18 +80,39 @@ families as (
 
 ),
 
+identities as (
+
+    select
+        families.*,
+        {{ cdc_family_case('table_identity', 'families.family', 'families') }} as source_identity
+    from families
+
+),
+
+declared as (
+
+    -- the key declared for the message's table (the var cdc_table_keys, the typed
+    -- contracts' meta.cdc_key), matched once per message: every family's key hook reads
+    -- this column (cdc_key_from_image), so the plan holds the declared keys once
+    select
+        identities.*,
+        {{ cdc_declared_key('identities.source_identity') }} as declared_key
+    from identities
+
+),
+
 exploded as (
 
     -- a message carrying several row changes (the family's row_images: Canal's multi-row
     -- data, a key change split into delete + update) becomes one row per row change, in
     -- order (_cdc_row_index); any other message is one row, index 0
     select
-        families.*,
+        declared.*,
         coalesce(row_images.row_index, 0) as _cdc_row_index,
         row_images.row_image
-    from families
+    from declared
         lateral view outer posexplode(
-            {{ cdc_family_case('row_images', 'families.family', 'families') }}
+            {{ cdc_family_case('row_images', 'declared.family', 'declared') }}
         ) row_images as row_index, row_image
 
 ),
@@ -102,8 +123,7 @@ identified as (
         exploded.*,
         {{ cdc_family_case('connector', 'exploded.family', 'exploded') }} as connector,
         {{ cdc_family_case('message_kind', 'exploded.family', 'exploded') }} as kind,
-        {{ cdc_family_case('op', 'exploded.family', 'exploded') }} as op,
-        {{ cdc_family_case('table_identity', 'exploded.family', 'exploded') }} as source_identity
+        {{ cdc_family_case('op', 'exploded.family', 'exploded') }} as op
     from exploded
 
 ),
@@ -211,11 +231,11 @@ final as (
         {{ cdc_source_id('connector', 'source_db', 'source_schema', 'source_table') }} as _cdc_source_id,
         row_key as _cdc_key,
         -- keyed by its whole row image: a keyless table (int_cdc__keyless_changes); never
-        -- a row whose key columns a declared key (cdc_has_declared_key) or the message
+        -- a row whose key columns a declared key (declared_key) or the message
         -- (has_row_identity) names
         coalesce(
             not {{ cdc_in_list('family', cdc_document_families()) }}
-            and not {{ cdc_has_declared_key('checked.source_identity') }}
+            and declared_key is null
             and not {{ cdc_family_case('has_row_identity', 'checked.family', 'checked') }}
             and row_key = {{ cdc_canonical_json_map(cdc_json_map("case when op = 'd' then before else after end")) }},
             false

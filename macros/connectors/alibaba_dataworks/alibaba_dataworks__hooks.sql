@@ -111,14 +111,13 @@
         two row changes: a delete of the before image's key, then the update. Null (the
         message's own before/after) otherwise.
     -#}
-    {%- set identity = '(' ~ alibaba_dataworks__table_identity(message) | trim ~ ')' -%}
     {%- set keys = _alibaba_dataworks_key_columns(message) -%}
     {%- set before = _alibaba_dataworks_image(message ~ '.body.before') -%}
     {%- set after = _alibaba_dataworks_image(message ~ '.body.after') -%}
     case
         when {{ message }}.body.op = 'UPDATE_AFTER' and {{ before }} is not null and {{ after }} is not null
-            and not ({{ cdc_key_from_image(identity, cdc_json_map(before), keys) }}
-                <=> {{ cdc_key_from_image(identity, cdc_json_map(after), keys) }})
+            and not ({{ cdc_key_from_image(message ~ '.declared_key', cdc_json_map(before), keys) }}
+                <=> {{ cdc_key_from_image(message ~ '.declared_key', cdc_json_map(after), keys) }})
             then array(
                 named_struct('before', {{ before }}, 'after', cast(null as string)),
                 named_struct('before', {{ before }}, 'after', {{ after }})
@@ -130,12 +129,12 @@
     {#- The key columns (see _alibaba_dataworks_key_columns) read off the image (`before` for d). -#}
     case
         when {{ message }}.op = 'd' then {{ cdc_key_from_image(
-            message ~ '.source_identity',
+            message ~ '.declared_key',
             cdc_json_map(alibaba_dataworks__before(message)),
             _alibaba_dataworks_key_columns(message)
         ) }}
         when {{ message }}.op in ('c', 'r', 'u') then {{ cdc_key_from_image(
-            message ~ '.source_identity',
+            message ~ '.declared_key',
             cdc_json_map(alibaba_dataworks__after(message)),
             _alibaba_dataworks_key_columns(message)
         ) }}

@@ -112,10 +112,10 @@
     {%- set keys = 'transform(' ~ message ~ '.body.pkNames, key_column -> lower(key_column))' -%}
     case
         when {{ message }}.op = 'd' then {{ cdc_key_from_image(
-            message ~ '.source_identity', cdc_json_map(message ~ '.row_image.before'), keys
+            message ~ '.declared_key', cdc_json_map(message ~ '.row_image.before'), keys
         ) }}
         when {{ message }}.op in ('c', 'u') then {{ cdc_key_from_image(
-            message ~ '.source_identity', cdc_json_map(message ~ '.row_image.after'), keys
+            message ~ '.declared_key', cdc_json_map(message ~ '.row_image.after'), keys
         ) }}
     end
 {% endmacro %}

@@ -65,10 +65,10 @@
         {{ cdc_canonical_json_map(key_map) }},
         case
             when {{ message }}.op = 'd' then {{ cdc_key_from_image(
-                message ~ '.source_identity', cdc_json_map(message ~ '.body.before'), announced_key
+                message ~ '.declared_key', cdc_json_map(message ~ '.body.before'), announced_key
             ) }}
             when {{ message }}.op in ('c', 'r', 'u') then {{ cdc_key_from_image(
-                message ~ '.source_identity', cdc_json_map(message ~ '.body.after'), announced_key
+                message ~ '.declared_key', cdc_json_map(message ~ '.body.after'), announced_key
             ) }}
         end
     )

@@ -76,7 +76,7 @@
     case
         when size({{ message }}.body.primary_key_columns) > 0 or {{ message }}.message_key is null
             then {{ cdc_key_from_image(
-                message ~ '.source_identity',
+                message ~ '.declared_key',
                 cdc_json_map(_maxwell_image(message)),
                 'transform(' ~ message ~ '.body.primary_key_columns, key_column -> lower(key_column))'
             ) }}
@@ -87,7 +87,7 @@
             {{ cdc_canonical_json_map(
                 'transform_keys(' ~ _maxwell_kafka_key_fields(message) ~ ', (k, v) -> substr(k, 4))'
             ) }},
-            {{ cdc_key_from_image(message ~ '.source_identity', cdc_json_map(_maxwell_image(message))) }}
+            {{ cdc_key_from_image(message ~ '.declared_key', cdc_json_map(_maxwell_image(message))) }}
         )
     end
 {% endmacro %}

@@ -75,16 +75,16 @@
     {#- `primary_keys` read off the row image (`before` for d); none: the whole row image. -#}
     case
         when {{ message }}.op = 'd'
-            then {{ _ogg_key_of(message ~ '.source_identity', ogg__before(message), message) }}
+            then {{ _ogg_key_of(message ~ '.declared_key', ogg__before(message), message) }}
         when {{ message }}.op in ('c', 'u')
-            then {{ _ogg_key_of(message ~ '.source_identity', ogg__after(message), message) }}
+            then {{ _ogg_key_of(message ~ '.declared_key', ogg__after(message), message) }}
     end
 {% endmacro %}
 
-{% macro _ogg_key_of(source_identity, image_json, message) %}
+{% macro _ogg_key_of(declared_key, image_json, message) %}
     {#- The canonical key of an OGG row image (cdc_key_from_image with `primary_keys`). -#}
     {{ cdc_key_from_image(
-        source_identity,
+        declared_key,
         cdc_json_map(image_json),
         'transform(' ~ message ~ '.body.primary_keys, key_column -> lower(key_column))'
     ) }}
@@ -110,10 +110,10 @@
         case
             when (
                 size({{ message }}.body.primary_keys) > 0
-                or {{ cdc_has_declared_key('ogg_identity') }}
+                or {{ message }}.declared_key is not null
             )
-                and {{ _ogg_key_of('ogg_identity', 'ogg_before', message) }}
-                    != {{ _ogg_key_of('ogg_identity', 'ogg_after', message) }}
+                and {{ _ogg_key_of(message ~ '.declared_key', 'ogg_before', message) }}
+                    != {{ _ogg_key_of(message ~ '.declared_key', 'ogg_after', message) }}
                 then array(
                     named_struct('before', ogg_before, 'after', cast(null as string)),
                     named_struct('before', ogg_before, 'after', ogg_after)
@@ -124,8 +124,7 @@
         when {{ message }}.body.op_type = 'U' and {{ message }}.body.before is not null
             and {{ message }}.body.after is not null
             then {{ cdc_let(_ogg_image(message ~ '.body.before'), 'ogg_before',
-                cdc_let(_ogg_image(message ~ '.body.after'), 'ogg_after',
-                cdc_let(ogg__table_identity(message), 'ogg_identity', key_change))) }}
+                cdc_let(_ogg_image(message ~ '.body.after'), 'ogg_after', key_change)) }}
     end
 {% endmacro %}
 
