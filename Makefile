@@ -11,7 +11,7 @@ export DBT_PROFILES_DIR := $(CURDIR)/profiles
 export SPARK_LOCAL_IP := 127.0.0.1
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: setup check-java demo test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down
+.PHONY: setup check-java demo test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down spark-server-up
 
 setup: check-java $(STAMP)
 	@mkdir -p landing
@@ -74,6 +74,12 @@ docs-serve: docs
 # a Spark standalone cluster on 127.0.0.1 for the `thrift` target (README, "Running on a Spark cluster")
 cluster-up: setup
 	$(PY) -m cdc_tools.cluster up
+
+# one long-lived Spark (the Thrift Server alone on local[2], one JVM) for the `thrift`
+# target: dbt commands run again and again skip the JVM's start and warm-up (README,
+# "A long-lived local Spark"); stopped by make cluster-down
+spark-server-up: setup
+	$(PY) -m cdc_tools.cluster up --local
 
 cluster-down:
 	@if [ -x $(PY) ]; then $(PY) -m cdc_tools.cluster down; fi

@@ -10,6 +10,10 @@
    submitted to that master with `spark-submit`, with its own Derby metastore and warehouse,
    and the project's Python UDFs shipped to the executors (`--py-files`).
 
+`up --local` starts the Thrift Server alone on a `local[N]` master (one JVM, no master,
+worker or executor process): a long-lived Spark for people who run dbt again and again on
+this machine, each `dbt` command then paying neither the JVM's start nor its warm-up.
+
 Everything lives under one folder (default `.cluster/`, git-ignored): logs, the metastore,
 the warehouse, the worker's work folder, and `cluster.json` (ports and process ids).
 `python -m cdc_tools.cluster down` stops what `up` started (each process group, then
@@ -64,6 +68,9 @@ class ClusterSpec:
     driver_memory: str = "2g"
     shuffle_partitions: int = 4
     extra_conf: Mapping[str, str] = field(default_factory=dict)
+    # the Thrift Server alone, on local[worker_cores] (one JVM: no master, worker or
+    # executor); driver_memory is then the memory of everything
+    local: bool = False
 
 
 @dataclass
@@ -135,7 +142,8 @@ def cluster_env(home: Path) -> dict[str, str]:
 def _resolve(spec: ClusterSpec) -> ClusterSpec:
     """The spec with every port 0 replaced by a free one; a taken port is an error."""
     ports = {}
-    for name in ("master_port", "master_ui_port", "worker_port", "worker_ui_port", "thrift_port"):
+    names = ["master_port", "master_ui_port", "worker_port", "worker_ui_port", "thrift_port"]
+    for name in names[-1:] if spec.local else names:
         port = getattr(spec, name)
         if port == 0:
             port = free_port()
@@ -227,7 +235,9 @@ def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterSta
         (home / folder).mkdir(parents=True, exist_ok=True)
     env = cluster_env(home)
     bin_dir = spark_home() / "bin"
-    master_url = f"spark://{LOOPBACK}:{spec.master_port}"
+    master_url = (
+        f"local[{spec.worker_cores}]" if spec.local else f"spark://{LOOPBACK}:{spec.master_port}"
+    )
     state = ClusterState(
         home=str(home),
         master_url=master_url,
@@ -238,6 +248,12 @@ def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterSta
         logs={},
     )
     try:
+        if spec.local:
+            thrift = _start("thrift-server", _submit_argv(home, spec, master_url), env, home)
+            _record(state, "thrift-server", thrift, home)
+            _wait_for(spec.thrift_port, thrift, "thrift-server", home, START_TIMEOUT_S)
+            _write_state(home, state)
+            return state
         master = _start(
             "master",
             [str(bin_dir / "spark-class"), "org.apache.spark.deploy.master.Master",
@@ -473,15 +489,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--thrift-port", type=int, default=int(os.environ.get("CDC_THRIFT_PORT", "10000"))
     )
+    parser.add_argument(
+        "--local",
+        action="store_true",
+        help="the Thrift Server alone on local[2] (one JVM, 4g): a long-lived local Spark",
+    )
     args = parser.parse_args(argv)
     if args.command == "up":
+        spec = ClusterSpec(thrift_port=args.thrift_port)
+        if args.local:
+            spec = ClusterSpec(thrift_port=args.thrift_port, local=True, driver_memory="4g")
         try:
-            state = up(args.home, ClusterSpec(thrift_port=args.thrift_port))
+            state = up(args.home, spec)
         except ClusterError as error:
             print(f"cluster: {error}", file=sys.stderr)
             return 1
-        print(f"cluster up: master {state.master_url} (UI {state.master_ui}), Thrift Server "
-              f"{state.thrift_host}:{state.thrift_port}; logs in {args.home}/logs")  # fmt: skip
+        print(f"cluster up: master {state.master_url}"
+              + ("" if args.local else f" (UI {state.master_ui})")
+              + f", Thrift Server {state.thrift_host}:{state.thrift_port}; "
+              f"logs in {args.home}/logs")  # fmt: skip
         landing = Path(os.environ.get("CDC_LANDING_DIR", REPO_ROOT / "landing")).resolve()
         # the executors read the landing files: an absolute path (or a shared URI)
         env = {**state.dbt_env(), "CDC_LANDING_DIR": str(landing)}

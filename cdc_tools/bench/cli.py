@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -49,6 +51,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="Spark event logs of the dbt runs, profiled per node (cdc_tools.spark_profile)",
     )
+    parser.add_argument(
+        "--thrift-port",
+        type=int,
+        help="run the dbt steps on the `thrift` target, against a long-lived Spark Thrift "
+        "Server on 127.0.0.1 at this port (`make spark-server-up`), each scenario in schemas "
+        "of its own; the floor too. Without it: the `local` profile, a Spark home per step",
+    )
     parser.add_argument("--baseline-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--landing", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--baseline-out", type=Path, help=argparse.SUPPRESS)
@@ -70,6 +79,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = sorted(set(flavours) - set(FLAVOURS))
     if unknown:
         raise SystemExit(f"unknown flavours {unknown}; known: {', '.join(FLAVOURS)}")
+    if args.thrift_port is not None:
+        if args.event_logs:
+            raise SystemExit("--event-logs reads a local session's logs: not with --thrift-port")
+        # every measured subprocess inherits these (steps.spark_env); new schemas per run,
+        # so that the full step starts from an empty warehouse on a server that persists
+        os.environ.update(
+            {
+                "DBT_TARGET": "thrift",
+                "CDC_THRIFT_HOST": "127.0.0.1",
+                "CDC_THRIFT_PORT": str(args.thrift_port),
+                "CDC_BENCH_SCHEMA": f"bench{int(time.time())}",
+            }
+        )
     results_dir: Path = args.results_dir.resolve()
     increment_events = round(args.events * args.increment_fraction)
     config = {
@@ -80,6 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "batch_events": args.batch_events,
         "scaling": args.scaling,
         "command": " ".join(["python -m cdc_tools.bench", *(argv or sys.argv[1:])]),
+        "target": "thrift" if args.thrift_port is not None else "local",
         "project": project_info(args.project_rev),
     }
     common = {

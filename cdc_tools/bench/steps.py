@@ -109,11 +109,16 @@ class Workspace:
 def spark_env(spark_home: Path, landing: Path) -> dict[str, str]:
     """The environment of a measured subprocess: its own Spark home, the landing folder."""
     env = dict(os.environ)
+    schema = env.get("CDC_BENCH_SCHEMA", "bench")
+    if env.get("DBT_TARGET") == "thrift":
+        # one server, one metastore: each scenario's steps (and its floor) get schemas of
+        # their own, where the local profile gets a Spark home of its own
+        schema = f"{schema}_{spark_home.parent.name}_{spark_home.name}".replace("-", "_")
     env.update(
         {
             "CDC_SPARK_HOME": str(spark_home),
             "CDC_LANDING_DIR": str(landing),
-            "CDC_SCHEMA": env.get("CDC_BENCH_SCHEMA", "bench"),
+            "CDC_SCHEMA": schema,
             "CDC_LOG4J_CONFIG": str(PROFILES_DIR / "log4j2.properties"),
             "DBT_PROFILES_DIR": str(PROFILES_DIR),
             "SPARK_LOCAL_IP": "127.0.0.1",
