@@ -106,6 +106,29 @@ def test_the_cluster_is_distributed_and_listens_on_loopback_only(cluster) -> Non
     assert addresses and all(a.startswith("127.0.0.1:") for a in addresses), addresses
 
 
+def test_the_local_server_is_one_jvm_on_loopback(tmp_path: Path) -> None:
+    """`up --local` (make spark-server-up): the Thrift Server alone on local[2], no master,
+    worker or executor process, answering on 127.0.0.1 only; stopped with nothing left."""
+    from pyhive import hive
+
+    spec = ClusterSpec(thrift_port=0, driver_memory="1g", local=True)
+    with running(tmp_path / "local", spec) as state:
+        assert state.master_url == "local[2]"
+        running_now = processes(state)
+        assert {p.role for p in running_now} <= {"thrift-server", "thrift-server child", "python"}
+        addresses = [address for process in running_now for address in process.listening]
+        assert f"127.0.0.1:{state.thrift_port}" in addresses
+        assert all(a.startswith("127.0.0.1:") for a in addresses), addresses
+        connection = hive.connect(host=state.thrift_host, port=state.thrift_port, username="dbt")
+        try:
+            cursor = connection.cursor()
+            cursor.execute("select 1 + 1")
+            assert cursor.fetchall() == [(2,)]
+        finally:
+            connection.close()
+    _gone(state)
+
+
 @pytest.fixture(scope="module")
 def relational() -> list[tuple[SimResult, str]]:
     results = []
@@ -197,6 +220,21 @@ def _remote_relations(cursor, schema: str) -> list[str]:  # type: ignore[no-unty
     names = [name for _, name, temporary in cursor.fetchall() if not temporary]
     # the state, runs and staging tables behind each cdc_current_state view are internal
     return sorted(name for name in names if "__cdc_" not in name)
+
+
+def _temporary_views(cluster: ClusterState) -> list[str]:
+    """The temporary views of the server's shared session (singleSession): the server
+    uncaches every one of them whenever a connection closes, after every dbt node, so a
+    build must leave none (the incremental materialization and bronze drop theirs)."""
+    from pyhive import hive
+
+    connection = hive.connect(host=cluster.thrift_host, port=cluster.thrift_port, username="dbt")
+    try:
+        cursor = connection.cursor()
+        cursor.execute("show tables")
+        return sorted(name for _, name, temporary in cursor.fetchall() if temporary)
+    finally:
+        connection.close()
 
 
 def _describe(cursor, relation: str) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
@@ -306,6 +344,7 @@ def test_cluster_gold_equals_the_oracle_and_the_local_target(  # type: ignore[no
     started = time.monotonic()
     dbt_project.run("build")
     print(f"batch-{batch}: dbt build on the local target took {time.monotonic() - started:.1f} s")
+    assert _temporary_views(cluster) == [], "a build left temporary views in the shared session"
     relations = copy_remote_gold(cluster, remote)
     assert {"captured_rows", "customers", "orders", "order_lines", "shop_customers"} <= set(
         relations
