@@ -66,13 +66,11 @@
     {%- call statement('main') -%}
       {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, existing_relation, unique_key, incremental_predicates) }}
     {%- endcall -%}
-    {#- the temporary view goes with the run: a Thrift Server shares one session among its
-        connections (singleSession) and, whenever one closes, uncaches every temporary
-        view of it, analysing each view's plan again (SparkSQLSessionManager.closeSession):
-        1.3 s per dbt node once a dozen were left -#}
-    {% call statement('drop_relation') -%}
-      drop {{ 'table' if language == 'python' else 'view' }} if exists {{ tmp_relation }}
-    {%- endcall %}
+    {%- if language == 'python' -%}
+      {% call statement('drop_relation') -%}
+        drop table if exists {{ tmp_relation }}
+      {%- endcall %}
+    {%- endif -%}
     {{ cdc_record_read_through(
           target_relation,
           inputs_read_through or _cdc_newest_loaded_at(

@@ -3,7 +3,6 @@
         materialized='incremental',
         incremental_strategy='append',
         full_refresh=false,
-        post_hook="{{ cdc_drop_landing_views() }}",
     )
 }}
 

@@ -585,10 +585,13 @@ def test_declared_keys_bind_to_their_source(dbt_project, spark) -> None:  # type
             "cast(null as string)" if v is None else _sql_string(v) for v in (db, schema, table)
         )
         image_map = "map(" + ", ".join(f"'{k}', '{v}'" for k, v in image.items()) + ")"
+        # as stg_cdc__messages does: the declared key matched once, then read off the image
         selects.append(
-            f"select {index} as id, {{{{ cdc_key_from_image('s.identity', \"{image_map}\") }}}} "
-            f"as key from (select named_struct('db', db, 'schema', sch, 'table', tbl) as identity "
-            f"from (select {values}) as v(db, sch, tbl)) as s"
+            f"select {index} as id, "
+            f"{{{{ cdc_key_from_image('s.declared_key', \"{image_map}\") }}}} as key "
+            f"from (select {{{{ cdc_declared_key('i.identity') }}}} as declared_key "
+            f"from (select named_struct('db', db, 'schema', sch, 'table', tbl) as identity "
+            f"from (select {values}) as v(db, sch, tbl)) as i) as s"
         )
     rows = _render_with_vars(
         dbt_project, spark, " union all ".join(selects) + " order by id", KEY_VARS
