@@ -248,32 +248,27 @@ def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterSta
         logs={},
     )
     try:
-        if spec.local:
-            thrift = _start("thrift-server", _submit_argv(home, spec, master_url), env, home)
-            _record(state, "thrift-server", thrift, home)
-            _wait_for(spec.thrift_port, thrift, "thrift-server", home, START_TIMEOUT_S)
-            _write_state(home, state)
-            return state
-        master = _start(
-            "master",
-            [str(bin_dir / "spark-class"), "org.apache.spark.deploy.master.Master",
-             "--host", LOOPBACK, "--port", str(spec.master_port),
-             "--webui-port", str(spec.master_ui_port)],
-            env, home,
-        )  # fmt: skip
-        _record(state, "master", master, home)
-        _wait_for(spec.master_port, master, "master", home, START_TIMEOUT_S)
-        worker = _start(
-            "worker",
-            [str(bin_dir / "spark-class"), "org.apache.spark.deploy.worker.Worker",
-             "--host", LOOPBACK, "--port", str(spec.worker_port),
-             "--webui-port", str(spec.worker_ui_port),
-             "--cores", str(spec.worker_cores), "--memory", spec.worker_memory,
-             "--work-dir", str(home / "work"), master_url],
-            env, home,
-        )  # fmt: skip
-        _record(state, "worker", worker, home)
-        _wait_for_worker(spec.master_ui_port, worker, home)
+        if not spec.local:  # --local: the Thrift Server alone, nothing to submit it to
+            master = _start(
+                "master",
+                [str(bin_dir / "spark-class"), "org.apache.spark.deploy.master.Master",
+                 "--host", LOOPBACK, "--port", str(spec.master_port),
+                 "--webui-port", str(spec.master_ui_port)],
+                env, home,
+            )  # fmt: skip
+            _record(state, "master", master, home)
+            _wait_for(spec.master_port, master, "master", home, START_TIMEOUT_S)
+            worker = _start(
+                "worker",
+                [str(bin_dir / "spark-class"), "org.apache.spark.deploy.worker.Worker",
+                 "--host", LOOPBACK, "--port", str(spec.worker_port),
+                 "--webui-port", str(spec.worker_ui_port),
+                 "--cores", str(spec.worker_cores), "--memory", spec.worker_memory,
+                 "--work-dir", str(home / "work"), master_url],
+                env, home,
+            )  # fmt: skip
+            _record(state, "worker", worker, home)
+            _wait_for_worker(spec.master_ui_port, worker, home)
         thrift = _start("thrift-server", _submit_argv(home, spec, master_url), env, home)
         _record(state, "thrift-server", thrift, home)
         _wait_for(spec.thrift_port, thrift, "thrift-server", home, START_TIMEOUT_S)
