@@ -45,7 +45,7 @@ demo: setup
 lint: setup
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m sqlfluff lint models macros tests/dbt
+	$(PY) -m sqlfluff lint --processes 2 models macros tests/dbt
 	$(PY) -m cdc_tools.check_yaml
 
 # two pytest workers (pytest-xdist), each with its own Spark session and metastore; a test
@@ -75,7 +75,7 @@ docs-serve: docs
 cluster-up: setup
 	$(PY) -m cdc_tools.cluster up
 
-# one long-lived Spark (the Thrift Server alone on local[2], one JVM) for the `thrift`
+# one long-lived Spark (the Thrift Server alone on local[2], one JVM, and its metastore service) for the `thrift`
 # target: dbt commands run again and again skip the JVM's start and warm-up (README,
 # "A long-lived local Spark"); stopped by make cluster-down
 spark-server-up: setup

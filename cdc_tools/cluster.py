@@ -6,12 +6,15 @@
 1. a standalone **master** (`org.apache.spark.deploy.master.Master`);
 2. one **worker** (`org.apache.spark.deploy.worker.Worker`), which starts the executor JVM
    of each application in its own process;
-3. the **Spark Thrift Server** (`HiveThriftServer2`, started by `cdc_tools/thrift_server.py`)
-   submitted to that master with `spark-submit`, with its own Derby metastore and warehouse,
-   and the project's Python UDFs shipped to the executors (`--py-files`).
+3. a **Hive metastore service** (`cdc_tools/metastore_server.py`: Derby behind Hive's
+   metastore Thrift API), which the Thrift Server reaches by `hive.metastore.uris`, as a
+   cluster's Spark reaches its shared metastore;
+4. the **Spark Thrift Server** (`HiveThriftServer2`, started by `cdc_tools/thrift_server.py`)
+   submitted to that master with `spark-submit`, with its own warehouse, and the project's
+   Python UDFs shipped to the executors (`--py-files`).
 
-`up --local` starts the Thrift Server alone on a `local[N]` master (one JVM, no master,
-worker or executor process): a long-lived Spark for people who run dbt again and again on
+`up --local` starts the metastore service and the Thrift Server on a `local[N]` master (no
+master, worker or executor process): a long-lived Spark for people who run dbt again and again on
 this machine, each `dbt` command then paying neither the JVM's start nor its warm-up.
 
 Everything lives under one folder (default `.cluster/`, git-ignored): logs, the metastore,
@@ -62,6 +65,7 @@ class ClusterSpec:
     worker_port: int = 0
     worker_ui_port: int = 8081
     thrift_port: int = 10000
+    metastore_port: int = 9083
     worker_cores: int = 2
     worker_memory: str = "4g"
     executor_memory: str = "2g"
@@ -69,7 +73,8 @@ class ClusterSpec:
     shuffle_partitions: int = 4
     extra_conf: Mapping[str, str] = field(default_factory=dict)
     # the Thrift Server alone, on local[worker_cores] (one JVM: no master, worker or
-    # executor); driver_memory is then the memory of everything
+    # executor; the metastore service beside it); driver_memory is then the memory of
+    # everything
     local: bool = False
 
 
@@ -142,8 +147,10 @@ def cluster_env(home: Path) -> dict[str, str]:
 def _resolve(spec: ClusterSpec) -> ClusterSpec:
     """The spec with every port 0 replaced by a free one; a taken port is an error."""
     ports = {}
-    names = ["master_port", "master_ui_port", "worker_port", "worker_ui_port", "thrift_port"]
-    for name in names[-1:] if spec.local else names:
+    names = ["thrift_port", "metastore_port"]
+    if not spec.local:
+        names += ["master_port", "master_ui_port", "worker_port", "worker_ui_port"]
+    for name in names:
         port = getattr(spec, name)
         if port == 0:
             port = free_port()
@@ -248,6 +255,14 @@ def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterSta
         logs={},
     )
     try:
+        # the metastore's JVM starts while master and worker do
+        metastore = _start(
+            "metastore",
+            [sys.executable, "-m", "cdc_tools.metastore_server", "--home", str(home),
+             "--port", str(spec.metastore_port), f"--java-options={_java_options(home)}"],
+            env, home,
+        )  # fmt: skip
+        _record(state, "metastore", metastore, home)
         if not spec.local:  # --local: the Thrift Server alone, nothing to submit it to
             master = _start(
                 "master",
@@ -269,6 +284,7 @@ def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterSta
             )  # fmt: skip
             _record(state, "worker", worker, home)
             _wait_for_worker(spec.master_ui_port, worker, home)
+        _wait_for(spec.metastore_port, metastore, "metastore", home, START_TIMEOUT_S)
         thrift = _start("thrift-server", _submit_argv(home, spec, master_url), env, home)
         _record(state, "thrift-server", thrift, home)
         _wait_for(spec.thrift_port, thrift, "thrift-server", home, START_TIMEOUT_S)
@@ -290,9 +306,8 @@ def _submit_argv(home: Path, spec: ClusterSpec, master_url: str) -> list[str]:
         "spark.cores.max": str(spec.worker_cores),
         "spark.ui.enabled": "false",
         "spark.sql.warehouse.dir": str(home / "warehouse"),
-        "spark.hadoop.javax.jdo.option.ConnectionURL": (
-            f"jdbc:derby:;databaseName={home / 'metastore_db'};create=true"
-        ),
+        "spark.hadoop.hive.metastore.uris": f"thrift://{LOOPBACK}:{spec.metastore_port}",
+        "spark.hadoop.hive.metastore.execute.setugi": "false",
         "spark.driver.extraJavaOptions": _java_options(home),
         "spark.executor.extraJavaOptions": _java_options(home),
         "spark.sql.session.timeZone": "UTC",
@@ -350,6 +365,19 @@ def _signal_group(pid: int, signum: int) -> None:
         os.killpg(pid, signum)
 
 
+def _group_members(pgid: int) -> list[int]:
+    """Live processes of process group `pgid`."""
+    members = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            if fields[0] != "Z" and int(fields[2]) == pgid:
+                members.append(int(proc.name))
+    return members
+
+
 def pids_naming(path: Path) -> list[int]:
     """Live processes whose command line names `path`: every JVM of a cluster names its
     folder, and an executor names the worker's work folder (it may outlive a worker that
@@ -373,15 +401,16 @@ def down(home: Path = DEFAULT_HOME, timeout: float = 30.0) -> list[str]:
     state = read_state(home)
     stopped: list[str] = []
     if state is not None:
-        for name in ("thrift-server", "worker", "master"):
+        for name in ("thrift-server", "worker", "master", "metastore"):
             pid = state.pids.get(name)
             if pid is None or not _alive(pid):
                 continue
             _signal_group(pid, signal.SIGTERM)
             deadline = time.monotonic() + timeout
-            while _alive(pid) and time.monotonic() < deadline:
+            # the group: the metastore's JVM is a child of its Python process
+            while (_alive(pid) or _group_members(pid)) and time.monotonic() < deadline:
                 time.sleep(0.2)
-            if _alive(pid):
+            if _alive(pid) or _group_members(pid):
                 _signal_group(pid, signal.SIGKILL)
             stopped.append(f"{name} (pid {pid})")
     for pid in pids_naming(home / "work"):
@@ -485,15 +514,20 @@ def main(argv: list[str] | None = None) -> int:
         "--thrift-port", type=int, default=int(os.environ.get("CDC_THRIFT_PORT", "10000"))
     )
     parser.add_argument(
+        "--metastore-port", type=int, default=int(os.environ.get("CDC_METASTORE_PORT", "9083"))
+    )
+    parser.add_argument(
         "--local",
         action="store_true",
-        help="the Thrift Server alone on local[2] (one JVM, 4g): a long-lived local Spark",
+        help="the Thrift Server alone on local[2] (one JVM, 4g, and the metastore service): "
+        "a long-lived local Spark",
     )
     args = parser.parse_args(argv)
     if args.command == "up":
-        spec = ClusterSpec(thrift_port=args.thrift_port)
+        ports = {"thrift_port": args.thrift_port, "metastore_port": args.metastore_port}
+        spec = ClusterSpec(**ports)
         if args.local:
-            spec = ClusterSpec(thrift_port=args.thrift_port, local=True, driver_memory="4g")
+            spec = ClusterSpec(**ports, local=True, driver_memory="4g")
         try:
             state = up(args.home, spec)
         except ClusterError as error:

@@ -58,6 +58,7 @@ LLAP_ERROR = "NoClassDefFoundError: org/apache/hadoop/hive/llap/security/LlapSig
 def _spec(**extra_conf: str) -> ClusterSpec:
     return ClusterSpec(
         master_port=0, master_ui_port=0, worker_port=0, worker_ui_port=0, thrift_port=0,
+        metastore_port=0,
         worker_memory="3g", executor_memory="2g", driver_memory="2g", extra_conf=extra_conf,
     )  # fmt: skip
 
@@ -106,16 +107,25 @@ def test_the_cluster_is_distributed_and_listens_on_loopback_only(cluster) -> Non
     assert addresses and all(a.startswith("127.0.0.1:") for a in addresses), addresses
 
 
-def test_the_local_server_is_one_jvm_on_loopback(tmp_path: Path) -> None:
-    """`up --local` (make spark-server-up): the Thrift Server alone on local[2], no master,
-    worker or executor process, answering on 127.0.0.1 only; stopped with nothing left."""
+def test_the_local_server_is_one_spark_jvm_on_loopback(tmp_path: Path) -> None:
+    """`up --local` (make spark-server-up): the Thrift Server alone on local[2] with its
+    metastore service, no master, worker or executor process, answering on 127.0.0.1 only;
+    stopped with nothing left."""
     from pyhive import hive
 
-    spec = ClusterSpec(thrift_port=0, driver_memory="1g", local=True)
+    spec = ClusterSpec(thrift_port=0, metastore_port=0, driver_memory="1g", local=True)
     with running(tmp_path / "local", spec) as state:
         assert state.master_url == "local[2]"
         running_now = processes(state)
-        assert {p.role for p in running_now} <= {"thrift-server", "thrift-server child", "python"}
+        roles = {p.role for p in running_now}
+        assert roles <= {
+            "metastore",
+            "metastore child",
+            "thrift-server",
+            "thrift-server child",
+            "python",
+        }
+        assert {"metastore", "thrift-server"} <= roles, roles
         addresses = [address for process in running_now for address in process.listening]
         assert f"127.0.0.1:{state.thrift_port}" in addresses
         assert all(a.startswith("127.0.0.1:") for a in addresses), addresses
