@@ -70,6 +70,8 @@
       {% call statement('drop_relation') -%}
         drop table if exists {{ tmp_relation }}
       {%- endcall %}
+    {%- else -%}
+      {%- do _cdc_release_temp_view(tmp_relation) -%}
     {%- endif -%}
     {{ cdc_record_read_through(
           target_relation,

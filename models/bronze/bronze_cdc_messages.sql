@@ -3,6 +3,7 @@
         materialized='incremental',
         incremental_strategy='append',
         full_refresh=false,
+        post_hook="{{ cdc_release_landing_views() }}",
     )
 }}
 
