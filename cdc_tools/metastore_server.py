@@ -24,7 +24,7 @@ import sys
 import threading
 from pathlib import Path
 
-LOOPBACK = "127.0.0.1"
+from cdc_tools.cluster import LOOPBACK, spark_home
 
 
 def metastore_conf(home: Path) -> dict[str, str]:
@@ -45,8 +45,6 @@ def serve(home: Path, port: int, java_options: list[str]) -> None:
     """Start the JVM and the service on LOOPBACK:port; returns once it is listening. The
     JVM exits when this process does."""
     from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
-
-    from cdc_tools.cluster import spark_home
 
     jars = spark_home() / "jars"
     [py4j_jar] = sorted(jars.glob("py4j-*.jar"))
