@@ -22,7 +22,7 @@ import argparse
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -291,6 +291,32 @@ def _run_checks(
     return [by_id[expectation_id] for expectation_id in ids]
 
 
+def _stand_in_names(
+    dataframe: DataFrame, checks: Sequence[Check], row_id: Sequence[str]
+) -> tuple[DataFrame, list[Check], list[str]]:
+    """The table, checks and row-id columns with every column name GX cannot take as it is
+    replaced by a stand-in (`__cdc_column_<n>`). GX reads a column through Spark's column
+    parser, to which `a.b` is field `b` of a struct and a backtick a quote; a source may
+    name its columns so (a document field `a.b`). Outcomes keep the real names."""
+    renamed = {
+        name: f"__cdc_column_{i}"
+        for i, name in enumerate(dataframe.columns)
+        if "." in name or "`" in name
+    }
+    if not renamed:
+        return dataframe, list(checks), list(row_id)
+    frame = dataframe.toDF(*[renamed.get(name, name) for name in dataframe.columns])
+    stand_in_checks = []
+    for check in checks:
+        kwargs = dict(check.kwargs)
+        if "column" in kwargs:
+            kwargs["column"] = renamed.get(str(kwargs["column"]), kwargs["column"])
+        if "column_list" in kwargs:
+            kwargs["column_list"] = [renamed.get(str(c), c) for c in kwargs["column_list"]]
+        stand_in_checks.append(replace(check, kwargs=kwargs))
+    return frame, stand_in_checks, [renamed.get(name, name) for name in row_id]
+
+
 def _validate_table(
     context: AbstractDataContext,
     datasource: SparkDatasource,
@@ -306,8 +332,10 @@ def _validate_table(
     expectation costs about five Spark jobs each, most of them for passing expectations.
     """
     checks = suite.checks_for(dataframe.columns)
+    row_id = [column for column in suite.row_id if column in dataframe.columns]
+    dataframe, run_checks, row_id = _stand_in_names(dataframe, checks, row_id)
     first = _run_checks(
-        context, datasource, relation, checks, dataframe, {"result_format": "BOOLEAN_ONLY"}
+        context, datasource, relation, run_checks, dataframe, {"result_format": "BOOLEAN_ONLY"}
     )
     failed = [i for i, r in enumerate(first) if not r.success and _error_message(r) is None]
     details: dict[int, ExpectationValidationResult] = {}
@@ -316,14 +344,13 @@ def _validate_table(
             "result_format": "SUMMARY",
             "partial_unexpected_count": PARTIAL_UNEXPECTED_COUNT,
         }
-        row_id = [column for column in suite.row_id if column in dataframe.columns]
         if row_id:
             result_format["unexpected_index_column_names"] = row_id
         second = _run_checks(
             context,
             datasource,
             f"{relation}__failed",
-            [checks[i] for i in failed],
+            [run_checks[i] for i in failed],
             dataframe,
             result_format,
         )

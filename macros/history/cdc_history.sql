@@ -26,7 +26,7 @@ row_changes as (
         select
             *,
             row_number() over (
-                partition by {{ key_list | join(', ') }}, _cdc_position
+                partition by {{ cdc_quote_list(key_list) }}, _cdc_position
                 order by _cdc_sort_key
             ) as copy_number
         from readable_changes
@@ -53,10 +53,10 @@ sequenced as (
     select
         *,
         lead(_cdc_position) over (
-            partition by {{ key_list | join(', ') }} order by _cdc_sort_key
+            partition by {{ cdc_quote_list(key_list) }} order by _cdc_sort_key
         ) as next_position,
         lead(_cdc_source_ts) over (
-            partition by {{ key_list | join(', ') }} order by _cdc_sort_key
+            partition by {{ cdc_quote_list(key_list) }} order by _cdc_sort_key
         ) as next_change_at
     from row_changes
 
@@ -83,7 +83,7 @@ final as (
 
     select
         {%- for column in key_list + value_columns %}
-        sequenced.{{ column }},
+        sequenced.{{ cdc_quote(column) }},
         {%- endfor %}
         sequenced._cdc_op,
         sequenced._cdc_position as _cdc_valid_from_position,

@@ -1,5 +1,6 @@
-{% macro _cdc_bucket(key_columns, buckets) -%}
+{% macro _cdc_bucket(key_columns, buckets, prefix='') -%}
   {#- The key-hash bucket (state partition 0 .. buckets-1) of a key: one rule for every
-      write path, so a key is always found in the bucket it was written to. -#}
-  pmod(xxhash64({{ key_columns | join(', ') }}), {{ buckets }})
+      write path, so a key is always found in the bucket it was written to.
+      key_columns are column names, quoted here (cdc_quote), qualified by prefix. -#}
+  pmod(xxhash64({{ cdc_quote_list(key_columns, prefix) }}), {{ buckets }})
 {%- endmacro %}

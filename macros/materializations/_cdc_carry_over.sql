@@ -57,7 +57,7 @@
 
 {% macro _cdc_carry_has_placeholder(carry, prefix) -%}
   {#- True when a row (columns qualified by prefix) holds the placeholder somewhere. -#}
-  ({%- for column in carry.typed %}coalesce({{ prefix }}{{ column.name }} = {{ _cdc_carry_literal(carry, column) }}, false) or {% endfor -%}
+  ({%- for column in carry.typed %}coalesce({{ prefix }}{{ cdc_quote(column.name) }} = {{ _cdc_carry_literal(carry, column) }}, false) or {% endfor -%}
   {%- for name in carry.json %}coalesce(instr({{ prefix }}{{ name }}, ':"{{ carry.placeholder }}"') > 0, false) or {% endfor -%}
   false)
 {%- endmacro %}
@@ -100,16 +100,16 @@
     '_cdc_op', {{ row }}._cdc_op,
     '_cdc_key_only', {{ row }}._cdc_key_only
     {%- for column in carry.typed %},
-    '{{ column.name }}', case
+    '{{ cdc_escape_string(column.name) }}', case
       when {{ row }}._cdc_op != 'c'
-        and ({{ row }}.{{ column.name }} <=> {{ _cdc_carry_literal(carry, column) }}
+        and ({{ row }}.{{ cdc_quote(column.name) }} <=> {{ _cdc_carry_literal(carry, column) }}
           or ({{ row }}._cdc_is_deleted and {{ key_only_image }}))
-        then {{ previous }}.{{ column.name }}
-      else {{ row }}.{{ column.name }}
+        then {{ previous }}.{{ cdc_quote(column.name) }}
+      else {{ row }}.{{ cdc_quote(column.name) }}
     end
     {%- endfor %}
     {%- for name in carry.json %},
-    '{{ name }}', case
+    '{{ cdc_escape_string(name) }}', case
       when {{ row }}._cdc_op = 'c' then {{ row }}.{{ name }}
       else {{ _cdc_carry_json(
           carry, row ~ '.' ~ name, previous ~ '.' ~ name,
@@ -128,7 +128,7 @@
 {% macro _cdc_key_match(unique_key, left, right) -%}
   {%- set parts = [] -%}
   {%- for column in unique_key -%}
-    {%- do parts.append(left ~ '.' ~ column ~ ' <=> ' ~ right ~ '.' ~ column) -%}
+    {%- do parts.append(left ~ '.' ~ cdc_quote(column) ~ ' <=> ' ~ right ~ '.' ~ cdc_quote(column)) -%}
   {%- endfor -%}
   {{ parts | join(' and ') }}
 {%- endmacro %}
@@ -141,7 +141,7 @@
 
     select
         {%- for column in unique_key %}
-        {{ sources_cte }}.{{ column }},
+        {{ sources_cte }}.{{ cdc_quote(column) }},
         {%- endfor %}
         sort_array(collect_list(struct(
             {{ sources_cte }}._cdc_sort_key,
@@ -149,13 +149,13 @@
             {{ sources_cte }}._cdc_op,
             {{ sources_cte }}._cdc_key_only
             {%- for name in _cdc_carry_columns(carry) %},
-            {{ sources_cte }}.{{ name }}
+            {{ sources_cte }}.{{ cdc_quote(name) }}
             {%- endfor %}
         ))) as history
     from {{ sources_cte }}
     left semi join {{ keys_cte }}
         on {{ _cdc_key_match(unique_key, sources_cte, keys_cte) }}
-    group by {% for column in unique_key %}{{ sources_cte }}.{{ column }}{{ ", " if not loop.last }}{% endfor %}
+    group by {% for column in unique_key %}{{ sources_cte }}.{{ cdc_quote(column) }}{{ ", " if not loop.last }}{% endfor %}
 
 ),
 
@@ -163,7 +163,7 @@
 
     select
         {%- for column in unique_key %}
-        {{ column }},
+        {{ cdc_quote(column) }},
         {%- endfor %}
         aggregate(
             slice(history, 2, size(history)),
@@ -191,7 +191,7 @@
   {%- set carried_columns = _cdc_carry_columns(carry) -%}
 carry_keys as (
 
-    select {{ unique_key | join(', ') }}, _cdc_is_deleted
+    select {{ cdc_quote_list(unique_key) }}, _cdc_is_deleted
     from {{ winners }}
     where _cdc_is_deleted or {{ _cdc_carry_has_placeholder(carry, '') }}
 
@@ -216,7 +216,7 @@ pk_creates as (
 
     select
         {%- for column in unique_key %}
-        carry_sources.{{ column }},
+        carry_sources.{{ cdc_quote(column) }},
         {%- endfor %}
         carry_sources._cdc_carry_source_id,
         carry_sources._cdc_position,
@@ -232,13 +232,13 @@ pk_tombstones as (
 
     select
         {%- for column in unique_key %}
-        {{ winners }}.{{ column }},
+        {{ winners }}.{{ cdc_quote(column) }},
         {%- endfor %}
         {{ winners }}._cdc_source_id as _cdc_carry_source_id,
         {{ winners }}._cdc_position,
         {{ winners }}._cdc_sort_key
         {%- for name in carried_columns %},
-        tombstones_folded.folded.{{ name }}
+        tombstones_folded.folded.{{ cdc_quote(name) }}
         {%- endfor %}
     from {{ winners }}
     inner join tombstones_folded
@@ -252,13 +252,13 @@ pk_tombstones as (
 
     select
         {%- for column in unique_key %}
-        {{ column }},
+        {{ cdc_quote(column) }},
         {%- endfor %}
         _cdc_source_id as _cdc_carry_source_id,
         _cdc_position,
         _cdc_sort_key
         {%- for name in carried_columns %},
-        {{ name }}
+        {{ cdc_quote(name) }}
         {%- endfor %}
     from ({{ stored_tombstones_sql }}) as stored_tombstones
     where _cdc_op = 'd' and _cdc_is_deleted
@@ -272,15 +272,15 @@ pk_pairs as (
 
     select
         {%- for column in unique_key %}
-        pk_creates.{{ column }},
+        pk_creates.{{ cdc_quote(column) }},
         {%- endfor %}
         pk_creates._cdc_sort_key
         {%- for name in carried_columns %},
-        pk_tombstones.{{ name }} as previous_{{ name }}
+        pk_tombstones.{{ cdc_quote(name) }} as {{ cdc_quote('previous_' ~ name) }}
         {%- endfor %},
         row_number() over (
             partition by
-                {%- for column in unique_key %} pk_creates.{{ column }},{% endfor %}
+                {%- for column in unique_key %} pk_creates.{{ cdc_quote(column) }},{% endfor %}
                 pk_creates._cdc_sort_key
             order by pk_tombstones._cdc_sort_key desc
         ) as pair_rank
@@ -296,7 +296,7 @@ patched_sources as (
 
     select
         {%- for column in unique_key %}
-        carry_sources.{{ column }},
+        carry_sources.{{ cdc_quote(column) }},
         {%- endfor %}
         carry_sources._cdc_sort_key,
         carry_sources._cdc_is_deleted,
@@ -304,12 +304,12 @@ patched_sources as (
         carry_sources._cdc_key_only
         {%- for column in carry.typed %},
         if(pk_pairs.pair_rank is not null
-            and carry_sources.{{ column.name }} <=> {{ _cdc_carry_literal(carry, column) }},
-            pk_pairs.previous_{{ column.name }}, carry_sources.{{ column.name }}) as {{ column.name }}
+            and carry_sources.{{ cdc_quote(column.name) }} <=> {{ _cdc_carry_literal(carry, column) }},
+            pk_pairs.{{ cdc_quote('previous_' ~ column.name) }}, carry_sources.{{ cdc_quote(column.name) }}) as {{ cdc_quote(column.name) }}
         {%- endfor %}
         {%- for name in carry.json %},
         if(pk_pairs.pair_rank is null, carry_sources.{{ name }},
-            {{ _cdc_carry_json(carry, 'carry_sources.' ~ name, 'pk_pairs.previous_' ~ name, 'false') }})
+            {{ _cdc_carry_json(carry, 'carry_sources.' ~ name, 'pk_pairs.' ~ cdc_quote('previous_' ~ name), 'false') }})
             as {{ name }}
         {%- endfor %}
     from carry_sources
@@ -332,10 +332,10 @@ carried as (
     select
         {%- for column in columns %}
         {%- if column in carried_columns %}
-        if(carry_folded.folded is null, {{ winners }}.{{ column }}, carry_folded.folded.{{ column }})
-            as {{ column }},
+        if(carry_folded.folded is null, {{ winners }}.{{ cdc_quote(column) }}, carry_folded.folded.{{ cdc_quote(column) }})
+            as {{ cdc_quote(column) }},
         {%- else %}
-        {{ winners }}.{{ column }},
+        {{ winners }}.{{ cdc_quote(column) }},
         {%- endif %}
         {%- endfor %}
         {{ winners }}._cdc_is_deleted,
@@ -357,11 +357,11 @@ carried as (
   -#}
     select
         {%- for column in columns %}
-        stored.{{ column }}{{ "," if not loop.last }}
+        stored.{{ cdc_quote(column) }}{{ "," if not loop.last }}
         {%- endfor %}
     from {{ state_relation }} as stored
     left semi join (
-        select {{ carry.unique_key | join(', ') }}, _cdc_sort_key, cdc_bucket
+        select {{ cdc_quote_list(carry.unique_key) }}, _cdc_sort_key, cdc_bucket
         from {{ state_relation }}
         where cdc_bucket >= {{ _cdc_partition('delta') }} and cdc_bucket != {{ _cdc_partition('truncate_markers') }}
             and _cdc_op = 'c' and not _cdc_is_deleted
@@ -380,21 +380,21 @@ carried as (
 
 {% macro _cdc_carry_published(carry, column) -%}
   {#- A column as the view shows it: a placeholder that could not be resolved reads as null. -#}
-  {%- if carry is none -%}{{ column }}
+  {%- if carry is none -%}{{ cdc_quote(column) }}
   {%- elif column in carry.json -%}
-  replace({{ column }}, ':"{{ carry.placeholder }}"', ':null') as {{ column }}
+  replace({{ cdc_quote(column) }}, ':"{{ carry.placeholder }}"', ':null') as {{ cdc_quote(column) }}
   {%- else -%}
     {%- set typed_column = carry.typed | selectattr('name', 'equalto', column) | list -%}
     {%- if typed_column -%}
-  nullif({{ column }}, {{ _cdc_carry_literal(carry, typed_column[0]) }}) as {{ column }}
-    {%- else -%}{{ column }}{%- endif -%}
+  nullif({{ cdc_quote(column) }}, {{ _cdc_carry_literal(carry, typed_column[0]) }}) as {{ cdc_quote(column) }}
+    {%- else -%}{{ cdc_quote(column) }}{%- endif -%}
   {%- endif -%}
 {%- endmacro %}
 
 {% macro _cdc_carry_source_columns(carry, prefix='') -%}
   {#- The columns a carry source row needs, qualified by prefix. -#}
   {%- set names = carry.unique_key + ['_cdc_sort_key', '_cdc_is_deleted', '_cdc_op'] + _cdc_carry_columns(carry) -%}
-  {%- for name in names %}{{ prefix }}{{ name }}, {% endfor -%}
+  {%- for name in names %}{{ prefix }}{{ cdc_quote(name) }}, {% endfor -%}
   {{ _cdc_carry_key_only(carry, prefix) }} as _cdc_key_only,
   {%- if carry.by_position -%}
   {{ prefix }}_cdc_source_id as _cdc_carry_source_id, {{ prefix }}_cdc_position
@@ -410,7 +410,7 @@ carried as (
       fills with defaults where the column is not optional), a PostgreSQL message (or any
       message when the model has no _cdc_connector column). -#}
   {%- if carry.typed -%}
-  ({% for column in carry.typed %}{{ prefix }}{{ column.name }} is null{{ ' and ' if not loop.last }}{% endfor %})
+  ({% for column in carry.typed %}{{ prefix }}{{ cdc_quote(column.name) }} is null{{ ' and ' if not loop.last }}{% endfor %})
   {%- elif carry.connector_column -%}
   coalesce({{ prefix }}{{ carry.connector_column }} = 'postgresql', false)
   {%- else -%}

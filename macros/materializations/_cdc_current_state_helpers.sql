@@ -106,7 +106,7 @@
         {%- elif column == '_loaded_at' %}
         current_timestamp() as _loaded_at,
         {%- else %}
-        null as {{ column }},
+        null as {{ cdc_quote(column) }},
         {%- endif %}
         {%- endfor %}
         true as _cdc_is_deleted,

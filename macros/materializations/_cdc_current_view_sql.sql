@@ -49,7 +49,7 @@ current_rows as (
 
     select
       {%- for column in columns %}
-      latest_rows.{{ column }},
+      latest_rows.{{ cdc_quote(column) }},
       {%- endfor %}
       latest_rows._cdc_is_deleted
       or {{ _cdc_hidden_by_truncate('latest_rows._cdc_sort_key', 'truncates.truncated_before') }}

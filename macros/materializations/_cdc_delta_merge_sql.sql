@@ -16,14 +16,14 @@
       change (_cdc_carry_revisit_sql, already part of changes_sql) is written to the delta
       even though its compacted row has the same sort key.
   -#}
-  {%- set key_list = unique_key | join(', ') -%}
+  {%- set key_list = cdc_quote_list(unique_key) -%}
 with
 
 new_changes as (
 
     select
         {%- for column in columns %}
-        {{ column }},
+        {{ cdc_quote(column) }},
         {%- endfor %}
         _cdc_op = 'd' as _cdc_is_deleted
     from ({{ changes_sql }}) as changes
@@ -35,7 +35,7 @@ stored_delta as (
 
     select
         {%- for column in columns %}
-        {{ column }},
+        {{ cdc_quote(column) }},
         {%- endfor %}
         _cdc_is_deleted
     from {{ state_relation }}
@@ -47,7 +47,7 @@ compacted as (
 
     select {% if small_batch %}/*+ broadcast(batch_keys) */{% endif %}
         {%- for column in unique_key %}
-        compacted_rows.{{ column }},
+        compacted_rows.{{ cdc_quote(column) }},
         {%- endfor %}
         compacted_rows._cdc_sort_key
     from {{ state_relation }} as compacted_rows
@@ -85,7 +85,7 @@ winners as (
 
     select
         {%- for column in columns %}
-        {{ column }},
+        {{ cdc_quote(column) }},
         {%- endfor %}
         _cdc_is_deleted,
         {{ _cdc_partition('delta') }} as cdc_bucket
@@ -112,7 +112,7 @@ revisited as (
     select carried.*, coalesce(stored._cdc_op = 'c', false) as _cdc_revisited
     from carried
     left outer join (
-        select {{ unique_key | join(', ') }}, _cdc_sort_key, _cdc_op
+        select {{ cdc_quote_list(unique_key) }}, _cdc_sort_key, _cdc_op
         from {{ state_relation }}
         where cdc_bucket >= 0 and _cdc_op = 'c'
             and (_cdc_source_id, _cdc_position) in (
@@ -131,7 +131,7 @@ final as (
 
     select
         {%- for column in columns %}
-        latest.{{ column }},
+        latest.{{ cdc_quote(column) }},
         {%- endfor %}
         latest._cdc_is_deleted
         or {{ _cdc_hidden_by_truncate('latest._cdc_sort_key', 'truncates.truncated_before') }} as _cdc_is_deleted,

@@ -12,10 +12,8 @@
       holding placeholders is rewritten when its delete arrives.
   -#}
   {%- set key_match = [] -%}
-  {%- set ranked_key = [] -%}
   {%- for column in unique_key -%}
-    {%- do key_match.append('target.' ~ column ~ ' <=> source.' ~ column) -%}
-    {%- do ranked_key.append('ranked.' ~ column) -%}
+    {%- do key_match.append('target.' ~ cdc_quote(column) ~ ' <=> source.' ~ cdc_quote(column)) -%}
   {%- endfor -%}
   {%- set statements = [] -%}
 
@@ -31,7 +29,7 @@
     on target.cdc_bucket = {{ _cdc_partition('truncate_markers') }} and target._cdc_source_id = source._cdc_source_id
     when matched and source.truncated_before > target._cdc_sort_key then update set
         target._cdc_sort_key = source.truncated_before
-    when not matched then insert ({{ columns | join(', ') }}, _cdc_is_deleted, cdc_bucket)
+    when not matched then insert ({{ cdc_quote_list(columns) }}, _cdc_is_deleted, cdc_bucket)
     values (
       {%- for column in columns %}
         {%- if column == '_cdc_source_id' %}source._cdc_source_id
@@ -46,7 +44,7 @@
 
   {#- 2. the latest change of each key in the batch, merged by sort key -#}
   {%- if carry is not none -%}
-    {%- set batch_sql = "select " ~ columns | join(', ') ~ " from (" ~ changes_sql ~ ") as batch" -%}
+    {%- set batch_sql = "select " ~ cdc_quote_list(columns) ~ " from (" ~ changes_sql ~ ") as batch" -%}
     {%- if carry.by_position -%}
       {%- set batch_sql = batch_sql ~ " union all " ~ _cdc_carry_revisit_sql(
             carry, columns, changes_sql, state_relation) -%}
@@ -62,7 +60,7 @@
 
             select
                 {%- for column in columns %}
-                {{ column }},
+                {{ cdc_quote(column) }},
                 {%- endfor %}
                 _cdc_op = 'd' as _cdc_is_deleted
             from ({{ batch_sql }}) as batch
@@ -74,11 +72,11 @@
 
             select
                 {%- for column in columns %}
-                ranked.{{ column }},
+                ranked.{{ cdc_quote(column) }},
                 {%- endfor %}
                 ranked._cdc_is_deleted
                 or {{ _cdc_hidden_by_truncate('ranked._cdc_sort_key', 'markers._cdc_sort_key') }} as _cdc_is_deleted,
-                {{ _cdc_bucket(ranked_key, buckets) }} as cdc_bucket
+                {{ _cdc_bucket(unique_key, buckets, 'ranked.') }} as cdc_bucket
             from (
                 select
                     *,
@@ -118,11 +116,11 @@
     using (
         select
             {%- for column in columns %}
-            ranked.{{ column }},
+            ranked.{{ cdc_quote(column) }},
             {%- endfor %}
             ranked._cdc_op = 'd'
             or {{ _cdc_hidden_by_truncate('ranked._cdc_sort_key', 'markers._cdc_sort_key') }} as _cdc_is_deleted,
-            {{ _cdc_bucket(ranked_key, buckets) }} as cdc_bucket
+            {{ _cdc_bucket(unique_key, buckets, 'ranked.') }} as cdc_bucket
         from (
             select
                 *,

@@ -16,7 +16,7 @@
   {{ return({
       'loaded_through': stats[0],
       'rows': stats[1] | int,
-      'sql': "select " ~ plan.state_columns | join(', ') ~ " from (" ~ batch_sql ~ ") as batch "
+      'sql': "select " ~ cdc_quote_list(plan.state_columns) ~ " from (" ~ batch_sql ~ ") as batch "
           ~ plan.readable_only,
   }) }}
 {% endmacro %}

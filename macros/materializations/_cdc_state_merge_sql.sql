@@ -14,7 +14,7 @@ new_changes as (
 
     select
         {%- for column in columns %}
-        {{ column }},
+        {{ cdc_quote(column) }},
         {%- endfor %}
         {{ _cdc_bucket(unique_key, buckets) }} as cdc_bucket
     from ({{ changes_sql }}) as changes
@@ -27,7 +27,7 @@ candidates as (
 
     select
         {%- for column in columns %}
-        {{ column }},
+        {{ cdc_quote(column) }},
         {%- endfor %}
         _cdc_op = 'd' as _cdc_is_deleted,
         cdc_bucket
@@ -39,7 +39,7 @@ candidates as (
 
     select
         {%- for column in columns %}
-        {{ column }},
+        {{ cdc_quote(column) }},
         {%- endfor %}
         _cdc_is_deleted,
         cdc_bucket
@@ -67,7 +67,7 @@ winners as (
 
     select
         {%- for column in columns %}
-        {{ column }},
+        {{ cdc_quote(column) }},
         {%- endfor %}
         _cdc_is_deleted,
         cdc_bucket
@@ -86,7 +86,7 @@ applied as (
 
     select
         {%- for column in columns %}
-        ranked.{{ column }},
+        ranked.{{ cdc_quote(column) }},
         {%- endfor %}
         ranked._cdc_is_deleted
         or {{ _cdc_hidden_by_truncate('ranked._cdc_sort_key', 'truncates.truncated_before') }} as _cdc_is_deleted,

@@ -35,7 +35,7 @@
   {%- endif -%}
   {%- if kind == 'compaction' -%}
     {%- set staged_sql = _cdc_state_merge_sql(
-          changes_sql ~ " union all select " ~ plan.state_columns | join(', ')
+          changes_sql ~ " union all select " ~ cdc_quote_list(plan.state_columns)
           ~ " from " ~ plan.state_relation ~ " where cdc_bucket = " ~ _cdc_partition('delta'),
           plan.state_columns, cdc.unique_key, plan.state_relation, cdc.buckets, cdc.retention_days,
           carry) -%}

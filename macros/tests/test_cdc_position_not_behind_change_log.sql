@@ -1,22 +1,38 @@
-{% test cdc_position_not_behind_change_log(model, changes, key_columns) %}
+{% test cdc_position_not_behind_change_log(model, changes, key_columns, change_key_columns=none) %}
     {#-
         Gold never goes backwards: every live row of `model` holds the newest readable
         change of its key in the change log `changes` (same key columns), no delete or
         truncate came after it, and no row exists that no change explains. Returns the
         offending rows with what the change log says. Within a `dbt build` (the `where`
         placeholder, cdc_test_scope) it checks the keys the run's loads touched, and the
-        rows of sources they truncated.
+        rows of sources they truncated. `change_key_columns`: the key columns' names in
+        `changes` when they differ from the model's (a gold column named after a source
+        column it renames), in the same order; names are quoted (cdc_quote).
     -#}
     {%- set change_columns = _cdc_column_names(changes) -%}
     {%- set model_columns = _cdc_column_names(model) -%}
     {%- set scope = cdc_test_scope(changes) if '__cdc_loaded_in_this_run__' in (config.get('where') or '')
           else {'kind': 'all'} -%}
     {%- set scoped = scope.kind != 'all' -%}
+    {%- set change_keys = change_key_columns or key_columns -%}
+    {%- if change_keys | length != key_columns | length -%}
+        {{ exceptions.raise_compiler_error(
+            "cdc_position_not_behind_change_log: change_key_columns (" ~ change_keys | join(', ')
+            ~ ") must name as many columns as key_columns (" ~ key_columns | join(', ') ~ ")"
+        ) }}
+    {%- endif -%}
+    {#- the change log's key columns are selected under the model's names -#}
+    {%- set change_key_select = [] -%}
     {%- set join_keys = [] -%}
-    {%- set touched_keys = [] -%}
+    {%- set touched_changes = [] -%}
+    {%- set touched_gold = [] -%}
     {%- for column in key_columns -%}
-        {%- do join_keys.append('live.' ~ column ~ ' <=> latest.' ~ column) -%}
-        {%- do touched_keys.append('touched.' ~ column ~ ' <=> {alias}.' ~ column) -%}
+        {%- set change_column = cdc_quote(change_keys[loop.index0]) -%}
+        {%- set model_column = cdc_quote(column) -%}
+        {%- do change_key_select.append(change_column ~ ' as ' ~ model_column) -%}
+        {%- do join_keys.append('live.' ~ model_column ~ ' <=> latest.' ~ model_column) -%}
+        {%- do touched_changes.append('touched.' ~ model_column ~ ' <=> readable_changes.' ~ change_column) -%}
+        {%- do touched_gold.append('touched.' ~ model_column ~ ' <=> gold.' ~ model_column) -%}
     {%- endfor -%}
 
 {%- if scope.kind == 'nothing' %}
@@ -27,7 +43,7 @@ with
 {% if scoped %}
 touched as (
 
-    select distinct {{ key_columns | join(', ') }}
+    select distinct {{ change_key_select | join(', ') }}
     from {{ changes }}
     where {{ cdc_scope_predicate(scope) }}
 
@@ -53,7 +69,7 @@ readable as (
             _cdc_op = 't'
             or exists (
                 select 1 from touched
-                where {{ touched_keys | join(' and ') | replace('{alias}', 'readable_changes') }}
+                where {{ touched_changes | join(' and ') }}
             )
         )
     {%- endif %}
@@ -63,12 +79,12 @@ readable as (
 latest as (
 
     select
-        {{ key_columns | join(', ') }},
+        {{ change_key_select | join(', ') }},
         max(_cdc_position) as latest_position,
         max_by(_cdc_op, _cdc_sort_key) as latest_op
     from readable
     where _cdc_op != 't'
-    group by {{ key_columns | join(', ') }}
+    group by {{ cdc_quote_list(change_keys) }}
 
 ),
 
@@ -94,7 +110,7 @@ live as (
         and (
             exists (
                 select 1 from touched
-                where {{ touched_keys | join(' and ') | replace('{alias}', 'gold') }}
+                where {{ touched_gold | join(' and ') }}
             )
             or _cdc_source_id in (select touched_sources._cdc_source_id from touched_sources)
         )
@@ -106,7 +122,7 @@ final as (
 
     select
         {%- for column in key_columns %}
-        live.{{ column }},
+        live.{{ cdc_quote(column) }},
         {%- endfor %}
         live._cdc_position as gold_position,
         latest.latest_position,

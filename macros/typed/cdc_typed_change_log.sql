@@ -39,7 +39,7 @@
                 ~ "data_type in its YAML file."
             ) }}
         {%- endif -%}
-        {%- for key_column in key if key_column not in contract | map(attribute='name') | list -%}
+        {%- for key_column in key if key_column | lower not in contract | map(attribute='name') | map('lower') | list -%}
             {{ exceptions.raise_compiler_error(
                 "Model " ~ this ~ ": key column '" ~ key_column ~ "' is not in the column "
                 ~ "contract (" ~ contract | map(attribute='name') | join(', ') ~ ")."
@@ -101,14 +101,14 @@ decoded as (
             column.text,
             column.data_type,
             column.encoding,
-            "_cdc_column_types['" ~ column.source_name ~ "']",
+            "_cdc_column_types['" ~ cdc_escape_string(column.types_key) ~ "']",
             '_cdc_connector'
-        ) }} as {{ column.name }},
+        ) }} as {{ column.quoted }},
         {%- endfor %}
         map_filter(
             row_image,
             (k, v) -> not array_contains(
-                array({% for column in contract %}'{{ column.source_name }}'{{ ', ' if not loop.last }}{% endfor %}),
+                cast(array({% for name in contract | map(attribute='image_keys') | sum(start=[]) %}'{{ cdc_escape_string(name) }}'{{ ', ' if not loop.last }}{% endfor %}) as array<string>),
                 k
             )
         ) as undeclared_columns
@@ -120,7 +120,7 @@ final as (
 
     select
         {%- for column in contract %}
-        {{ column.name }},
+        {{ column.quoted }},
         {%- endfor %}
         _cdc_op,
         _cdc_connector,
@@ -142,16 +142,16 @@ final as (
             '; ',
             {%- for column in contract %}
             case
-                when {{ column.text }} is not null and {{ column.name }} is null
-                    then 'type_mismatch: {{ column.name }} = '
+                when {{ column.text }} is not null and {{ column.quoted }} is null
+                    then 'type_mismatch: {{ cdc_escape_string(column.name) }} = '
                         || left({{ column.text }}, 100)
-                        || ' is not a {{ column.data_type }}'
+                        || ' is not a {{ cdc_escape_string(column.data_type) }}'
             end,
             {%- endfor %}
             {%- for key_column in key %}
             case
-                when _cdc_op != 't' and {{ key_column }} is null
-                    then 'missing_key: key column {{ key_column }} is null'
+                when _cdc_op != 't' and {{ cdc_quote(key_column) }} is null
+                    then 'missing_key: key column {{ cdc_escape_string(key_column) }} is null'
             end,
             {%- endfor %}
             cast(null as string)
@@ -172,11 +172,19 @@ select * from final
 
 {% macro _cdc_contract_columns() %}
     {#-
-        [{name, source_name, value, text, data_type, encoding}] from the model's YAML
-        columns (`text`: the name of the column holding `value` in the model's CTEs):
-        `value` is the SQL of the column's text in the row image (`row_image` map, or
-        `row_json` for a dotted path into a document); with `meta.cdc_document` (a MongoDB
-        collection) extended-JSON wrappers are unwrapped first.
+        [{name, quoted, source_name, types_key, image_keys, value, text, data_type,
+        encoding}] from the model's YAML columns. `name` is the column's name as written
+        there (the source's own name, any characters, case kept), `quoted` that name as an
+        identifier (cdc_quote); `text` the name of the column holding `value` in the
+        model's CTEs (numbered, never made from the name); `value` the SQL of the column's
+        text in the row image: the `row_image` map, whose keys cdc_json_map lower-cases
+        (keys that differ only by case keep it, so a name with capitals is looked up as it
+        is first), or `row_json` for a path into a document (`meta.cdc_source_path`, a list
+        of fields; or a dotted `meta.cdc_source_column` such as `address.city` of a
+        document contract); a row contract never splits a name at its dots (`dot.col` is
+        one column). With `meta.cdc_document` (a MongoDB collection) extended-JSON
+        wrappers are unwrapped first. Every name reaches the SQL escaped
+        (cdc_escape_string, cdc_quote).
     -#}
     {%- set contract = [] -%}
     {%- set meta_document = (config.get('meta') or {}).get('cdc_document', false) -%}
@@ -191,26 +199,44 @@ select * from final
                 ) }}
             {%- endif -%}
             {%- set source_name = column_meta.get('cdc_source_column') or column.name -%}
-            {%- set nested = '.' in source_name -%}
-            {%- set source_name = source_name if nested else source_name | lower -%}
-            {#- a dotted path (documents: `address.city`, `items.0.sku`) is read case-exact -#}
-            {%- if nested -%}
-                {%- set path = [] -%}
-                {%- for part in source_name.split('.') -%}
-                    {%- do path.append('[' ~ part ~ ']' if part.isdigit() else "['" ~ part ~ "']") -%}
+            {%- set path = column_meta.get('cdc_source_path') -%}
+            {%- if path is none and meta_document and column_meta.get('cdc_source_column')
+                    and '.' in source_name -%}
+                {%- set path = source_name.split('.') -%}
+            {%- endif -%}
+            {%- if path is not none and path is not string and path | length > 1 -%}
+                {#- a path into a document (`address.city`, `items.0.sku`) is read case-exact -#}
+                {%- set steps = [] -%}
+                {%- for part in path -%}
+                    {%- set part = part | string -%}
+                    {%- do steps.append('[' ~ part ~ ']' if part.isdigit() else "['" ~ part ~ "']") -%}
                 {%- endfor -%}
-                {%- set value = "get_json_object(row_json, '$" ~ cdc_escape_string(path | join('')) ~ "')" -%}
+                {%- set value = "get_json_object(row_json, '$" ~ cdc_escape_string(steps | join('')) ~ "')" -%}
+                {%- set types_key = path | join('.') -%}
+                {%- set image_keys = [] -%}
             {%- else -%}
-                {%- set value = "row_image['" ~ source_name ~ "']" -%}
+                {%- if path is not none -%}
+                    {%- set source_name = (path if path is string else path[0]) | string -%}
+                {%- endif -%}
+                {%- set folded = source_name | lower -%}
+                {%- set value = "row_image['" ~ cdc_escape_string(folded) ~ "']" -%}
+                {%- if folded != source_name -%}
+                    {%- set value = "coalesce(row_image['" ~ cdc_escape_string(source_name) ~ "'], " ~ value ~ ")" -%}
+                {%- endif -%}
+                {%- set types_key = folded -%}
+                {%- set image_keys = [folded] if folded == source_name else [folded, source_name] -%}
             {%- endif -%}
             {%- if meta_document -%}
                 {%- set value = cdc_unwrap_extended_json(value) | trim -%}
             {%- endif -%}
             {%- do contract.append({
-                'name': column.name | lower,
+                'name': column.name,
+                'quoted': cdc_quote(column.name),
                 'source_name': source_name,
+                'types_key': types_key,
+                'image_keys': image_keys,
                 'value': value,
-                'text': 'cdc_text__' ~ column.name | lower,
+                'text': 'cdc_text__' ~ loop.index,
                 'data_type': column.data_type,
                 'encoding': column_meta.get('cdc_encoding'),
             }) -%}

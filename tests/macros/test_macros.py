@@ -386,8 +386,12 @@ def test_merge_into_statements_for_table_formats(dbt_project, spark) -> None:  #
     assert "target.cdc_bucket = -1" in markers
     assert "when matched and source._cdc_sort_key > target._cdc_sort_key" in upsert
     assert "then delete" in upsert and "then update set *" in upsert and "then insert *" in upsert
-    assert "target._cdc_source_id <=> source._cdc_source_id and target.id <=> source.id" in upsert
-    assert "pmod(xxhash64(ranked._cdc_source_id, ranked.id), 8)" in upsert
+    # key columns quoted (cdc_quote): any name a source has
+    assert (
+        "target.`_cdc_source_id` <=> source.`_cdc_source_id` and target.`id` <=> source.`id`"
+        in upsert
+    )
+    assert "pmod(xxhash64(ranked.`_cdc_source_id`, ranked.`id`), 8)" in upsert
     assert "set target._cdc_is_deleted = true" in truncate_rows
     assert purge.startswith("delete from gold.t__cdc_state") and "make_dt_interval(7)" in purge
 

@@ -42,10 +42,11 @@ def test_writes_models_yaml_and_registration(tmp_path: Path) -> None:
     assert "ref('stg_crm__accounts')" in gold_sql
 
     [silver_model] = yaml.safe_load((silver / "_crm__models.yml").read_text())["models"]
-    # every part of the source identity is written; the spec names no database or schema
+    # every part of the source identity is written; the spec names no database or schema;
+    # the contract keeps the column names as the spec gives them (case included)
     assert silver_model["config"]["meta"] == {
         "cdc_source": {"database": "*", "schema": "*", "table": "ACCOUNTS"},
-        "cdc_key": ["id"],
+        "cdc_key": ["ID"],
     }
     columns = {c["name"]: c for c in silver_model["columns"]}
     assert columns["owner"]["meta"] == {"cdc_source_column": "OWNER_NAME"}
@@ -228,3 +229,173 @@ def test_document_columns_follow_nested_documents_and_extended_json() -> None:
         ("address_geo_lat", "address.geo.lat", "double", None),
         ("tags", "tags", "string", None),
     ]
+
+
+# ------------------------------------------------------------- any name a source can have
+def test_source_names_become_dbt_names() -> None:
+    from cdc_tools.scaffold import dbt_name, unique_names
+
+    assert dbt_name("Order Details", "t") == "order_details"
+    assert dbt_name("e-mail") == "e_mail"
+    assert dbt_name("dot.col") == "dot_col"
+    assert dbt_name("ünïcode") == "unicode"
+    assert dbt_name("Unit Price") == "unit_price"
+    assert dbt_name("  --weird;; name``") == "weird_name"
+    assert dbt_name("2024 Sales", "t") == "t_2024_sales"
+    assert dbt_name("1st") == "c_1st"
+    assert dbt_name("?!") == "c"
+    assert dbt_name("CUSTOMERS") == "customers"  # plain names as before
+    assert unique_names(["e_mail", "e_mail", "x", "e_mail"]) == [
+        "e_mail",
+        "e_mail_2",
+        "x",
+        "e_mail_3",
+    ]
+    assert unique_names(["orders"], taken=["orders"]) == ["orders_2"]
+
+
+NORTHWIND = {
+    "system": "northwind",
+    "table": "Order Details",
+    "key": ["OrderID", "ProductID"],
+    "source": {"database": "Northwind", "schema": "dbo"},
+    "columns": [
+        {"name": "OrderID", "data_type": "int"},
+        {"name": "ProductID", "data_type": "int"},
+        {"name": "Unit Price", "data_type": "decimal(19,4)"},
+        {"name": "order", "data_type": "string"},
+        {"name": "e-mail", "data_type": "string"},
+        {"name": "e_mail", "data_type": "string"},
+    ],
+}
+
+
+def test_a_table_with_spaces_and_reserved_words_is_scaffolded_under_dbt_names(
+    tmp_path: Path,
+) -> None:
+    root = _project(tmp_path)
+    paths = write_table(contract_from_spec(NORTHWIND), root)
+    assert root / "models/silver/northwind/stg_northwind__order_details.sql" in paths
+    assert root / "models/gold/northwind/order_details.sql" in paths
+    assert not [p for p in root.rglob("*") if " " in p.name]
+    gold_sql = (root / "models/gold/northwind/order_details.sql").read_text()
+    assert "unique_key=['_cdc_source_id', 'orderid', 'productid']" in gold_sql
+    # source names quoted by the project's macro, gold names snake case
+    assert "{{ cdc_quote('Unit Price') }} as unit_price," in gold_sql
+    assert "{{ cdc_quote('order') }}," in gold_sql
+    assert "{{ cdc_quote('e-mail') }} as e_mail," in gold_sql
+    assert "e_mail as e_mail_2," in gold_sql
+    assert "OrderID as orderid," in gold_sql
+
+    [silver] = yaml.safe_load(
+        (root / "models/silver/northwind/_northwind__models.yml").read_text()
+    )["models"]
+    assert [c["name"] for c in silver["columns"][:6]] == [c["name"] for c in NORTHWIND["columns"]]
+    assert silver["config"]["meta"]["cdc_key"] == ["OrderID", "ProductID"]
+    [gold] = yaml.safe_load((root / "models/gold/northwind/_northwind__models.yml").read_text())[
+        "models"
+    ]
+    columns = {c["name"]: c for c in gold["columns"]}
+    assert list(columns)[:6] == [
+        "orderid",
+        "productid",
+        "unit_price",
+        "order",
+        "e_mail",
+        "e_mail_2",
+    ]
+    assert columns["unit_price"]["meta"] == {"cdc_source_column": "Unit Price"}
+    assert "`Unit Price`" in columns["unit_price"]["description"]
+    assert columns["order"].get("quote") is True
+    position = gold["data_tests"][1]["cdc_position_not_behind_change_log"]["arguments"]
+    assert position["key_columns"] == ["_cdc_source_id", "orderid", "productid"]
+    assert position["change_key_columns"] == ["_cdc_source_id", "OrderID", "ProductID"]
+
+
+def test_hostile_names_are_written_as_text(tmp_path: Path) -> None:
+    """Names holding SQL and Jinja reach the files escaped: dbt renders the YAML and the
+    SQL with Jinja and must get the names back, not run them."""
+    import jinja2
+
+    from cdc_tools.scaffold import ColumnContract, TableContract
+
+    evil_table = "evil`; drop table x; --"
+    jinja_name = "{{ run_query('drop schema x') }}"
+    sql_name = "'); drop table y; --"
+    contract = TableContract(
+        system="hostile",
+        table=evil_table,
+        key=["id"],
+        columns=[
+            ColumnContract("id", "bigint"),
+            ColumnContract(jinja_name, "string"),
+            ColumnContract(sql_name, "string"),
+            ColumnContract("{% do x() %}", "string"),
+        ],
+        source_database="sh'op",
+    )
+    root = _project(tmp_path)
+    write_table(contract, root)
+    calls: list[object] = []
+
+    def render(text: str) -> str:
+        return (
+            jinja2.Environment()
+            .from_string(text)
+            .render(
+                run_query=calls.append,
+                x=lambda: calls.append("x"),
+                cdc_quote=lambda n: f"<{n}>",
+                config=lambda **_: "",
+                ref=lambda n: n,
+            )
+        )
+
+    [silver] = yaml.safe_load(next((root / "models/silver/hostile").glob("_*.yml")).read_text())[
+        "models"
+    ]
+    rendered = [render(c["name"]) for c in silver["columns"][:4]]
+    assert rendered == ["id", jinja_name, sql_name, "{% do x() %}"]
+    assert render(silver["config"]["meta"]["cdc_source"]["table"]) == evil_table
+    assert render(silver["config"]["meta"]["cdc_source"]["database"]) == "sh'op"
+    [gold_sql] = (root / "models/gold/hostile").glob("*.sql")
+    assert " " not in gold_sql.stem and "`" not in gold_sql.stem
+    text = render(gold_sql.read_text())
+    assert f"<{jinja_name}> as run_query_drop_schema_x," in text
+    assert f"<{sql_name}> as drop_table_y," in text
+    assert calls == []
+
+
+def test_a_name_of_another_source_is_numbered_and_a_rescaffold_keeps_its_own(
+    tmp_path: Path,
+) -> None:
+    from cdc_tools.scaffold import resolve_model_name
+
+    root = _project(tmp_path)
+    (root / "models/gold/inventory").mkdir(parents=True)
+    (root / "models/gold/inventory/orders.sql").write_text("select 1 as id\n")
+    spec = {**NORTHWIND, "table": "orders", "system": "canal"}
+    paths = write_table(contract_from_spec(spec), root)
+    assert root / "models/gold/canal/orders_2.sql" in paths
+    assert resolve_model_name(contract_from_spec(spec), root).model_name == "orders_2"
+    named = {**spec, "name": "canal_orders"}
+    assert root / "models/gold/canal/canal_orders.sql" in write_table(
+        contract_from_spec(named), root
+    )
+
+
+def test_document_fields_with_dots_and_hyphens_are_fields() -> None:
+    from cdc_tools.scaffold import TableContract, document_columns
+
+    columns = document_columns(
+        {"_id": 1, "e-mail": "a@b", "a.b": "x", "Name": "Ann", "a": {"b": "nested"}}
+    )
+    assert [(c.name, c.source_path) for c in columns] == [
+        ("id", None),
+        ("e-mail", None),
+        ("a.b", None),
+        ("Name", None),
+        ("a_b", ("a", "b")),
+    ]
+    contract = TableContract(system="crm", table="people", key=["id"], columns=columns)
+    assert [c.gold_name for c in contract.columns] == ["id", "e_mail", "a_b", "name", "a_b_2"]
