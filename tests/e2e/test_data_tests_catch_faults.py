@@ -7,14 +7,18 @@ back. A final run of every test on the restored tables must pass.
 
 from __future__ import annotations
 
+import bz2
 import datetime as dt
+import gzip
 import json
 from collections.abc import Callable
 
+import pyarrow as pa
 import pytest
 from pyspark.sql import functions as F
 
 from cdc_tools.simulator import SimConfig, simulate, write_batch
+from cdc_tools.simulator.landing import sink_file_name
 
 pytestmark = pytest.mark.spark
 
@@ -346,3 +350,91 @@ def _new_gaps(project, result) -> list[str]:  # type: ignore[no-untyped-def]
     (test,) = [r for r in result.result.results if r.node.name == "assert_no_new_delivery_gaps"]
     assert str(test.status) == "warn", test.status
     return sorted(str(row["message"]) for row in project.sql(test.node.compiled_code))
+
+
+# ------------------------------------------------- a run says what it could not read
+CODECS = {
+    ".gz": lambda data: gzip.compress(data),
+    ".bz2": lambda data: bz2.compress(data),
+    ".zst": lambda data: pa.compress(data, codec="zstd", asbytes=True),
+}
+MAGIC = {".gz": "gzip", ".bz2": "bzip2", ".zst": "zstd"}
+
+
+def _land_compressed(project, folder: str, messages, flush_size: int) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """The messages as a Kafka Connect sink writes them with compression on: files of
+    `flush_size` records, `topics/<topic>/partition=<p>/<topic>+<p>+<start offset>.json.gz`
+    (or `.bz2`, `.zst`, in turn), one value a line; returns each file's name and codec."""
+    landed = {}
+    groups: dict[tuple[str, int], list] = {}  # type: ignore[type-arg]
+    for message in sorted(messages, key=lambda m: (m.topic, m.partition, m.offset)):
+        groups.setdefault((message.topic, message.partition), []).append(message)
+    for (topic, partition), group in groups.items():
+        for start in range(0, len(group), flush_size):
+            chunk = group[start : start + flush_size]
+            suffix = list(CODECS)[len(landed) % len(CODECS)]
+            name = sink_file_name(topic, partition, chunk[0].offset, ".json" + suffix)
+            target = project.landing / folder / "topics" / topic / f"partition={partition}" / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            lines = "".join(("null" if m.value is None else m.value) + "\n" for m in chunk)
+            target.write_bytes(CODECS[suffix](lines.encode()))
+            landed[name] = MAGIC[suffix]
+    return landed
+
+
+def _quarantine_report(project, result) -> list[str]:  # type: ignore[no-untyped-def]
+    """The messages of the build's warning of what it quarantined (its SQL run again)."""
+    (test,) = [
+        r for r in result.result.results if r.node.name == "assert_no_new_quarantined_messages"
+    ]
+    assert str(test.status) == "warn", (test.status, test.message)
+    return sorted(str(row["message"]) for row in project.sql(test.node.compiled_code))
+
+
+def test_a_run_says_what_it_could_not_read(built) -> None:  # type: ignore[no-untyped-def]
+    """Twelve Kafka Connect sink files written with compression on (gzip, bzip2, zstd;
+    bronze reads text files): a build that loads them beside readable messages warns, per
+    reason and file; a build that loads nothing else fails, naming each file and codec."""
+    source = simulate(
+        SimConfig(
+            seed=13, flavour="sqlserver", database="TT_MSS", server="ttz", batches=2,
+            transactions=30,
+        )
+    )  # fmt: skip
+    write_batch(source.batches[0], built.landing / "ttz", 0, "value_lines")
+    (built.landing / "ttz" / "broken.json").write_text('{"op": "c", "after": {"id": 1\n')
+    first = _land_compressed(built, "ttz-compressed", source.batches[1][:30], flush_size=10)
+    warned = built.run("build", vars=LOADED)
+    report = _quarantine_report(built, warned)
+    assert any(
+        line.startswith("1 message of 1 in ")
+        and "broken.json quarantined as truncated_json" in line
+        for line in report
+    ), report
+    for name, codec in first.items():
+        [line] = [line for line in report if f"/{name} " in line]
+        assert f"the file is {codec}-compressed" in line, line
+
+    landed = _land_compressed(built, "ttz-compressed2", source.batches[1][30:], flush_size=6)
+    assert len(landed) >= 12, landed
+    stopped = built.run(
+        # stg_cdc__messages reads through what all its inputs hold: its upstream with it
+        "build", "--select", "+stg_cdc__messages", "cdc_quarantine",
+        vars=LOADED, expect_success=False,
+    )  # fmt: skip
+    (test,) = [
+        r for r in stopped.result.results if r.node.name == "assert_no_new_quarantined_messages"
+    ]
+    assert str(test.status) == "error", [
+        (r.node.name, str(r.status), r.message)
+        for r in stopped.result.results
+        if str(r.status) not in ("pass", "success")
+    ]
+    loaded = built.sql(
+        f"select count(*) as n from {built.layer('bronze')}.bronze_cdc_messages "
+        "where _source_file like '%/ttz-compressed2/%'"
+    )[0]["n"]
+    assert f"this run quarantined {loaded} of the {loaded} messages it loaded" in test.message
+    for name, codec in landed.items():
+        assert f"/{name} quarantined as" in test.message or len(landed) > 20, name
+        assert f"{codec}-compressed" in test.message

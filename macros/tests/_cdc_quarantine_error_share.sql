@@ -1,0 +1,13 @@
+{% macro _cdc_quarantine_error_share() %}
+    {#- var('cdc_quarantine_error_share') as a number in (0, 1]: the share of a run's
+        messages at or above which its quarantined messages are an error, not a warning. -#}
+    {%- set value = var('cdc_quarantine_error_share', 1) -%}
+    {%- set number = value | float(-1) if value is not boolean else -1 -%}
+    {%- if number <= 0 or number > 1 -%}
+        {{ exceptions.raise_compiler_error(
+            "var cdc_quarantine_error_share=" ~ value ~ " is not accepted: a number above 0 "
+            ~ "and at most 1 (1: error only when every message of the run was quarantined; "
+            ~ "0.05: from 5%)") }}
+    {%- endif -%}
+    {{ return(number) }}
+{% endmacro %}
