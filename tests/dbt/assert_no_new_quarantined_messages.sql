@@ -105,7 +105,7 @@ run_message as (
             || 'and what to do): ',
             array_join(slice(array_sort(collect_list(described.message)), 1, 20), '; '),
             if(count(*) > 20, '; ...', '')
-        ) as text
+        ) as run_text
     from described
     cross join run_totals
 
@@ -130,7 +130,7 @@ final as (
             when
                 run_totals.run_messages > 0
                 and run_totals.run_quarantined >= {{ error_share }} * run_totals.run_messages
-                then cast(raise_error(run_message.text) as boolean)
+                then cast(raise_error(run_message.run_text) as boolean)
             else true
         end
 
