@@ -315,6 +315,11 @@ def _submit_argv(home: Path, spec: ClusterSpec, master_url: str) -> list[str]:
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
         "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
         "spark.sql.hive.thriftServer.singleSession": "true",
+        # each statement runs in the thread of its request, which returns when it is done:
+        # dbt-spark submits asynchronously and sleeps its poll interval (whole seconds)
+        # whenever the first poll finds a statement still running, most of a build's
+        # hundreds of short statements; run synchronously, none waits
+        "spark.sql.hive.thriftServer.async": "false",
         "spark.hadoop.hive.server2.thrift.bind.host": LOOPBACK,
         "spark.hadoop.hive.server2.thrift.port": str(spec.thrift_port),
         "spark.hadoop.hive.server2.transport.mode": "binary",

@@ -60,6 +60,17 @@ def _append(spark, table: str, change: Callable[[object], object]) -> None:  # t
     change(row).select(*spark.table(table).columns).write.insertInto(table)
 
 
+def _delete_where(spark, table: str, condition: str) -> None:  # type: ignore[no-untyped-def]
+    """Delete the rows of `table` (not partitioned) that match `condition`."""
+    kept = f"{table}__kept".replace(".", "_")
+    spark.sql(f"drop table if exists default.{kept}")
+    kept_rows = f"select * from {table} where not ({condition})"
+    spark.sql(f"create table default.{kept} using parquet as {kept_rows}")
+    spark.sql(f"insert overwrite table {table} select * from default.{kept}")
+    spark.sql(f"drop table default.{kept}")
+    spark.catalog.refreshTable(table)
+
+
 def _with(**values: object) -> Callable[[object], object]:
     """A change for `_append`: the row with these column values."""
 
@@ -276,6 +287,11 @@ def test_a_build_with_nothing_new_writes_nothing_and_checks_nothing(built) -> No
     assert "nothing to check" in position, position
 
 
+# copies of a message loaded before every build (outside what a build loads) and after
+OLD_COPY = dt.datetime(2000, 1, 1)
+NEW_COPY = dt.datetime(2999, 1, 1)
+
+
 def test_a_build_checks_the_rows_it_loaded_and_dbt_test_checks_every_row(built) -> None:  # type: ignore[no-untyped-def]
     spark = built.spark
     stg = f"{built.layer('silver')}.stg_cdc__messages"
@@ -288,7 +304,7 @@ def test_a_build_checks_the_rows_it_loaded_and_dbt_test_checks_every_row(built) 
     # an old message twice: outside what the next build loads, so its tests pass; a
     # whole-table `dbt test` finds it. Heartbeats skip offsets 3-5 of partition 0: the
     # build warns of that gap
-    _append(spark, stg, lambda r: r)
+    _append(spark, stg, _with(_loaded_at=OLD_COPY))
     write_batch(source.batches[0], built.landing / "tt2", 0, "kcat")
     _land_heartbeats(built, "0.jsonl", {0: [0, 1, 2, 6, 7]})
     first = built.run("build", vars=LOADED)
@@ -306,7 +322,7 @@ def test_a_build_checks_the_rows_it_loaded_and_dbt_test_checks_every_row(built) 
     # a message twice among the rows the next build loads: that build fails on it. The
     # heartbeats go on after partition 0's gap (nothing new there) and skip offsets 1-3 of
     # partition 1: the build warns of the new gap only
-    _append(spark, stg, _with(_loaded_at=dt.datetime(2999, 1, 1)))
+    _append(spark, stg, _with(_loaded_at=NEW_COPY))
     write_batch(source.batches[1], built.landing / "tt2", 1, "kcat")
     _land_heartbeats(built, "1.jsonl", {0: [8, 9], 1: [0, 4]})
     scoped = built.run("build", vars=LOADED, expect_success=False)
@@ -320,6 +336,9 @@ def test_a_build_checks_the_rows_it_loaded_and_dbt_test_checks_every_row(built) 
         f"from {built.layer('silver')}.cdc_delivery_gaps where _kafka_topic = '{HEARTBEATS}'"
     )
     assert sorted(tuple(row.values()) for row in listed) == [(0, 3, 5), (1, 1, 3)]
+    # the module's later builds load after this one: the copies go
+    _delete_where(spark, stg, f"_loaded_at in ('{OLD_COPY}', '{NEW_COPY}')")
+    assert built.sql(f"select count(*) as n from {stg} where _loaded_at > now()")[0]["n"] == 0
 
 
 HEARTBEATS = "__debezium-heartbeat.ttgaps"

@@ -640,7 +640,9 @@ def _assert_customer_history_matches(dbt_project, simulations) -> None:  # type:
 @pytest.mark.stream("full_refresh")
 @pytest.mark.parametrize("database", ["E2E3_SQLSERVER", "E2E5_DB2"])
 def test_scaffolding_from_bronze_recovers_the_contract(dbt_project, simulations, database) -> None:  # type: ignore[no-untyped-def]
-    """The contract the scaffolder reads off the messages equals the hand-written one."""
+    """The contract the scaffolder reads off the messages equals the hand-written one, by
+    dbt names and types; it keeps each column under the source's own name (Db2 carries
+    upper case), which the hand-written contract matches without regard to case."""
     import yaml
 
     from cdc_tools.scaffold import REPO_ROOT, contract_from_bronze
@@ -657,8 +659,10 @@ def test_scaffolding_from_bronze_recovers_the_contract(dbt_project, simulations,
     )
     [model] = [m for m in declared["models"] if m["name"] == "stg_inventory__customers"]
     wanted = {c["name"]: c["data_type"] for c in model["columns"] if "data_type" in c}
-    assert {c.name: c.data_type for c in contract.columns} == wanted
-    assert contract.key == ["id"]
+    assert {c.gold_name: c.data_type for c in contract.columns} == wanted
+    assert all(c.name.lower() == c.gold_name for c in contract.columns)
+    assert contract.gold_key == ["id"]
+    assert [k.lower() for k in contract.key] == ["id"]
     assert contract.silver_model == "stg_inventory__customers"
 
 
