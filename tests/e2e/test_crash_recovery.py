@@ -4,9 +4,9 @@ Two tests: a deterministic one, which stops the materialization right after it s
 the new content of the touched buckets and then damages the state as an overwrite killed
 half-way would (a touched bucket emptied), then does the same to a run that writes the
 delta partition (merge on read); and a real one, which SIGKILLs a `dbt build` process
-while it writes gold and runs it again (`dbt build` through dbtRunner in a new process, which
-then compares gold with the source: one JVM start for both). Both must end equal to the
-source.
+while it writes gold (in the process that built the state it starts from) and runs it again
+(`dbt build` through dbtRunner in a new process, which then compares gold with the source).
+Both must end equal to the source.
 """
 
 from __future__ import annotations
@@ -136,8 +136,29 @@ def _last_run(dbt_project, gold: str) -> dict[str, str]:  # type: ignore[no-unty
     return {"status": row["status"], "kind": row["kind"]}
 
 
-# The run after the kill, then the comparison, in one process (one JVM start, not two): the
-# build is `dbt build` as the CLI runs it (dbtRunner), on the session this process creates.
+# The killed process: it builds the state the killed build starts from (batch 0, `dbt run`),
+# lands batch 1 and starts `dbt build` as the CLI runs it (dbtRunner), all on the one session
+# it creates (one JVM start for both builds). Unbuffered (PYTHONUNBUFFERED): the test reads
+# dbt's log lines as they are written, to kill it inside the customers merge.
+PREPARE_THEN_BUILD = """
+import json, sys
+from pathlib import Path
+from cdc_tools.dbt_invoke import run_dbt
+from cdc_tools.local_spark import get_local_spark
+from cdc_tools.simulator import SimConfig, simulate, write_batch
+get_local_spark()
+config = SimConfig(**json.loads(sys.argv[1]))
+result = simulate(config)
+landing, target = Path(sys.argv[2]), Path(sys.argv[3])
+write_batch(result.batches[0], landing, 0, "value_lines")
+run_dbt(["run"], target_path=target)
+write_batch(result.batches[1], landing, 1, "value_lines")
+print("BUILD OF BATCH 1", flush=True)
+run_dbt(["build"], target_path=target)
+"""
+
+# The run after the kill, then the comparison, in one new process: the build is `dbt build`
+# as the CLI runs it (dbtRunner), on the session this process creates.
 RECOVER_AND_VERIFY = """
 import json, sys
 from pathlib import Path
@@ -164,36 +185,24 @@ def _env(tmp_path: Path, schema: str, landing: Path) -> dict[str, str]:
         CDC_LANDING_DIR=str(landing),
         DBT_PROFILES_DIR=str(PROFILES_DIR),
         PYTHONPATH=str(REPO_ROOT),
+        PYTHONUNBUFFERED="1",
         SPARK_LOCAL_IP="127.0.0.1",
     )
     return env
 
 
-def _dbt(env: dict[str, str], tmp_path: Path, command: str = "build") -> list[str]:
-    dbt = str(Path(sys.executable).with_name("dbt"))
-    return [
-        dbt,
-        command,
-        "--target-path",
-        str(tmp_path / "target"),
-        "--log-path",
-        str(tmp_path / "logs"),
-    ]
-
-
 def test_killed_build_recovers_on_the_next_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    result = simulate(CONFIG)
     landing = tmp_path / "landing"
     env = _env(tmp_path, "t_killed", landing)
-    write_batch(result.batches[0], landing / CONFIG.database, 0, "value_lines")
-    # the state the killed build starts from (its data tests are not the claim)
-    subprocess.run(
-        _dbt(env, tmp_path, "run"), env=env, cwd=REPO_ROOT, check=True, capture_output=True
+    config = json.dumps(
+        {
+            k: getattr(CONFIG, k)
+            for k in ("seed", "flavour", "database", "server", "batches", "transactions")
+        }
     )
-
-    write_batch(result.batches[1], landing / CONFIG.database, 1, "value_lines")
+    target = str(tmp_path / "target")
     process = subprocess.Popen(
-        _dbt(env, tmp_path),
+        [sys.executable, "-c", PREPARE_THEN_BUILD, config, str(landing / CONFIG.database), target],
         env=env,
         cwd=REPO_ROOT,
         stdout=subprocess.PIPE,
@@ -202,30 +211,31 @@ def test_killed_build_recovers_on_the_next_run(tmp_path) -> None:  # type: ignor
         start_new_session=True,
     )
     killed_at = None
+    building_batch_1 = False
     assert process.stdout is not None
+    seen: list[str] = []
     for line in process.stdout:
-        if "START sql cdc_current_state model" in line and "customers" in line:
+        seen.append(line)
+        building_batch_1 = building_batch_1 or line.startswith("BUILD OF BATCH 1")
+        if building_batch_1 and "START sql cdc_current_state model" in line and "customers" in line:
             time.sleep(2.0)  # inside the customers merge
             killed_at = line.strip()
             os.killpg(process.pid, signal.SIGKILL)
             break
     process.wait(timeout=120)
-    assert killed_at is not None, "the build finished before it could be killed"
+    assert killed_at is not None, "the build finished before it could be killed:\n" + "".join(
+        seen[-40:]
+    )
     assert process.returncode == -signal.SIGKILL
 
-    config = {
-        k: getattr(CONFIG, k)
-        for k in ("seed", "flavour", "database", "server", "batches", "transactions")
-    }
     recovered = subprocess.run(
-        [sys.executable, "-c", RECOVER_AND_VERIFY, json.dumps(config), "t_killed_gold", "1",
-         str(tmp_path / "target")],
+        [sys.executable, "-c", RECOVER_AND_VERIFY, config, "t_killed_gold", "1", target],
         env=env,
         cwd=REPO_ROOT,
         check=False,
         capture_output=True,
         text=True,
-    )  # fmt: skip
+    )
     assert recovered.returncode == 0, recovered.stdout[-4000:] + recovered.stderr[-4000:]
     [report] = [line for line in recovered.stdout.splitlines() if line.startswith("VERIFY ")]
     assert json.loads(report.removeprefix("VERIFY ")) == []
