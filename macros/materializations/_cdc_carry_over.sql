@@ -155,7 +155,7 @@
     from {{ sources_cte }}
     left semi join {{ keys_cte }}
         on {{ _cdc_key_match(unique_key, sources_cte, keys_cte) }}
-    group by {% for column in unique_key %}{{ sources_cte }}.{{ cdc_quote(column) }}{{ ", " if not loop.last }}{% endfor %}
+    group by {{ cdc_quote_list(unique_key, sources_cte ~ '.') }}
 
 ),
 
