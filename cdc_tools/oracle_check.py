@@ -130,6 +130,7 @@ def compare_database(
     batch: int = -1,
     databases: Collection[str] | None = None,
     reader: GoldReader | None = None,
+    source_times: bool = True,
 ) -> Comparison:
     """Compare every simulated table of one source database with its gold table.
 
@@ -153,7 +154,9 @@ def compare_database(
       images of its live keys by value, with JSON types, and their `_cdc_op`.
 
     Each relation is read once (`GoldReader`); callers comparing several databases of one
-    built warehouse pass the same `reader`.
+    built warehouse pass the same `reader`. `source_times=False`: the messages landed
+    carried no source time (a producer without a source block), so a soft-deleted row's
+    `_cdc_deleted_at` must be null.
     """
     reader = reader or GoldReader(spark)
     outcome = Comparison(database=database)
@@ -197,7 +200,9 @@ def compare_database(
             for source, rows in replayed.items()
             if source.split(".")[0] == database.lower() and source.split(".")[-1] == table
         }
-        for difference in _metadata_differences(reader, relation, table, database, source_rows):
+        for difference in _metadata_differences(
+            reader, relation, table, database, source_rows, source_times
+        ):
             if report(difference):
                 return outcome
     for difference in _foreign_rows(reader, f"{gold_schema}.captured_rows", owners):
@@ -345,6 +350,7 @@ def _metadata_differences(
     table: str,
     database: str,
     sources: Mapping[str, Mapping[str, SourceRow]],
+    source_times: bool = True,
 ) -> list[str]:
     """Every gold row of `database` (soft-deleted ones too): count, op, delete flags."""
     soft = reader.is_soft_delete(relation)
@@ -368,7 +374,8 @@ def _metadata_differences(
         want: tuple[object, ...] = (op,)
         if soft:
             got += (values["_cdc_is_deleted"], values[_DELETED_AT_MS])
-            want += (source.deleted, source.ts_ms if source.deleted else None)
+            deleted_at = source.ts_ms if source.deleted and source_times else None
+            want += (source.deleted, deleted_at)
         if got != want:
             names = "(_cdc_op, _cdc_is_deleted, _cdc_deleted_at ms)" if soft else "_cdc_op"
             differences.append(f"{table} {key} {names}: gold {got}, source {want}")

@@ -15,7 +15,14 @@
           table_identity(message)  named_struct(db, schema, table)
           key(message, announced_key)
                                    canonical key JSON of the changed row or document
-          position(message)        a string sorting in the source's change order
+          position(message)        a string sorting in the source's change order; null
+                                   when the message has none or it is not one
+          has_position(message)    optional: boolean, the message carries a source
+                                   position (whether or not it reads as one); a change
+                                   without one is ordered by arrival (stg_cdc__messages:
+                                   Kafka partition and offset, else load, file and line),
+                                   one whose position does not read is bad_position;
+                                   default: true (the family's format always has one)
           is_snapshot(message)     boolean
           snapshot(message)        the raw snapshot marker
           source_ts(message)       timestamp of the change at the source
@@ -80,6 +87,7 @@
         'table_identity', 'key', 'position', 'is_snapshot', 'snapshot', 'source_ts',
         'emitted_ts', 'before', 'after', 'patch', 'column_types', 'transaction_id',
         'error_reason', 'row_images', 'checkpoint_ts', 'has_row_identity', 'folds_row_images',
+        'has_position',
     ]) }}
 {% endmacro %}
 
@@ -96,6 +104,11 @@
 {% macro cdc_family_default__has_row_identity(message) %}
     {#- Default of the optional hook `has_row_identity`: the message names no key columns. -#}
     false
+{% endmacro %}
+
+{% macro cdc_family_default__has_position(message) %}
+    {#- Default of the optional hook `has_position`: true, every message of the format has one. -#}
+    true
 {% endmacro %}
 
 {% macro cdc_family_default__folds_row_images() %}

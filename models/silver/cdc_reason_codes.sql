@@ -50,13 +50,15 @@ reason_codes as (
         (
             'missing_source',
             'envelope',
-            'The message has no source block.',
-            'Check the connector configuration (the source block is mandatory in Debezium).'
+            'The message has no source block (no longer raised: such a change is ordered by '
+            || 'arrival; kept for quarantined rows of earlier runs).',
+            'Reload the file (dbt build --full-refresh of stg_cdc__messages) to read it again.'
         ),
         (
             'unknown_connector',
             'envelope',
-            'The source block matches no known connector.',
+            'The source block carries position fields of no known connector (a block with no '
+            || 'position field at all is read as connector debezium, ordered by arrival).',
             'Set source.connector or add an ordering rule for the connector (docs/architecture.md).'
         ),
         (
@@ -68,13 +70,14 @@ reason_codes as (
         (
             'missing_table',
             'envelope',
-            'source.table is absent.',
-            'Check the connector configuration.'
+            'Neither the message, its schema name nor its topic names the table.',
+            'Check the connector configuration, or name the topic''s table in the var cdc_topic_tables.'
         ),
         (
             'bad_position',
             'envelope',
-            'The source position is missing or not a number.',
+            'The source position is incomplete or not a number (a message with no position '
+            || 'field at all is ordered by arrival).',
             'Check the connector version; ordering needs the position.'
         ),
         (

@@ -165,17 +165,50 @@ located as (
 
 ),
 
-unpacked as (
+arrived as (
 
+    -- where the message arrived, as a string sorting in arrival order: its Kafka partition
+    -- and offset (a copy delivered again has the same), else its load, file and line
     select
         located.*,
-        {{ cdc_family_case('position', 'located.family', 'located') }} as position,
-        {{ cdc_family_case('key', 'located.family', 'located', 'located.announced_key') }} as row_key,
-        {{ cdc_family_case('before', 'located.family', 'located') }} as before,
-        {{ cdc_family_case('after', 'located.family', 'located') }} as after,
-        {{ cdc_family_case('patch', 'located.family', 'located') }} as patch,
-        {{ cdc_family_case('is_snapshot', 'located.family', 'located') }} as is_snapshot
+        case
+            when _kafka_offset is not null
+                then concat(
+                        lpad(cast(coalesce(_kafka_partition, 0) as string), 6, '0'),
+                        lpad(cast(_kafka_offset as string), 20, '0')
+                    )
+            else concat(
+                    date_format(_loaded_at, 'yyyyMMddHHmmssSSSSSS'),
+                    _source_file,
+                    lpad(cast(_source_line as string), 12, '0')
+                )
+        end as arrival
     from located
+
+),
+
+unpacked as (
+
+    -- a change whose envelope carries no source position (has_position: Flink CDC's and
+    -- Flink SQL's writers, any producer of the format that leaves it out) takes its arrival
+    -- as its position; one that carries a position that does not read keeps null
+    -- (bad_position)
+    select
+        arrived.*,
+        coalesce(
+            {{ cdc_family_case('position', 'arrived.family', 'arrived') }},
+            case
+                when kind = 'change'
+                    and not {{ cdc_family_case('has_position', 'arrived.family', 'arrived') }}
+                    then arrival
+            end
+        ) as position,
+        {{ cdc_family_case('key', 'arrived.family', 'arrived', 'arrived.announced_key') }} as row_key,
+        {{ cdc_family_case('before', 'arrived.family', 'arrived') }} as before,
+        {{ cdc_family_case('after', 'arrived.family', 'arrived') }} as after,
+        {{ cdc_family_case('patch', 'arrived.family', 'arrived') }} as patch,
+        {{ cdc_family_case('is_snapshot', 'arrived.family', 'arrived') }} as is_snapshot
+    from arrived
 
 ),
 
@@ -252,18 +285,7 @@ final as (
             ' ',
             position,
             case when is_snapshot then '0' else '1' end,
-            case
-                when _kafka_offset is not null
-                    then concat(
-                            lpad(cast(coalesce(_kafka_partition, 0) as string), 6, '0'),
-                            lpad(cast(_kafka_offset as string), 20, '0')
-                        )
-                else concat(
-                        date_format(_loaded_at, 'yyyyMMddHHmmssSSSSSS'),
-                        _source_file,
-                        lpad(cast(_source_line as string), 12, '0')
-                    )
-            end,
+            arrival,
             -- the row changes of one message in their order (a message of one row change,
             -- index 0, keeps the sort key it always had)
             case when _cdc_row_index > 0 then lpad(cast(_cdc_row_index as string), 6, '0') end

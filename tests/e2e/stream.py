@@ -84,6 +84,8 @@ STREAM_MODULES: tuple[str, ...] = (
             "test_keyless_tables",
             "test_delivery_faults",
             "test_transaction_consistency",
+            "test_flink_producers",
+            "test_position_free_sources",
         )
     ),
     # they register no part: they read the whole built stream

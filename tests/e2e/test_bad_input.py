@@ -115,9 +115,10 @@ def bad_run(dbt_project):  # type: ignore[no-untyped-def]
     unknown_op = copy.deepcopy(order)
     unknown_op["payload"]["op"] = "x"
     lines["unknown_op"] = json.dumps(unknown_op)
-    no_source = copy.deepcopy(order)
-    del no_source["payload"]["source"]
-    lines["missing_source"] = json.dumps(no_source)
+    # (a change without a source block is read, by arrival: Flink SQL writes no source)
+    other_connector = copy.deepcopy(order)
+    other_connector["payload"]["source"]["connector"] = "vitess"
+    lines["unsupported_connector"] = json.dumps(other_connector)
     # an object no registered family reads (Maxwell-like lines are read by the maxwell family)
     lines["unknown_envelope"] = json.dumps(
         {"kind": "row-insert", "collection": "t", "row": {"id": 1}}

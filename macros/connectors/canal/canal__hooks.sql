@@ -20,11 +20,19 @@
 {% endmacro %}
 
 {% macro canal__detect(message) %}
+    {#-
+        What the canal-json format requires: a `type` with a `data` array (a row change:
+        Canal, TiCDC, Flink CDC's pipeline sink, Flink SQL's canal-json writer, which adds
+        nothing else), or an `isDdl` flag with a table (Canal's DDL messages, whose `data`
+        is null). Every other field is optional.
+    -#}
     (
         {{ message }}.envelope.payload is null
-        and {{ message }}.body.isDdl is not null
         and {{ message }}.body.type is not null
-        and {{ message }}.body.table is not null
+        and (
+            startswith(ltrim({{ message }}.body.data), '[')
+            or ({{ message }}.body.isDdl is not null and {{ message }}.body.table is not null)
+        )
     )
 {% endmacro %}
 
@@ -52,11 +60,15 @@
 {% endmacro %}
 
 {% macro canal__table_identity(message) %}
-    named_struct(
-        'db', {{ message }}.body.database,
-        'schema', cast(null as string),
-        'table', {{ message }}.body.table
-    )
+    {#- `database` and `table`; a message without `table` (Flink SQL) by its topic. -#}
+    case
+        when {{ message }}.body.table is not null then named_struct(
+            'db', {{ message }}.body.database,
+            'schema', cast(null as string),
+            'table', {{ message }}.body.table
+        )
+        else {{ cdc_topic_identity(message ~ '._kafka_topic', message ~ '.body.database') }}
+    end
 {% endmacro %}
 
 {% macro canal__row_images(message) %}
@@ -102,7 +114,7 @@
         ))
     {%- endset %}
     case
-        when lower({{ body }}.isDdl) != 'true' and {{ body }}.data is not null
+        when coalesce(lower({{ body }}.isDdl), 'false') != 'true' and {{ body }}.data is not null
             then {{ cdc_let("from_json(" ~ body ~ ".old, 'array<string>')", 'canal_old_rows', rows) }}
     end
 {% endmacro %}
@@ -126,7 +138,8 @@
         left-padded; null when es or ts is not a number. Messages of one Canal fetch share
         both: arrival orders them, and the row's index in its message (`_cdc_row_index`)
         comes after arrival in the sort key, so rows of different messages are never
-        ordered by their indexes.
+        ordered by their indexes. Producers that write neither (Flink CDC, Flink SQL) are
+        ordered by arrival alone (canal__has_position).
     -#}
     case
         when {{ message }}.body.es rlike '^[0-9]{1,20}$' and {{ message }}.body.ts rlike '^[0-9]{1,20}$'
@@ -136,6 +149,10 @@
                 lpad({{ message }}.body.ts, 20, '0')
             )
     end
+{% endmacro %}
+
+{% macro canal__has_position(message) %}
+    ({{ message }}.body.es is not null or {{ message }}.body.ts is not null)
 {% endmacro %}
 
 {% macro canal__is_snapshot(message) %}
@@ -192,7 +209,7 @@
         when {{ message }}.source_table is null
             then 'missing_table: the Canal message has no table'
         when {{ message }}.position is null
-            then 'bad_position: the Canal es/ts are missing or not numbers'
+            then 'bad_position: the Canal es/ts are incomplete or not numbers'
         when {{ message }}.op != 't' and {{ message }}.row_image is null
             then 'missing_after: Canal ' || {{ message }}.body.type || ' without rows (data)'
         when {{ message }}.op != 't' and {{ message }}.row_key is null

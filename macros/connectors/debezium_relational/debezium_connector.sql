@@ -8,10 +8,15 @@
           3. the fields only one connector writes (the Oracle documentation example has no
              `connector`). SQL Server and Db2 share the LSN fields; without `connector`, a
              message with `event_serial_no` is SQL Server and one without is Db2 (both
-             order alike).
-        Null when nothing matches: the message is quarantined, never guessed.
+             order alike);
+          4. `debezium` when the source block carries no position field at all, or there
+             is none (debezium_has_position): a producer of the debezium-json format
+             without source positions (Flink CDC's pipeline sink writes `{db, table}`,
+             Flink SQL no source block). Its changes are ordered by arrival.
+        Null when position fields match no connector: the message is quarantined, never
+        guessed.
     -#}
-    {%- set accepted = ['oracle', 'sqlserver', 'db2', 'postgresql', 'mysql'] -%}
+    {%- set accepted = ['oracle', 'sqlserver', 'db2', 'postgresql', 'mysql', 'debezium'] -%}
     {%- set overrides = var('cdc_connector_overrides', []) -%}
     case
     {%- for override in overrides %}
@@ -33,5 +38,6 @@
             or {{ source }}.commit_lsn is not null then 'db2'
         when {{ source }}.lsn is not null then 'postgresql'
         when {{ source }}.file is not null and {{ source }}.pos is not null then 'mysql'
+        when not {{ debezium_has_position(source) }} then 'debezium'
     end
 {% endmacro %}

@@ -1,6 +1,7 @@
 {#-
-    The Debezium relational family (Oracle, SQL Server, Db2, PostgreSQL, MySQL): the
-    interface of cdc_family_hook. Change events, transaction metadata (`<server>.transaction`)
+    The Debezium relational family (Oracle, SQL Server, Db2, PostgreSQL, MySQL, and any
+    writer of the debezium-json format without source positions: connector `debezium`):
+    the interface of cdc_family_hook. Change events, transaction metadata (`<server>.transaction`)
     and schema-change events (`<server>` topic).
 -#}
 
@@ -78,6 +79,10 @@
     {{ debezium_position(message ~ '.connector', message ~ '.body.source') }}
 {% endmacro %}
 
+{% macro debezium_relational__has_position(message) %}
+    {{ debezium_has_position(message ~ '.body.source') }}
+{% endmacro %}
+
 {% macro debezium_relational__is_snapshot(message) %}
     {{ debezium_is_snapshot(message ~ '.body.source') }}
 {% endmacro %}
@@ -145,19 +150,17 @@
         when {{ message }}.kind != 'change' then null
         when {{ message }}.op not in ('c', 'u', 'd', 'r', 't')
             then 'unknown_op: op ''' || {{ message }}.op || ''' is not one of c, u, d, r, t'
-        when {{ message }}.body.source is null
-            then 'missing_source: the message has no source block'
         when {{ message }}.connector is null
             then 'unknown_connector: the source block matches no known connector'
-        when {{ message }}.connector not in ('oracle', 'sqlserver', 'db2', 'postgresql', 'mysql')
+        when {{ message }}.connector not in ('oracle', 'sqlserver', 'db2', 'postgresql', 'mysql', 'debezium')
             then 'unsupported_connector: ''' || {{ message }}.connector || ''' is not a '
                 || 'connector of a registered family (' || '{{ cdc_connector_families() | join(", ") }}' || ')'
         when {{ message }}.source_table is null
             then 'missing_table: neither source.table, the schema name nor the topic '
                 || 'names the table'
         when {{ message }}.position is null
-            then 'bad_position: the ' || {{ message }}.connector || ' source position is missing '
-                || 'or not a number'
+            then 'bad_position: the ' || {{ message }}.connector || ' source position is '
+                || 'incomplete or not a number'
         when {{ message }}.op in ('c', 'r', 'u')
             and ({{ message }}.after is null or not startswith(ltrim({{ message }}.after), '{'))
             then 'missing_after: op ' || {{ message }}.op || ' without an after row image'

@@ -1,10 +1,13 @@
 {% macro debezium_table_identity(source, schema_name, topic) %}
     {#-
-        `named_struct(db, schema, table)`: `source.db`; for schema and table `source.schema` / `source.table` when
-        the source block names the table; otherwise both from the envelope's schema name
-        `<server>.<schema>.<table>.Envelope` (schema wrapper), else from the topic
-        `<server>[.<database>].<schema>.<table>`. The Debezium Oracle documentation's events
-        carry neither db, schema nor table in their source block.
+        `named_struct(db, schema, table)`: `source.db`, `source.schema` and `source.table`
+        when the source block names the table; otherwise schema and table from the
+        envelope's schema name `<server>.<schema>.<table>.Envelope` (schema wrapper); else
+        from the topic (cdc_topic_identity): its entry in the var `cdc_topic_tables`, else
+        Debezium's topic name `<server>[.<database>].<schema>.<table>`, else the whole
+        topic name as the table (Flink SQL's debezium-json writes no source block). The
+        Debezium Oracle documentation's events carry neither db, schema nor table in their
+        source block.
     -#}
     {%- set from_schema_name -%}
         case
@@ -13,17 +16,23 @@
         end
     {%- endset -%}
     {%- set from_topic -%}
-        case when size(split({{ topic }}, '[.]')) >= 3 then concat(split({{ topic }}, '[.]'), array('')) end
-    {%- endset -%}
-    named_struct(
-        'db', {{ source }}.db,
-        'schema', case
-            when {{ source }}.table is not null then {{ source }}.schema
-            else try_element_at(coalesce({{ from_schema_name }}, {{ from_topic }}), -3)
-        end,
-        'table', case
-            when {{ source }}.table is not null then {{ source }}.table
-            else try_element_at(coalesce({{ from_schema_name }}, {{ from_topic }}), -2)
+        case
+            when size(split({{ topic }}, '[.]')) >= 3 then named_struct(
+                'db', {{ source }}.db,
+                'schema', try_element_at(split({{ topic }}, '[.]'), -2),
+                'table', try_element_at(split({{ topic }}, '[.]'), -1)
+            )
         end
-    )
+    {%- endset -%}
+    case
+        when {{ source }}.table is not null then named_struct(
+            'db', {{ source }}.db, 'schema', {{ source }}.schema, 'table', {{ source }}.table
+        )
+        when {{ from_schema_name }} is not null then named_struct(
+            'db', {{ source }}.db,
+            'schema', try_element_at({{ from_schema_name }}, -3),
+            'table', try_element_at({{ from_schema_name }}, -2)
+        )
+        else {{ cdc_topic_identity(topic, source ~ '.db', from_topic) }}
+    end
 {% endmacro %}

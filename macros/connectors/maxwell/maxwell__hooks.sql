@@ -25,13 +25,20 @@
 {% endmacro %}
 
 {% macro maxwell__detect(message) %}
+    {#-
+        What the maxwell-json format requires: a `type` with a `data` object (a row change:
+        Maxwell, Flink SQL's maxwell-json writer, which adds nothing else), or Maxwell's
+        `database` and `ts` with a `type` (its DDL and bootstrap messages). Every other
+        field is optional.
+    -#}
     (
         {{ message }}.envelope.payload is null
         and {{ message }}.body.isDdl is null
-        and {{ message }}.body.database is not null
         and {{ message }}.body.type is not null
-        and {{ message }}.body.ts is not null
-        and ({{ message }}.body.xid is not null or {{ message }}.body.type not in ('insert', 'update', 'delete'))
+        and (
+            startswith(ltrim({{ message }}.body.data), '{')
+            or ({{ message }}.body.database is not null and {{ message }}.body.ts is not null)
+        )
     )
 {% endmacro %}
 
@@ -59,11 +66,15 @@
 {% endmacro %}
 
 {% macro maxwell__table_identity(message) %}
-    named_struct(
-        'db', {{ message }}.body.database,
-        'schema', cast(null as string),
-        'table', {{ message }}.body.table
-    )
+    {#- `database` and `table`; a message without `table` (Flink SQL) by its topic. -#}
+    case
+        when {{ message }}.body.table is not null then named_struct(
+            'db', {{ message }}.body.database,
+            'schema', cast(null as string),
+            'table', {{ message }}.body.table
+        )
+        else {{ cdc_topic_identity(message ~ '._kafka_topic', message ~ '.body.database') }}
+    end
 {% endmacro %}
 
 {% macro maxwell__key(message, announced_key) %}
@@ -173,6 +184,14 @@
     end
 {% endmacro %}
 
+{% macro maxwell__has_position(message) %}
+    (
+        {{ message }}.body.ts is not null
+        or {{ message }}.body.xid is not null
+        or {{ message }}.body.xoffset is not null
+    )
+{% endmacro %}
+
 {% macro maxwell__is_snapshot(message) %}
     coalesce({{ message }}.body.type = 'bootstrap-insert', false)
 {% endmacro %}
@@ -225,7 +244,7 @@
         when {{ message }}.source_table is null
             then 'missing_table: the Maxwell message has no table'
         when {{ message }}.position is null
-            then 'bad_position: the Maxwell ts/xid/xoffset are missing or not numbers'
+            then 'bad_position: the Maxwell ts/xid/xoffset are incomplete or not numbers'
         when {{ message }}.body.data is null or not startswith(ltrim({{ message }}.body.data), '{')
             then 'missing_after: Maxwell ' || {{ message }}.body.type || ' without a data object'
         when {{ message }}.row_key is null
