@@ -84,7 +84,7 @@ STREAM_MODULES: tuple[str, ...] = (
             "test_keyless_tables",
             "test_delivery_faults",
             "test_transaction_consistency",
-            "test_flink_producers",
+            "test_format_producers",
             "test_position_free_sources",
         )
     ),
@@ -102,13 +102,21 @@ def register(part: Part) -> Part:
 
 def step_vars(step: str) -> dict[str, object]:
     """The vars of `step`'s build: the step's own, and every part's (`Part.vars`); a var
-    set twice must have one value."""
+    set twice must have one value, but for a mapping, whose entries are merged."""
     command = COMMANDS[step]
     merged: dict[str, object] = dict(command[1]) if command is not None else {}
     for part in PARTS.values():
         for name, value in part.vars.items():
-            if merged.get(name, value) != value:
-                wanted = merged[name]
+            wanted = merged.get(name, value)
+            if isinstance(wanted, dict) and isinstance(value, dict):
+                # a mapping var (cdc_table_keys, cdc_topic_tables): each part names its own
+                # entries, and an entry two parts name must have one value
+                clash = [k for k in value if k in wanted and wanted[k] != value[k]]
+                if clash:
+                    raise ValueError(f"var {name}: part {part.name} sets {clash} otherwise")
+                merged[name] = {**wanted, **value}
+                continue
+            if wanted != value:
                 raise ValueError(f"var {name}: part {part.name} sets {value!r}, not {wanted!r}")
             merged[name] = value
     return merged

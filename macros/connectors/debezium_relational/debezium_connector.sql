@@ -4,7 +4,8 @@
           1. an override of the project var `cdc_connector_overrides`, a list of
              {pattern: <regex>, connector: <name>} matched against `locator` (the Kafka
              topic, else the landing file path), for feeds whose messages say too little;
-          2. `source.connector` when present (lower-cased);
+          2. `source.connector` when present (lower-cased: TiCDC's Debezium encoder writes
+             `TiCDC`);
           3. the fields only one connector writes (the Oracle documentation example has no
              `connector`). SQL Server and Db2 share the LSN fields; without `connector`, a
              message with `event_serial_no` is SQL Server and one without is Db2 (both
@@ -16,7 +17,7 @@
         Null when position fields match no connector: the message is quarantined, never
         guessed.
     -#}
-    {%- set accepted = ['oracle', 'sqlserver', 'db2', 'postgresql', 'mysql', 'debezium'] -%}
+    {%- set accepted = ['oracle', 'sqlserver', 'db2', 'postgresql', 'mysql', 'ticdc', 'debezium'] -%}
     {%- set overrides = var('cdc_connector_overrides', []) -%}
     case
     {%- for override in overrides %}

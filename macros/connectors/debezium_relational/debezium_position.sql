@@ -12,6 +12,8 @@
           db2         commit_lsn, change_lsn
           postgresql  lsn (a number), left-padded to 20 digits
           mysql       binlog file, pos, row
+          ticdc       commit_ts (the TiDB transaction's commit TSO), left-padded to 20
+                      digits (its binlog fields are empty: `file` "", `pos` 0)
         A missing part sorts first (snapshot reads have no change_lsn). Null when a part
         that must be a number is not one.
     -#}
@@ -65,6 +67,11 @@
             case
                 when {{ source }}.lsn rlike '^[0-9]{1,20}$'
                     then lpad({{ source }}.lsn, 20, '0')
+            end
+        when 'ticdc' then
+            case
+                when {{ source }}.commit_ts rlike '^[0-9]{1,20}$'
+                    then lpad({{ source }}.commit_ts, 20, '0')
             end
         when 'mysql' then
             case

@@ -152,7 +152,7 @@
             then 'unknown_op: op ''' || {{ message }}.op || ''' is not one of c, u, d, r, t'
         when {{ message }}.connector is null
             then 'unknown_connector: the source block matches no known connector'
-        when {{ message }}.connector not in ('oracle', 'sqlserver', 'db2', 'postgresql', 'mysql', 'debezium')
+        when {{ message }}.connector not in ('oracle', 'sqlserver', 'db2', 'postgresql', 'mysql', 'ticdc', 'debezium')
             then 'unsupported_connector: ''' || {{ message }}.connector || ''' is not a '
                 || 'connector of a registered family (' || '{{ cdc_connector_families() | join(", ") }}' || ')'
         when {{ message }}.source_table is null

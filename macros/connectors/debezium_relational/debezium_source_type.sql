@@ -4,7 +4,8 @@
         number or boolean read as a string keeps its text: `false` -> 'false', 1 -> '1').
         Oracle: scn, commit_scn, txId, rs_id, ssn, redo_thread; SQL Server: change_lsn,
         commit_lsn, event_serial_no; Db2: change_lsn, commit_lsn; PostgreSQL: lsn, txId;
-        MySQL: file, pos, row, server_id, gtid; MongoDB: rs, collection, ord, h.
+        MySQL: file, pos, row, server_id, gtid; TiCDC: commit_ts; MongoDB: rs, collection,
+        ord, h.
     -#}
     {{- return(
         'struct<version: string, connector: string, name: string, ts_ms: string, '
@@ -14,7 +15,7 @@
         ~ 'change_lsn: string, commit_lsn: string, event_serial_no: string, '
         ~ 'lsn: string, file: string, pos: string, row: string, server_id: string, '
         ~ 'gtid: string, sequence: string, rs: string, collection: string, ord: string, '
-        ~ 'h: string, lsid: string, txnNumber: string, wallTime: string>'
+        ~ 'h: string, lsid: string, txnNumber: string, wallTime: string, commit_ts: string>'
     ) -}}
 {% endmacro %}
 

@@ -1,8 +1,9 @@
-"""End to end: the messages Flink writes in the Debezium, Canal and Maxwell formats reach
-gold, ordered by arrival (they carry no source position).
+"""End to end: the messages other producers of the Debezium, Canal and Maxwell formats
+write reach gold: Flink's, ordered by arrival (they carry no source position), and TiCDC's,
+ordered by its commit timestamp.
 
-The fixtures (tests/fixtures/flink/, see its README) are the outputs Flink's own tests
-publish:
+The Flink fixtures (tests/fixtures/flink/, see its README) are the outputs Flink's own
+tests publish:
 
 * Flink SQL's `canal-json`, `maxwell-json` and `debezium-json` writers (Flink's SerDe
   tests): `{"data": [row], "type"}`, `{"data": row, "type"}` and `{"before", "after",
@@ -15,15 +16,22 @@ publish:
   wrapped one as kcat records keyed `{"TableId", "col1"}`), after a column was added,
   renamed and dropped.
 
-Each lands in two batches as a Kafka Connect sink writes it (`<topic>+<partition>+<offset>`
-files); the second batch splits a Flink update across the two loads (its delete in the
-first, its insert in the second) and delivers four messages of the first again, with their
-offsets. After each batch `captured_rows` must hold exactly what an independent replay of
-the messages by Flink's documented semantics gives (insert and update upsert the row, a
-delete removes it, each offset applied once, in offset order).
+The TiCDC fixture (tests/fixtures/ticdc/) is kcat `-J` output of TiCDC's Debezium encoder as
+its documentation shows it (`"connector": "TiCDC"`, empty binlog fields, `commit_ts`),
+dispatched by commit ts over two partitions (TiCDC's `ts` dispatcher), so that the changes
+of one key are in both and only `commit_ts` orders them; partition 1 was read first, and a
+change of the first batch's commits arrives in the second, after a later one.
+
+Each Flink fixture lands in two batches as a Kafka Connect sink writes it
+(`<topic>+<partition>+<offset>` files); the second batch splits a Flink update across the
+two loads (its delete in the first, its insert in the second) and delivers four messages of
+the first again, with their offsets. After each batch `captured_rows` must hold exactly
+what an independent replay of the messages by the documented semantics gives (insert and
+update upsert the row, a delete removes it, each offset applied once, in offset order;
+TiCDC's in commit_ts order).
 
 The fixtures are this module's part of the shared stream (tests/e2e/stream.py): their files
-land under `flink/` of the stream's landing folder, and every count is scoped to them.
+land under `producers/` of the stream's landing folder, and every count is scoped to them.
 """
 
 from __future__ import annotations
@@ -41,8 +49,8 @@ from tests.e2e.stream import BATCHES, Part, register
 
 pytestmark = pytest.mark.spark
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "flink"
-PART = "flink"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+PART = "producers"
 
 
 @dataclass(frozen=True)
@@ -131,8 +139,19 @@ VARS: dict[str, object] = {
 }
 
 
+# TiCDC: the kcat file's lines landed at each batch (its first line delivered again)
+TICDC = FIXTURES / "ticdc" / "ticdc_debezium_ts_dispatcher.kcat.jsonl"
+TICDC_SOURCE_ID = "test.orders"
+TICDC_LINES = {0: (0, 1, 2, 3), 1: (4, 5, 0)}
+
+
+def _ticdc_records(batch: int) -> list[str]:
+    lines = TICDC.read_text().splitlines()
+    return [lines[i] for i in TICDC_LINES[batch]]
+
+
 def _lines(feed: Feed) -> list[str]:
-    return (FIXTURES / feed.file).read_text().splitlines()
+    return (FIXTURES / "flink" / feed.file).read_text().splitlines()
 
 
 def _batch(feed: Feed, batch: int) -> list[tuple[int, str]]:
@@ -157,6 +176,9 @@ def _land(step: str, folder: Path) -> None:
     if step not in BATCHES:
         return
     batch = BATCHES[step]
+    ticdc = folder / "ticdc" / f"tidb_test-{step}.jsonl"
+    ticdc.parent.mkdir(parents=True, exist_ok=True)
+    ticdc.write_text("".join(line + "\n" for line in _ticdc_records(batch)))
     for feed in FEEDS:
         messages = _batch(feed, batch)
         if feed.kcat_key:
@@ -183,7 +205,7 @@ register(
     Part(
         PART,
         land=_land,
-        databases=("flink_sql", "default_schema"),
+        databases=("flink_sql", "default_schema", "test"),
         vars=VARS,
     )
 )
@@ -224,29 +246,55 @@ def _expected(feed: Feed, batch: int) -> dict[str, object]:
     return rows
 
 
-def _gold(dbt_project: DbtProject, feed: Feed) -> dict[str, object]:
+def _ticdc_expected(batch: int) -> dict[str, object]:
+    """{key: row} after batches 0..`batch`: each (partition, offset) once, in commit_ts
+    order (TiCDC's commit order of TiDB transactions)."""
+    records = {}
+    for b in range(batch + 1):
+        for line in _ticdc_records(b):
+            record = json.loads(line)
+            records[(record["partition"], record["offset"])] = json.loads(record["payload"])
+    rows: dict[str, object] = {}
+    for message in sorted(records.values(), key=lambda m: m["payload"]["source"]["commit_ts"]):
+        payload = message["payload"]
+        image = payload["after"] or payload["before"]
+        key = json.dumps(typed(image["id"]))
+        if payload["op"] == "d":
+            rows.pop(key, None)
+        else:
+            rows[key] = typed(payload["after"])
+    return rows
+
+
+def _gold(dbt_project: DbtProject, source_id: str, key_column: str) -> dict[str, object]:
     rows = dbt_project.sql(
         f"select _cdc_row_json_raw from {dbt_project.layer('gold')}.captured_rows "
-        f"where _cdc_source_id = '{feed.source_id}'"
+        f"where _cdc_source_id = '{source_id}'"
     )
     gold: dict[str, object] = {}
     for row in rows:
         image = json.loads(str(row["_cdc_row_json_raw"]))
-        key = json.dumps(typed(image[feed.key]))
-        assert key not in gold, f"{feed.source_id}: key {key} twice in captured_rows"
+        key = json.dumps(typed(image[key_column]))
+        assert key not in gold, f"{source_id}: key {key} twice in captured_rows"
         gold[key] = typed(image)
     return gold
 
 
 def _assert_gold_is_the_replay(dbt_project: DbtProject, batch: int) -> None:
     failures = []
-    for feed in FEEDS:
-        expected, gold = _expected(feed, batch), _gold(dbt_project, feed)
-        assert len(expected) >= 2, f"{feed.file}: a (nearly) empty table makes no test"
+    tables = [
+        (feed.source_id, _expected(feed, batch), _gold(dbt_project, feed.source_id, feed.key))
+        for feed in FEEDS
+    ]
+    tables.append(
+        (TICDC_SOURCE_ID, _ticdc_expected(batch), _gold(dbt_project, TICDC_SOURCE_ID, "id"))
+    )
+    for source_id, expected, gold in tables:
+        assert expected, f"{source_id}: an empty table makes no test"
         for key in sorted(set(expected) | set(gold)):
             if expected.get(key) != gold.get(key):
                 failures.append(
-                    f"{feed.source_id} {key}: gold {gold.get(key)} != replay {expected.get(key)}"
+                    f"{source_id} {key}: gold {gold.get(key)} != replay {expected.get(key)}"
                 )
     assert not failures, "captured_rows differs from the replay:\n" + "\n".join(failures)
 
@@ -277,7 +325,10 @@ def test_the_fixtures_have_what_the_tests_claim() -> None:
 def test_flink_messages_reach_gold_in_arrival_order(dbt_project) -> None:  # type: ignore[no-untyped-def]
     _assert_gold_is_the_replay(dbt_project, 0)
     silver = dbt_project.layer("silver")
-    mine = f"_source_file like '{dbt_project.landed_under(PART)}'"
+    mine = (
+        f"_source_file like '{dbt_project.landed_under(PART)}' "
+        "and _source_file not like '%/ticdc/%'"
+    )
     [counts] = dbt_project.sql(
         f"select count(distinct _message_id) as messages, "
         f"count_if(_cdc_message_kind = 'change') as changes "
@@ -307,3 +358,19 @@ def test_a_split_update_across_loads_and_redelivered_messages_give_the_replay(db
 @pytest.mark.stream("full_refresh")
 def test_a_full_refresh_gives_the_replay(dbt_project) -> None:  # type: ignore[no-untyped-def]
     _assert_gold_is_the_replay(dbt_project, 1)
+
+
+@pytest.mark.stream("batch0")
+def test_ticdc_changes_are_ordered_by_commit_ts(dbt_project) -> None:  # type: ignore[no-untyped-def]
+    rows = dbt_project.sql(
+        f"select silver._cdc_connector, silver._cdc_position, silver._cdc_error_reason, "
+        f"bronze.message_value from {dbt_project.layer('silver')}.stg_cdc__messages as silver "
+        f"join {dbt_project.layer('bronze')}.bronze_cdc_messages as bronze "
+        f"on silver._message_id = bronze._message_id "
+        f"where silver._source_file like '%/{PART}/ticdc/%'"
+    )
+    assert len(rows) == len(TICDC_LINES[0])
+    for row in rows:
+        commit_ts = json.loads(row["message_value"])["payload"]["source"]["commit_ts"]
+        assert row["_cdc_error_reason"] is None, row["_cdc_error_reason"]
+        assert (row["_cdc_connector"], row["_cdc_position"]) == ("ticdc", f"{commit_ts:020d}")
