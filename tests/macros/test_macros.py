@@ -435,7 +435,9 @@ def test_connector_overrides_by_topic(dbt_project, spark) -> None:  # type: igno
         "select 'legacy.S.T' as topic, from_json('{}', '{{ debezium_source_type() }}') as src "
         "union all select 'other.S.T', from_json('{}', '{{ debezium_source_type() }}') "
         "union all select 'other.S.T', "
-        "from_json('{\"connector\": \"oracle\"}', '{{ debezium_source_type() }}')) as cases"
+        "from_json('{\"connector\": \"oracle\"}', '{{ debezium_source_type() }}') "
+        "union all select 'other.S.T', "
+        "from_json('{\"pos\": \"5\"}', '{{ debezium_source_type() }}')) as cases"
     )
     result = run_dbt(
         ["compile", "--inline", inline], vars=overrides, target_path=dbt_project.target_path
@@ -443,8 +445,11 @@ def test_connector_overrides_by_topic(dbt_project, spark) -> None:  # type: igno
     rows = spark.sql(result.result.results[0].node.compiled_code).collect()
     assert [(r["topic"], r["detected"]) for r in rows] == [
         ("legacy.S.T", "db2"),
-        ("other.S.T", None),
+        # no position field at all (Flink CDC, Flink SQL): a producer without positions
+        ("other.S.T", "debezium"),
         ("other.S.T", "oracle"),
+        # a position field of no known connector: never guessed
+        ("other.S.T", None),
     ]
     bad = run_dbt(
         ["compile", "--inline", inline],

@@ -60,15 +60,7 @@
 {% endmacro %}
 
 {% macro canal__table_identity(message) %}
-    {#- `database` and `table`; a message without `table` (Flink SQL) by its topic. -#}
-    case
-        when {{ message }}.body.table is not null then named_struct(
-            'db', {{ message }}.body.database,
-            'schema', cast(null as string),
-            'table', {{ message }}.body.table
-        )
-        else {{ cdc_topic_identity(message ~ '._kafka_topic', message ~ '.body.database') }}
-    end
+    {{ cdc_db_table_identity(message ~ '.body.database', message ~ '.body.table', message ~ '._kafka_topic') }}
 {% endmacro %}
 
 {% macro canal__row_images(message) %}

@@ -50,7 +50,10 @@
 {% endmacro %}
 
 {% macro debezium_relational__table_identity(message) %}
-    {{ debezium_table_identity(message ~ '.body.source', message ~ '.envelope.schema.name', message ~ '._kafka_topic') }}
+    {{ debezium_table_identity(
+        message ~ '.body.source', message ~ '.envelope.schema.name', message ~ '._kafka_topic',
+        message ~ '.body.op is not null'
+    ) }}
 {% endmacro %}
 
 {% macro debezium_relational__key(message, announced_key) %}

@@ -1,11 +1,13 @@
-{% macro debezium_table_identity(source, schema_name, topic) %}
+{% macro debezium_table_identity(source, schema_name, topic, is_change='true') %}
     {#-
         `named_struct(db, schema, table)`: `source.db`, `source.schema` and `source.table`
         when the source block names the table; otherwise schema and table from the
         envelope's schema name `<server>.<schema>.<table>.Envelope` (schema wrapper); else
         from the topic (cdc_topic_identity): its entry in the var `cdc_topic_tables`, else
         Debezium's topic name `<server>[.<database>].<schema>.<table>`, else the whole
-        topic name as the table (Flink SQL's debezium-json writes no source block). The
+        topic name as the table (Flink SQL's debezium-json writes no source block), the
+        last two for a change only (`is_change`, SQL boolean: a heartbeat's, transaction
+        or schema-change topic names no table). The
         Debezium Oracle documentation's events carry neither db, schema nor table in their
         source block.
     -#}
@@ -33,6 +35,7 @@
             'schema', try_element_at({{ from_schema_name }}, -3),
             'table', try_element_at({{ from_schema_name }}, -2)
         )
-        else {{ cdc_topic_identity(topic, source ~ '.db', from_topic) }}
+        when {{ is_change }} then {{ cdc_topic_identity(topic, source ~ '.db', from_topic) }}
+        else {{ from_topic }}
     end
 {% endmacro %}

@@ -66,15 +66,7 @@
 {% endmacro %}
 
 {% macro maxwell__table_identity(message) %}
-    {#- `database` and `table`; a message without `table` (Flink SQL) by its topic. -#}
-    case
-        when {{ message }}.body.table is not null then named_struct(
-            'db', {{ message }}.body.database,
-            'schema', cast(null as string),
-            'table', {{ message }}.body.table
-        )
-        else {{ cdc_topic_identity(message ~ '._kafka_topic', message ~ '.body.database') }}
-    end
+    {{ cdc_db_table_identity(message ~ '.body.database', message ~ '.body.table', message ~ '._kafka_topic') }}
 {% endmacro %}
 
 {% macro maxwell__key(message, announced_key) %}
