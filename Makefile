@@ -11,14 +11,16 @@ export DBT_PROFILES_DIR := $(CURDIR)/profiles
 export SPARK_LOCAL_IP := 127.0.0.1
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: setup check-java demo test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down spark-server-up
+.PHONY: venv setup check-java demo test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down spark-server-up
 
-setup: check-java $(STAMP)
+venv: check-java $(STAMP)
 	@mkdir -p landing
 	@# a plain `dbt run` (dbt-spark method: session) registers python_udfs on the session it
 	@# creates: a .pth file in the venv installs the hook (python_udfs/session_hook.py)
 	@$(PY) -c "import pathlib, sysconfig; from python_udfs.session_hook import pth_line; \
 	  pathlib.Path(sysconfig.get_paths()['purelib'], 'cdc_python_udfs.pth').write_text(pth_line('$(CURDIR)') + '\n')"
+
+setup: venv
 	@# once: the classes a Spark driver loads, archived for every later session to map
 	@# (python_udfs/jvm_class_archive.py: a session starts in 4 s instead of 7)
 	@$(PY) -m cdc_tools.jvm_class_archive
@@ -44,7 +46,7 @@ $(STAMP): requirements.lock pyproject.toml
 demo: setup
 	$(PY) -m cdc_tools.demo
 
-lint: setup
+lint: venv
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m sqlfluff lint --processes 2 models macros tests/dbt
@@ -54,7 +56,9 @@ lint: setup
 # module runs whole on one worker (its module fixtures build once), and so do the modules
 # of the shared stream (tests/e2e/stream.py, one scope); TEST_WORKERS=0: one process
 TEST_WORKERS ?= 2
-test: setup lint
+test:
+	@# the JVM class archive (setup, once: 47 s on CI's machine) is written while lint runs
+	@$(MAKE) --no-print-directory -j 2 setup lint
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 unit: setup
