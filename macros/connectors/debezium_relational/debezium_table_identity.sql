@@ -36,6 +36,10 @@
             'table', try_element_at({{ from_schema_name }}, -2)
         )
         when {{ is_change }} then {{ cdc_topic_identity(topic, source ~ '.db', from_topic) }}
-        else {{ from_topic }}
+        else named_struct(
+            'db', {{ source }}.db,
+            'schema', ({{ from_topic }}).schema,
+            'table', ({{ from_topic }}).table
+        )
     end
 {% endmacro %}
