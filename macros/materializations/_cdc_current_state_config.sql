@@ -29,8 +29,25 @@
         ~ " is not one of: off, delete"
     ) }}
   {%- endif -%}
+  {%- set columns_on_read = config.get('cdc_columns_on_read') or {} -%}
+  {%- if columns_on_read is not mapping
+        or columns_on_read.values() | reject('string') | list | length > 0 -%}
+    {{ exceptions.raise_compiler_error(
+        "cdc_columns_on_read of " ~ this ~ " must map column names to SQL expressions "
+        ~ "(strings), e.g. {'_cdc_row_json': \"...\"}; it is: " ~ columns_on_read
+    ) }}
+  {%- endif -%}
+  {%- set unpublished_columns = config.get('cdc_unpublished_columns') or [] -%}
+  {%- if unpublished_columns is string or unpublished_columns is not iterable -%}
+    {{ exceptions.raise_compiler_error(
+        "cdc_unpublished_columns of " ~ this ~ " must be a list of column names; it is: "
+        ~ unpublished_columns
+    ) }}
+  {%- endif -%}
   {{ return({
       'unique_key': unique_key,
+      'unpublished_columns': unpublished_columns | map('lower') | list,
+      'columns_on_read': columns_on_read,
       'snapshot_reconciliation': snapshot_reconciliation,
       'delete_mode': delete_mode,
       'file_format': file_format,

@@ -15,6 +15,18 @@
       ) }}
     {%- endif -%}
   {%- endfor -%}
+  {%- for name in cdc.columns_on_read if name | lower in model_columns -%}
+    {{ exceptions.raise_compiler_error(
+        "cdc_current_state model " ~ this ~ " selects column '" ~ name ~ "' and also computes it "
+        ~ "on read (cdc_columns_on_read): name it once"
+    ) }}
+  {%- endfor -%}
+  {%- for name in cdc.unpublished_columns if name not in model_columns -%}
+    {{ exceptions.raise_compiler_error(
+        "cdc_current_state model " ~ this ~ ": cdc_unpublished_columns names '" ~ name
+        ~ "', which it does not select; it selects: " ~ model_columns | join(', ')
+    ) }}
+  {%- endfor -%}
   {%- set state_columns = model_columns | reject('in', ['_cdc_error_reason']) | list -%}
   {%- set full_refresh = should_full_refresh() or existing_state is none -%}
   {%- if not full_refresh -%}

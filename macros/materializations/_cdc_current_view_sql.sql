@@ -1,11 +1,14 @@
-{% macro _cdc_current_view_sql(target_relation, state_relation, columns, unique_key, delete_mode, carry=none) %}
+{% macro _cdc_current_view_sql(target_relation, state_relation, columns, unique_key, delete_mode, carry=none, columns_on_read={}, unpublished_columns=[]) %}
   {#-
       The published view of a state table: compacted rows (cdc_bucket >= 0) whose key
       has no change in the delta partition (-2), plus the delta; a row older than its
       source table's truncate marker (-1) counts as deleted. Deleted keys are left out
       (hard) or flagged (soft). Delta and markers are small, so both joins are
       broadcasts and the view costs one scan of the state. With carry, a placeholder that
-      could not be resolved (yet) reads as null (_cdc_carry_published).
+      could not be resolved (yet) reads as null (_cdc_carry_published). columns_on_read
+      (config cdc_columns_on_read): columns computed here from the published ones, so for
+      current rows only, and only by a query that selects them; unpublished_columns (config
+      cdc_unpublished_columns): read by those expressions, not shown.
   -#}
 create or replace view {{ target_relation }} as
 with
@@ -60,7 +63,7 @@ current_rows as (
 
 ),
 
-final as (
+published as (
 
     select
       {%- for column in columns %}
@@ -74,6 +77,25 @@ final as (
     {%- if delete_mode == 'hard' %}
     where not _cdc_is_deleted
     {%- endif %}
+
+),
+
+final as (
+
+    {%- set items = [] -%}
+    {%- for column in columns if column | lower not in unpublished_columns -%}
+      {%- do items.append(cdc_quote(column)) -%}
+    {%- endfor -%}
+    {%- for name, expression in columns_on_read.items() -%}
+      {%- do items.append(expression ~ ' as ' ~ cdc_quote(name)) -%}
+    {%- endfor -%}
+    {%- if delete_mode == 'soft' -%}
+      {%- do items.extend(['_cdc_is_deleted', '_cdc_deleted_at']) -%}
+    {%- endif %}
+
+    select
+      {{ items | join(',\n      ') }}
+    from published
 
 )
 

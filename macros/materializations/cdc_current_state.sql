@@ -20,6 +20,12 @@
                            that no change after its start touched, are deleted (as
                            cdc_delete_mode deletes); needs `-- depends_on:
                            {{ ref('int_cdc__snapshots') }}` in the model
+        cdc_columns_on_read  {column: SQL expression over the model's columns}: columns
+                           the published view computes for the current rows, when a query
+                           reads them, instead of storing them for every change (work that
+                           only the current row needs, such as decoding its row image)
+        cdc_unpublished_columns  columns kept in the state for cdc_columns_on_read but not
+                           shown by the view (the message schema's column types)
         cdc_unavailable_value_placeholder  (var of the same name, default
                            '__debezium_unavailable_value'; empty: off) the value Debezium
                            sends for an unchanged TOASTed column: carried over from the
@@ -92,7 +98,7 @@
   {% call statement('cdc_publish_view') %}
     {{ _cdc_current_view_sql(
           target_relation, state_relation, plan.published_columns, cdc.unique_key, cdc.delete_mode,
-          plan.carry) }}
+          plan.carry, cdc.columns_on_read, cdc.unpublished_columns) }}
   {% endcall %}
   {{ cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
 

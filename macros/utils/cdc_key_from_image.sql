@@ -9,7 +9,9 @@
         primaryKeyColumnNames, or the key columns the message names), null when the image
         lacks one of them; or, for a table with neither, the whole row image (a keyless
         table: identical rows are one row). The image is computed once (`cdc_let`, as
-        `key_image`), however many key columns read it.
+        `key_image`), however many key columns read it, and so are the sorted announced
+        key columns (as `announced_columns`): each is written once in the SQL (a family's
+        key expression is large: Alibaba's is a `case`).
     -#}
     {%- set image_map_expression = image_map -%}
     {%- set image_map = 'key_image' -%}
@@ -22,15 +24,18 @@
                 transform({{ declared_key }}, key_column -> {{ image_map }}[key_column])
             )) end
     {%- if announced_key is not none %}
-        when size({{ announced_key }}) > 0 then case
-            when forall({{ announced_key }}, key_column -> {{ image_map }}[key_column] is not null)
+        when size(announced_columns) > 0 then case
+            when forall(announced_columns, key_column -> {{ image_map }}[key_column] is not null)
             then to_json(map_from_arrays(
-                array_sort({{ announced_key }}),
-                transform(array_sort({{ announced_key }}), key_column -> {{ image_map }}[key_column])
+                announced_columns,
+                transform(announced_columns, key_column -> {{ image_map }}[key_column])
             )) end
     {%- endif %}
         else {{ cdc_canonical_json_map(image_map) }}
     end
     {%- endset -%}
+    {%- if announced_key is not none -%}
+        {%- set key_case = cdc_let('array_sort(' ~ announced_key ~ ')', 'announced_columns', key_case) -%}
+    {%- endif -%}
     {{ cdc_let(image_map_expression, 'key_image', key_case) }}
 {% endmacro %}

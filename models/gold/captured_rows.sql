@@ -1,11 +1,24 @@
-{{ config(materialized='cdc_current_state', unique_key=['_cdc_source_id', '_cdc_key']) }}
+{{
+    config(
+        materialized='cdc_current_state',
+        unique_key=['_cdc_source_id', '_cdc_key'],
+        cdc_columns_on_read={
+            '_cdc_row_json': '(' ~ cdc_decode_row_image('_cdc_row_json_raw', '_cdc_column_types') ~ ').json',
+            '_cdc_is_decoded': '(' ~ cdc_decode_row_image('_cdc_row_json_raw', '_cdc_column_types') ~ ').is_decoded',
+        },
+        cdc_unpublished_columns=['_cdc_column_types'],
+    )
+}}
 
 -- The current row of every key of every captured table, declared or not: query any
 -- table before anyone writes a typed model for it. For a document collection the row is
 -- the whole current document (extended JSON in the normal form of python_udfs/mongodb.py),
--- flagged by _cdc_is_partial while its base document was never seen. _cdc_row_json holds
--- the values the message's own schema says how to decode (decimals, dates, times,
--- timestamps) as text; _cdc_row_json_raw the image as the message carried it.
+-- flagged by _cdc_is_partial while its base document was never seen. _cdc_row_json_raw is
+-- the image as the message carried it; _cdc_row_json holds the values the message's own
+-- schema says how to decode (decimals, dates, times, timestamps) as text. Decoding is
+-- needed for the current row only: the published view decodes it when a query reads it
+-- (cdc_columns_on_read), so a key changed a thousand times is decoded once, not a thousand
+-- times, and the carry-over of unavailable values works on the raw image alone.
 
 with
 
@@ -24,15 +37,6 @@ images as (
 
 ),
 
-decoded as (
-
-    select
-        *,
-        {{ cdc_decode_row_image('_cdc_row_json_raw', '_cdc_column_types') }} as _cdc_decoded_image
-    from images
-
-),
-
 final as (
 
     select
@@ -41,9 +45,8 @@ final as (
         _cdc_source_schema,
         _cdc_source_table,
         _cdc_key,
-        _cdc_decoded_image.json as _cdc_row_json,
         _cdc_row_json_raw,
-        _cdc_decoded_image.is_decoded as _cdc_is_decoded,
+        _cdc_column_types,
         _cdc_is_partial,
         _cdc_op,
         _cdc_connector,
@@ -51,7 +54,7 @@ final as (
         _cdc_sort_key,
         _cdc_source_ts,
         _loaded_at
-    from decoded
+    from images
 
 )
 

@@ -428,6 +428,44 @@ def test_merge_into_statements_carry_unavailable_values(dbt_project, spark) -> N
     assert "source._cdc_sort_key = target._cdc_sort_key" in upsert
 
 
+def test_columns_on_read_are_computed_for_current_rows_only(dbt_project, spark) -> None:  # type: ignore[no-untyped-def]
+    """cdc_columns_on_read: the published view computes them from the current rows (a
+    compacted row superseded by the delta, a deleted key and a row hidden by a truncate are
+    never evaluated: the expression would fail on them), after the published columns;
+    cdc_unpublished_columns are read by them and not shown."""
+    schema = "t_macro_on_read"
+    spark.sql(f"create database if not exists {schema}")
+    spark.sql(f"drop table if exists {schema}.t__cdc_state")
+    spark.sql(
+        f"create table {schema}.t__cdc_state using parquet partitioned by (cdc_bucket) as "
+        "select * from values "
+        # id 1: compacted 'old', superseded by the delta's 'new'
+        "(1, 'db.s.t', 'old', 'h1', '0001', false, 0), "
+        "(1, 'db.s.t', 'new', 'h2', '0003', false, -2), "
+        # id 2: deleted; id 3: current; id 4: older than the truncate marker of db.s.u
+        "(2, 'db.s.t', 'gone', 'h3', '0002', true, 1), "
+        "(3, 'db.s.t', 'kept', 'h4', '0002', false, 1), "
+        "(4, 'db.s.u', 'truncated', 'h5', '0001', false, 0), "
+        "(null, 'db.s.u', null, null, '0002', true, -1) "
+        "as t(id, _cdc_source_id, v, hidden, _cdc_sort_key, _cdc_is_deleted, cdc_bucket)"
+    )
+    failing = "assert_true(v in ('new', 'kept'), concat('evaluated for ', v))"
+    inline = (
+        f"{{{{ _cdc_current_view_sql(api.Relation.create(schema='{schema}', identifier='t'), "
+        f"api.Relation.create(schema='{schema}', identifier='t__cdc_state'), "
+        "['id', '_cdc_source_id', 'v', 'hidden'], ['_cdc_source_id', 'id'], 'hard', none, "
+        f"{{'checked': \"{failing}\", 'v_and_hidden': \"concat(v, '/', hidden)\"}}, "
+        "['hidden']) }}"
+    )
+    result = run_dbt(["compile", "--inline", inline], target_path=dbt_project.target_path)
+    spark.sql(result.result.results[0].node.compiled_code)
+    view = spark.table(f"{schema}.t")
+    assert view.columns == ["id", "_cdc_source_id", "v", "checked", "v_and_hidden"]
+    rows = sorted(tuple(row) for row in view.collect())
+    assert rows == [(1, "db.s.t", "new", None, "new/h2"), (3, "db.s.t", "kept", None, "kept/h4")]
+    spark.sql(f"drop database {schema} cascade")
+
+
 def test_connector_overrides_by_topic(dbt_project, spark) -> None:  # type: ignore[no-untyped-def]
     overrides = {"cdc_connector_overrides": [{"pattern": "^legacy[.]", "connector": "db2"}]}
     inline = (
