@@ -164,20 +164,23 @@ def test_ratios_and_targets_pass() -> None:
     ratios = bench.compute_ratios(_steps(full=200, incremental=45, noop=40, baseline=120))
     assert ratios["full_over_baseline"] == pytest.approx(200 / 120)
     assert ratios["incremental_share"] == pytest.approx(5 / 160)
+    assert ratios["full_peak_rss_mb"] == 5000.0
     targets = bench.check_targets(ratios)
-    assert [t["passed"] for t in targets] == [True, True]
+    # the fixture's full build peaks at 5,000 MB: over the 4 GB target
+    assert [t["passed"] for t in targets] == [True, True, False]
 
 
 def test_ratios_on_cpu_time() -> None:
     ratios = bench.compute_ratios(_steps(full=200, incremental=45, noop=40, baseline=120), "cpu_s")
     assert ratios["full_over_baseline"] == pytest.approx(300 / 150)
     assert ratios["incremental_share"] == pytest.approx(20 / 270)
+    assert "full_peak_rss_mb" not in ratios  # memory is a target of the wall-time run only
 
 
 def test_ratios_and_targets_fail() -> None:
-    ratios = bench.compute_ratios(_steps(full=300, incremental=100, noop=40, baseline=100))
-    assert ratios["incremental_share"] == pytest.approx(60 / 260)
-    assert [t["passed"] for t in bench.check_targets(ratios)] == [False, False]
+    ratios = bench.compute_ratios(_steps(full=400, incremental=100, noop=40, baseline=100))
+    assert ratios["incremental_share"] == pytest.approx(60 / 360)
+    assert [t["passed"] for t in bench.check_targets(ratios)] == [False, False, False]
 
 
 def test_format_ratio() -> None:
@@ -190,8 +193,12 @@ def test_ratios_without_a_baseline_or_a_no_op() -> None:
     steps = _steps(full=300, incremental=100, noop=40, baseline=100)
     del steps["baseline"], steps["no-op"]
     ratios = bench.compute_ratios(steps)
-    assert ratios == {"full_over_baseline": None, "incremental_share": None}
-    assert [t["passed"] for t in bench.check_targets(ratios)] == [None, None]
+    assert ratios == {
+        "full_over_baseline": None,
+        "incremental_share": None,
+        "full_peak_rss_mb": 5000.0,
+    }
+    assert [t["passed"] for t in bench.check_targets(ratios)] == [None, None, False]
 
 
 def test_step_row_and_events_per_second() -> None:
@@ -283,7 +290,8 @@ def test_build_report_and_markdown() -> None:
     assert "| full | 200.0 | 990,000 | 4,950 | 5,000 | 300.0 |" in text
     assert "| no-op | 40.0 | 0 | - |" in text
     assert "| floor | 15.0 | 0 | - | 900 | 20.0 |" in text
-    assert "| full dbt build <= 2.0x baseline | 1.67x | PASS | 2.00x |" in text
+    assert "| full dbt build <= 3.0x baseline | 1.67x | PASS | 2.00x |" in text
+    assert "| full peak RSS <= 4 GB | 5,000 MB | FAIL |" in text
     assert "| (incremental - no-op) <= 5% of (full - no-op) | 37.5% | FAIL | 7.4% |" in text
     assert "| model silver | 40.0 | 0.0 | 0.0 | 53% |" in text
     assert "| model bronze | 30.0 | 10.0 | 20.0 | 40% |" in text
