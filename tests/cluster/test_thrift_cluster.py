@@ -260,10 +260,14 @@ def _stop_a_stuck_build(cluster: ClusterState, process: subprocess.Popen[bytes],
                 continue
             out.write(f"===== {member.role} (pid {member.pid})\n")
             out.flush()
-            subprocess.run(
-                [jcmd, str(member.pid), "Thread.print", "-l"],
-                stdout=out, stderr=subprocess.STDOUT, timeout=60, check=False,
-            )  # fmt: skip
+            try:
+                subprocess.run(
+                    [jcmd, str(member.pid), "Thread.print", "-l"],
+                    stdout=out, stderr=subprocess.STDOUT, timeout=60, check=False,
+                )  # fmt: skip
+            # no jcmd, or a JVM that does not answer: write so, and still stop dbt
+            except (OSError, subprocess.TimeoutExpired) as error:
+                out.write(f"no thread dump: {error}\n")
     process.send_signal(signal.SIGABRT)
     try:
         process.wait(timeout=30)
