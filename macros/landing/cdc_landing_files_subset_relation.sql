@@ -13,24 +13,12 @@
           or paths | length > var('cdc_landing_glob_max_files', 2000) | int -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set folder = namespace(prefix=paths[0].rsplit('/', 1)[0]) -%}
-    {%- for path in paths -%}
-        {%- for _ in range(path.count('/') + 1) -%}
-            {%- if not path.startswith(folder.prefix ~ '/') -%}
-                {%- set folder.prefix = folder.prefix.rsplit('/', 1)[0] -%}
-            {%- endif -%}
-        {%- endfor -%}
-    {%- endfor -%}
-    {%- set names = [] -%}
-    {%- for path in paths -%}
-        {%- do names.append(_cdc_glob_escape(path[folder.prefix | length + 1:])) -%}
-    {%- endfor -%}
     {%- set view_name = '_cdc_new_landing_files' -%}
     {%- call statement('cdc_register_new_files_view', fetch_result=False) -%}
         create or replace temporary view {{ view_name }}
         using binaryFile
         options (
-            path '{{ cdc_escape_string(_cdc_glob_escape(folder.prefix) ~ "/{" ~ names | join(",") ~ "}") }}'
+            path '{{ cdc_escape_string(_cdc_paths_glob(paths)) }}'
         )
     {%- endcall -%}
     {{ return(view_name) }}

@@ -5,7 +5,7 @@
         files, so that a Thrift Server's connection closes do not list the landing folder
         again for them (_cdc_release_temp_view). Returns no SQL.
     -#}
-    {%- for view_name in ['_cdc_landing_files', '_cdc_new_landing_files'] -%}
+    {%- for view_name in ['_cdc_landing_files', '_cdc_new_landing_files', '_cdc_new_landing_lines'] -%}
         {%- do _cdc_release_temp_view(view_name) -%}
     {%- endfor -%}
 {% endmacro %}

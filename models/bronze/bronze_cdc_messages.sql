@@ -15,8 +15,15 @@
 -#}
 
 {%- set new_files = cdc_new_landing_files(this if is_incremental() else none) -%}
-{#- binaryFile reads the content of every file its view lists: read the new ones only -#}
-{%- set files_relation = cdc_landing_files_subset_relation(new_files) or cdc_landing_files_relation() -%}
+{#-
+    Compressed files (cdc_compressed_extensions) are read line by line by the text source,
+    which decompresses them; the others whole, by binaryFile, which reads the content of
+    every file its view lists: the new ones only.
+-#}
+{%- set compressed_files = cdc_compressed_landing_files(new_files) -%}
+{%- set plain_files = none if new_files is none else new_files | reject('in', compressed_files) | list -%}
+{%- set files_relation = cdc_landing_files_subset_relation(plain_files) or cdc_landing_files_relation() -%}
+{%- set lines_relation = cdc_landing_lines_relation(compressed_files) -%}
 {%- if new_files is not none and new_files | length == 0 %}
 {{ cdc_no_new_input() }}
 {%- endif %}
@@ -37,7 +44,8 @@ landing_files as (
         try_cast(nullif(regexp_extract(path, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 3), '') as bigint)
             as file_start_offset
     from {{ files_relation }}
-    where {{ cdc_in_list('path', new_files) }}
+    where {{ cdc_in_list('path', plain_files) }}
+        and not {{ _cdc_is_compressed_path_sql('path') }}
 
 ),
 
@@ -88,7 +96,7 @@ line_bytes as (
 
 ),
 
-messages as (
+plain_messages as (
 
     -- blank lines separate nothing and carry nothing: they are not messages
     select
@@ -107,6 +115,114 @@ messages as (
         end as raw_line_base64
     from line_bytes
     where startswith(line_text, '{') or trim(line_text) != ''
+
+),
+{%- if lines_relation %}
+
+compressed_files as (
+
+    select
+        path as source_file,
+        modificationtime as source_file_modified_at,
+        nullif(regexp_extract(path, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 1), '') as file_topic,
+        try_cast(nullif(regexp_extract(path, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 2), '') as int)
+            as file_partition,
+        try_cast(nullif(regexp_extract(path, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 3), '') as bigint)
+            as file_start_offset
+    from {{ cdc_landing_files_relation() }}
+    where {{ cdc_in_list('path', compressed_files) }}
+
+),
+
+compressed_lines as (
+
+    -- the text source names a file as a URI (`file:///...`, `%XX` escapes; a '+' stays
+    -- as it is), binaryFile as a Hadoop path (`file:/...`): the listing's name is kept.
+    -- A file's lines are in the order of its splits, and within one in their scan order.
+    select
+        regexp_replace(
+            url_decode(replace(input_file_name(), '+', '%2B')), '^file:///', 'file:/'
+        ) as source_file,
+        input_file_block_start() as split_start,
+        monotonically_increasing_id() as scan_position,
+        value as line_text
+    from {{ lines_relation }}
+
+),
+
+compressed_file_lines as (
+
+    select
+        compressed_lines.source_file,
+        row_number() over (
+            partition by compressed_lines.source_file
+            order by compressed_lines.split_start, compressed_lines.scan_position
+        ) as source_line,
+        -- a CRLF line keeps no '\r'
+        case
+            when endswith(compressed_lines.line_text, '\r')
+                then substr(compressed_lines.line_text, 1, length(compressed_lines.line_text) - 1)
+            else compressed_lines.line_text
+        end as line_text
+    from compressed_lines
+
+),
+
+compressed_messages as (
+
+    select
+        compressed_files.source_file,
+        compressed_files.source_file_modified_at,
+        compressed_file_lines.source_line,
+        compressed_files.file_topic,
+        compressed_files.file_partition,
+        compressed_files.file_start_offset,
+        is_valid_utf8(compressed_file_lines.line_text) as is_valid_utf8,
+        case
+            when is_valid_utf8(compressed_file_lines.line_text) then compressed_file_lines.line_text
+            else make_valid_utf8(compressed_file_lines.line_text)
+        end as raw_line,
+        case
+            when not is_valid_utf8(compressed_file_lines.line_text)
+                then base64(cast(compressed_file_lines.line_text as binary))
+        end as raw_line_base64
+    from compressed_file_lines
+        inner join compressed_files
+            on compressed_file_lines.source_file = compressed_files.source_file
+    where
+        startswith(compressed_file_lines.line_text, '{')
+        or trim(compressed_file_lines.line_text) != ''
+
+),
+{%- endif %}
+
+messages as (
+
+    select
+        source_file,
+        source_file_modified_at,
+        source_line,
+        file_topic,
+        file_partition,
+        file_start_offset,
+        is_valid_utf8,
+        raw_line,
+        raw_line_base64
+    from plain_messages
+    {%- if lines_relation %}
+    union all
+    select
+        source_file,
+        source_file_modified_at,
+        source_line,
+        file_topic,
+        file_partition,
+        file_start_offset,
+        is_valid_utf8,
+        raw_line,
+        raw_line_base64
+    from compressed_messages
+    {%- endif %}
 
 ),
 

@@ -86,6 +86,7 @@ STREAM_MODULES: tuple[str, ...] = (
             "test_transaction_consistency",
             "test_format_producers",
             "test_position_free_sources",
+            "test_compressed_landing",
         )
     ),
     # they register no part: they read the whole built stream

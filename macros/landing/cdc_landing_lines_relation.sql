@@ -1,0 +1,23 @@
+{% macro cdc_landing_lines_relation(paths) %}
+    {#-
+        Registers a temporary view `_cdc_new_landing_lines` over exactly the landing files
+        `paths` through Spark's text source, one row (`value`) per line, and returns its name.
+        The source decompresses a file by its extension (Hadoop's codecs), streams its
+        lines instead of holding the file, splits on '\n' only (a '\r' before it stays on
+        the line) and keeps each line's bytes as they are, valid UTF-8 or not. Returns none
+        for an empty list or at parse time.
+    -#}
+    {%- if not execute or paths is none or paths | length == 0 -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set view_name = '_cdc_new_landing_lines' -%}
+    {%- call statement('cdc_register_new_lines_view', fetch_result=False) -%}
+        create or replace temporary view {{ view_name }}
+        using text
+        options (
+            path '{{ cdc_escape_string(_cdc_paths_glob(paths)) }}',
+            lineSep '\n'
+        )
+    {%- endcall -%}
+    {{ return(view_name) }}
+{% endmacro %}
