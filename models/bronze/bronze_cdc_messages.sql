@@ -37,12 +37,7 @@ landing_files as (
         modificationtime as source_file_modified_at,
         content,
         is_valid_utf8(cast(content as string)) as is_valid_file,
-        -- Kafka Connect sink layout: .../<topic>+<partition>+<start offset>.<ext>
-        nullif(regexp_extract(path, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 1), '') as file_topic,
-        try_cast(nullif(regexp_extract(path, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 2), '') as int)
-            as file_partition,
-        try_cast(nullif(regexp_extract(path, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 3), '') as bigint)
-            as file_start_offset
+        {{ cdc_sink_file_coordinates('path') }}
     from {{ files_relation }}
     where {{ cdc_in_list('path', plain_files) }}
         and not {{ _cdc_is_compressed_path_sql('path') }}
@@ -61,12 +56,7 @@ file_lines as (
         landing_files.file_partition,
         landing_files.file_start_offset,
         exploded.line_position + 1 as source_line,
-        -- a CRLF line keeps no '\r' (endswith: no regular expression over every line)
-        case
-            when endswith(exploded.line_text, '\r')
-                then substr(exploded.line_text, 1, length(exploded.line_text) - 1)
-            else exploded.line_text
-        end as line_text
+        {{ cdc_without_trailing_cr('exploded.line_text') }} as line_text
     from landing_files
         lateral view posexplode(split(
             case
@@ -124,11 +114,7 @@ compressed_files as (
     select
         path as source_file,
         modificationtime as source_file_modified_at,
-        nullif(regexp_extract(path, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 1), '') as file_topic,
-        try_cast(nullif(regexp_extract(path, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 2), '') as int)
-            as file_partition,
-        try_cast(nullif(regexp_extract(path, '([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$', 3), '') as bigint)
-            as file_start_offset
+        {{ cdc_sink_file_coordinates('path') }}
     from {{ cdc_landing_files_relation() }}
     where {{ cdc_in_list('path', compressed_files) }}
 
@@ -158,12 +144,7 @@ compressed_file_lines as (
             partition by compressed_lines.source_file
             order by compressed_lines.split_start, compressed_lines.scan_position
         ) as source_line,
-        -- a CRLF line keeps no '\r'
-        case
-            when endswith(compressed_lines.line_text, '\r')
-                then substr(compressed_lines.line_text, 1, length(compressed_lines.line_text) - 1)
-            else compressed_lines.line_text
-        end as line_text
+        {{ cdc_without_trailing_cr('compressed_lines.line_text') }} as line_text
     from compressed_lines
 
 ),

@@ -5,7 +5,8 @@
 -- (how many of the file's messages, and why). Warns; stops the build with an error that
 -- names every reason and file when at least the share var('cdc_quarantine_error_share')
 -- of the run's messages was quarantined (default 1: a run that read none of what it
--- loaded). A compressed landing file (gzip, bzip2, zstd: bronze reads text) or one none of
+-- loaded). A compressed landing file bronze could not read (zstd, or gzip or bzip2 not named
+-- .gz or .bz2: cdc_compressed_extensions) or one none of
 -- whose lines is UTF-8 text is named so.
 -- `dbt test` checks every load.
 
@@ -85,8 +86,9 @@ described as (
             coalesce(
                 concat(
                     ': the file is ', file_problem,
-                    ' (bronze reads uncompressed text: land the decompressed file; the bytes '
-                    || 'are kept in bronze_cdc_messages.raw_line_base64)'
+                    ' (bronze decompresses only files named .{{ cdc_compressed_extensions() | join(", .") }}, '
+                    || 'and no zstd: land it decompressed or so named; the bytes are kept in '
+                    || 'bronze_cdc_messages.raw_line_base64)'
                 ),
                 ''
             )

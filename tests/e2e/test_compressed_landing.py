@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.oracle_check import GoldReader, compare_database
 from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
 from tests.conftest import DbtProject
-from tests.e2e.stream import BATCHES, Part, register, stream_databases
+from tests.e2e.stream import BATCHES, Part, register
+from tests.e2e.test_simulated_sources import _assert_gold_matches
 
 pytestmark = pytest.mark.spark
 
@@ -82,23 +82,9 @@ def dbt_project(streamed: DbtProject) -> DbtProject:
 
 
 def _assert_every_twin_equals_its_source(dbt_project: DbtProject, batch: int) -> None:
-    reader = GoldReader(dbt_project.spark)
-    failures = []
-    for twin, result in _simulations().items():
-        outcome = compare_database(
-            dbt_project.spark,
-            dbt_project.layer("gold"),
-            result.config.database,
-            result.expected[batch],
-            result=result,
-            batch=batch,
-            databases=stream_databases(),
-            reader=reader,
-        )
-        assert sum(outcome.rows.values()) > 0, f"{twin}: no gold row"
-        if not outcome.ok:
-            failures.append(f"{twin}: " + "\n  ".join(outcome.differences))
-    assert not failures, "gold differs from the simulated source:\n" + "\n".join(failures)
+    _assert_gold_matches(
+        dbt_project, [(result, "value_lines") for result in _simulations().values()], batch
+    )
 
 
 def _assert_bronze_holds_the_decompressed_lines(dbt_project: DbtProject) -> None:

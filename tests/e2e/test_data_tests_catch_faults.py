@@ -380,10 +380,13 @@ CODECS = {
 MAGIC = {".gz": "gzip", ".bz2": "bzip2", ".zst": "zstd"}
 
 
-def _land_compressed(project, folder: str, messages, flush_size: int) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def _land_compressed(  # type: ignore[no-untyped-def]
+    project, folder: str, messages, flush_size: int, named: bool = True
+) -> dict[str, str]:
     """The messages as a Kafka Connect sink writes them with compression on: files of
     `flush_size` records, `topics/<topic>/partition=<p>/<topic>+<p>+<start offset>.json.gz`
-    (or `.bz2`, `.zst`, in turn), one value a line; returns each file's name and codec."""
+    (or `.bz2`, `.zst`, in turn), one value a line; returns each file's name and codec.
+    Not `named`: the gzip and bzip2 files are named `.json`, as if renamed on the way."""
     landed = {}
     groups: dict[tuple[str, int], list] = {}  # type: ignore[type-arg]
     for message in sorted(messages, key=lambda m: (m.topic, m.partition, m.offset)):
@@ -392,7 +395,8 @@ def _land_compressed(project, folder: str, messages, flush_size: int) -> dict[st
         for start in range(0, len(group), flush_size):
             chunk = group[start : start + flush_size]
             suffix = list(CODECS)[len(landed) % len(CODECS)]
-            name = sink_file_name(topic, partition, chunk[0].offset, ".json" + suffix)
+            extension = ".json" + (suffix if named or suffix == ".zst" else "")
+            name = sink_file_name(topic, partition, chunk[0].offset, extension)
             target = project.landing / folder / "topics" / topic / f"partition={partition}" / name
             target.parent.mkdir(parents=True, exist_ok=True)
             lines = "".join(("null" if m.value is None else m.value) + "\n" for m in chunk)
@@ -411,9 +415,11 @@ def _quarantine_report(project, result) -> list[str]:  # type: ignore[no-untyped
 
 
 def test_a_run_says_what_it_could_not_read(built) -> None:  # type: ignore[no-untyped-def]
-    """Twelve Kafka Connect sink files written with compression on (gzip, bzip2, zstd;
-    bronze reads text files): a build that loads them beside readable messages warns, per
-    reason and file; a build that loads nothing else fails, naming each file and codec."""
+    """Kafka Connect sink files written with compression on (gzip, bzip2, zstd): bronze
+    decompresses the `.gz` and `.bz2` ones, and a build that loads them beside readable
+    messages warns of the `.zst` ones only, per reason and file; twelve more it cannot
+    read (zstd, and gzip and bzip2 bytes under a `.json` name), loaded alone, fail the
+    build, which names each file and codec."""
     source = simulate(
         SimConfig(
             seed=13, flavour="sqlserver", database="TT_MSS", server="ttz", batches=2,
@@ -430,11 +436,24 @@ def test_a_run_says_what_it_could_not_read(built) -> None:  # type: ignore[no-un
         and "broken.json quarantined as truncated_json" in line
         for line in report
     ), report
+    assert set(first.values()) == {"gzip", "bzip2", "zstd"}, first
     for name, codec in first.items():
-        [line] = [line for line in report if f"/{name} " in line]
-        assert f"the file is {codec}-compressed" in line, line
+        lines = [line for line in report if f"/{name} " in line]
+        if codec == "zstd":
+            [line] = lines
+            assert f"the file is {codec}-compressed" in line, line
+        else:  # decompressed by its extension: every line read
+            assert not lines, lines
+    [row] = built.sql(
+        f"select count(*) as n, count_if(_is_valid_utf8) as valid "
+        f"from {built.layer('bronze')}.bronze_cdc_messages "
+        "where _source_file rlike '/ttz-compressed/.*[.](gz|bz2)$'"
+    )
+    assert row["n"] == row["valid"] > 0, row
 
-    landed = _land_compressed(built, "ttz-compressed2", source.batches[1][30:], flush_size=6)
+    landed = _land_compressed(
+        built, "ttz-compressed2", source.batches[1][30:], flush_size=6, named=False
+    )
     assert len(landed) >= 12, landed
     stopped = built.run(
         # stg_cdc__messages reads through what all its inputs hold: its upstream with it
