@@ -1,7 +1,9 @@
 {% macro cdc_landing_files_relation() %}
     {#-
-        Registers (once per session) a temporary view listing every file under the landing
-        folder, recursively, through Spark's `binaryFile` source, and returns its name.
+        Registers (once per invocation, until cdc_release_landing_views releases it: every
+        caller of one bronze run reads one listing) a temporary view listing every file
+        under the landing folder, recursively, through Spark's `binaryFile` source, and
+        returns its name.
         Selecting only `path`, `modificationTime` and `length` from it lists files without
         reading them. Selecting `content` reads every listed file, whatever the filter on
         `path` (not pushed down): cdc_landing_files_subset_relation reads some files only.
@@ -14,7 +16,9 @@
             ~ "variable CDC_LANDING_DIR to the folder that holds the landing files."
         ) }}
     {%- endif -%}
-    {%- if execute -%}
+    {%- set registered = _cdc_invocation_cache('landing_views') -%}
+    {%- if execute and view_name not in registered -%}
+        {%- do registered.update({view_name: true}) -%}
         {%- call statement('cdc_register_landing_view', fetch_result=False) -%}
             create or replace temporary view {{ view_name }}
             using binaryFile
