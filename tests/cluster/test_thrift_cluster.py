@@ -119,12 +119,10 @@ def test_the_local_server_is_one_spark_jvm_on_loopback(tmp_path: Path) -> None:
     from pyhive import hive
 
     spec = ClusterSpec(thrift_port=0, metastore_port=0, driver_memory="1g", local=True)
-    seen: list[ClusterState] = []
     with (
         pytest.raises(RuntimeError, match="a step failed"),
         running(tmp_path / "local", spec) as state,
     ):
-        seen.append(state)
         assert state.master_url == "local[2]"
         running_now = processes(state)
         roles = {p.role for p in running_now}
@@ -147,7 +145,7 @@ def test_the_local_server_is_one_spark_jvm_on_loopback(tmp_path: Path) -> None:
         finally:
             connection.close()
         raise RuntimeError("a step failed")
-    _gone(seen[0])
+    _gone(state)
 
 
 @pytest.fixture(scope="module")
