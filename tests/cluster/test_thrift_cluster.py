@@ -4,12 +4,14 @@
 a standalone master, one worker (whose executor is its own JVM) and the Spark Thrift Server
 submitted to that master, with its own metastore and warehouse, and the project's Python
 UDFs shipped to the executor. Simulated Oracle, SQL Server, Db2 and MongoDB sources land
-in one folder, which the executor reads. `dbt build` runs on the `thrift` target (a
-subprocess, as a user runs it) after a first batch and again after a second one; after
-each, every gold relation built on the cluster must equal the simulator's oracle. After
-the second, the `local` target builds the same files in one full build (in-process, on the
-shared session), and the cluster's incrementally built gold must equal it row for row. The
-cluster is stopped when the module ends, also when a step failed.
+in one folder, which the executor reads. dbt runs on the `thrift` target (a subprocess, as
+a user runs it) after a first batch (`dbt run`) and again after a second one (`dbt build`:
+the data tests' SQL runs on the cluster once, on whole tables); after each, every gold
+relation built on the cluster must equal the simulator's oracle. After the second, the
+`local` target runs the same files in one full `dbt run` (in-process, on the shared session:
+the local target's data tests run in every other module), and the cluster's incrementally
+built gold must equal it row for row. The cluster is stopped when the module ends, also
+when a step failed.
 """
 
 from __future__ import annotations
@@ -196,9 +198,11 @@ def remote(dbt_project: DbtProject) -> DbtProject:
     )
 
 
-def thrift_build(cluster: ClusterState, project: DbtProject, step: str) -> float:
-    """`dbt build` on the `thrift` target, as a user runs it (a subprocess); fails the test
-    with its log's tail when it fails, else returns its wall time. (Run while the local
+def thrift_build(
+    cluster: ClusterState, project: DbtProject, step: str, command: str = "build"
+) -> float:
+    """`dbt <command>` on the `thrift` target, as a user runs it (a subprocess); fails the
+    test with its log's tail when it fails, else returns its wall time. (Run while the local
     build runs, both took longer together than one after the other: 2 cores.)"""
     log = project.target_path.parent / f"thrift-{step}.log"
     env = {
@@ -212,7 +216,7 @@ def thrift_build(cluster: ClusterState, project: DbtProject, step: str) -> float
     target = project.target_path.parent / "thrift-target"
     dbt = str(Path(sys.executable).parent / "dbt")
     argv = [
-        dbt, "build", "--project-dir", str(REPO_ROOT), "--profiles-dir", str(PROFILES_DIR),
+        dbt, command, "--project-dir", str(REPO_ROOT), "--profiles-dir", str(PROFILES_DIR),
         "--target-path", str(target), "--log-path", str(target / "logs"),
     ]  # fmt: skip
     started = time.monotonic()
@@ -227,13 +231,13 @@ def thrift_build(cluster: ClusterState, project: DbtProject, step: str) -> float
     elapsed = time.monotonic() - started
     if returncode != 0:
         tail = "".join(log.read_text().splitlines(keepends=True)[-40:])
-        pytest.fail(f"dbt build on the thrift target failed ({log}):\n{tail}")
+        pytest.fail(f"dbt {command} on the thrift target failed ({log}):\n{tail}")
     server_log = Path(cluster.logs["thrift-server"]).read_text(errors="replace")
     assert SERVER_CLASS_ERROR not in server_log, (
         f"the Thrift Server met a missing class ({cluster.logs['thrift-server']}): "
         + next(line for line in server_log.splitlines() if SERVER_CLASS_ERROR in line)
     )
-    print(f"\n{step}: dbt build on the thrift target took {elapsed:.1f} s")
+    print(f"\n{step}: dbt {command} on the thrift target took {elapsed:.1f} s")
     return elapsed
 
 
@@ -403,19 +407,20 @@ def test_cluster_gold_equals_the_oracle_and_the_local_target(  # type: ignore[no
     cluster, dbt_project, remote, relational, documents, batch
 ) -> None:
     _land(dbt_project, relational, documents, batch)
-    thrift_build(cluster, dbt_project, f"batch-{batch}")
+    last = batch == len(relational[0][0].batches) - 1
+    thrift_build(cluster, dbt_project, f"batch-{batch}", "build" if last else "run")
     relations = copy_remote_gold(cluster, remote)
     assert {"captured_rows", "customers", "orders", "order_lines", "shop_customers"} <= set(
         relations
     )
     assert_gold_equals_the_oracle(remote, relational, documents, batch)
-    if batch < len(relational[0][0].batches) - 1:
+    if not last:
         return
-    # the local target builds once, both batches in one full build: the cluster's gold,
-    # built incrementally, must equal it row for row
+    # the local target runs once, both batches in one full run: the cluster's gold, built
+    # incrementally, must equal it row for row
     started = time.monotonic()
-    dbt_project.run("build")
-    print(f"batch-{batch}: dbt build on the local target took {time.monotonic() - started:.1f} s")
+    dbt_project.run("run")
+    print(f"batch-{batch}: dbt run on the local target took {time.monotonic() - started:.1f} s")
     assert_gold_equals_the_oracle(dbt_project, relational, documents, batch)
     counts = assert_same_gold(dbt_project, remote, relations)
     print(f"\nbatch {batch}: gold rows on both targets: {counts}")

@@ -30,12 +30,16 @@ from tests.conftest import DbtProject
 # built; the tests of that step run their own invocation on the built warehouse, after
 # every other step). `batch1` keeps every gold change in the delta partitions (a large
 # compaction ratio) and `replay` folds them into the buckets, so both gold write paths run.
+# The data tests of `batch0`, `batch1` and `full_refresh` check whole tables (the suite's
+# CDC_TEST_SCOPE=all); `noop` and `replay` check what they loaded, as a user's build does
+# (var cdc_test_scope's default): nothing for `noop`, the replayed copies for `replay`.
 STEPS: tuple[str, ...] = ("batch0", "batch1", "noop", "replay", "full_refresh", "after")
+LOADED: dict[str, object] = {"cdc_test_scope": "loaded"}
 COMMANDS: dict[str, tuple[tuple[str, ...], dict[str, object]] | None] = {
     "batch0": (("build",), {}),
     "batch1": (("build",), {"cdc_compaction_ratio": 100.0}),
-    "noop": (("build",), {}),
-    "replay": (("build",), {"cdc_compaction_ratio": 0.1}),
+    "noop": (("build",), LOADED),
+    "replay": (("build",), {"cdc_compaction_ratio": 0.1, **LOADED}),
     "full_refresh": (("build", "--full-refresh"), {}),
     "after": None,
 }

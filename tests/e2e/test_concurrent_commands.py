@@ -25,6 +25,8 @@ from cdc_tools.simulator import SimConfig, simulate, write_batch
 
 pytestmark = pytest.mark.spark
 
+# what `compare_database` reads (captured_rows and the inventory tables) and what feeds them
+GOLD = ["--select", "+captured_rows", "+customers", "+orders", "+order_lines"]
 CONFIG = SimConfig(
     seed=91, flavour="sqlserver", database="LOCK_MSS", server="lock", batches=1, transactions=20
 )
@@ -39,7 +41,8 @@ from cdc_tools.local_spark import get_local_spark
 from cdc_tools.oracle_check import compare_database
 from cdc_tools.simulator import SimConfig, simulate
 from dbt.cli.main import dbtRunner
-result = dbtRunner().invoke(["run", "--target-path", sys.argv[3], "--log-path", sys.argv[4]])
+result = dbtRunner().invoke(["run", *sys.argv[5:], "--target-path", sys.argv[3],
+                             "--log-path", sys.argv[4]])
 if not result.success:
     sys.exit(f"dbt run failed: {result.exception}")
 config = SimConfig(**json.loads(sys.argv[1]))
@@ -79,7 +82,8 @@ def test_a_second_command_waits_for_the_first(tmp_path: Path) -> None:
     env.pop("CDC_WAREHOUSE_LOCK_TIMEOUT", None)
     dbt = str(Path(sys.executable).with_name("dbt"))
     # the command a user types; the second process runs the same `dbt run` (RUN_AND_VERIFY)
-    command = [dbt, "run", "--target-path", str(tmp_path / "target")]
+    # on the models gold's check reads (GOLD), the rest being no part of what is checked
+    command = [dbt, "run", *GOLD, "--target-path", str(tmp_path / "target")]
     command += ["--log-path", str(tmp_path / "logs")]
 
     config = {
@@ -87,7 +91,7 @@ def test_a_second_command_waits_for_the_first(tmp_path: Path) -> None:
         for k in ("seed", "flavour", "database", "server", "batches", "transactions")
     }
     checking = [sys.executable, "-c", RUN_AND_VERIFY, json.dumps(config), "t_lock"]
-    checking += [str(tmp_path / "target-second"), str(tmp_path / "logs-second")]
+    checking += [str(tmp_path / "target-second"), str(tmp_path / "logs-second"), *GOLD]
 
     def start(name: str, argv: list[str]) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
@@ -124,7 +128,7 @@ def test_a_second_command_waits_for_the_first(tmp_path: Path) -> None:
     assert codes == [0, 0], (tmp_path / "second.out").read_text()[-3000:]
     waiting = [line for line in stderr if "is in use by" in line]
     assert len(waiting) == 1, stderr[:40]
-    assert f"pid {first.pid} (dbt run --target-path" in waiting[0]
+    assert f"pid {first.pid} (dbt run {' '.join(GOLD)} --target-path" in waiting[0]
     assert "waiting" in waiting[0]
     assert not [line for line in stderr if "Exception" in line or "\tat " in line], stderr[:40]
     assert _holder_pid(lock_file) == second.pid, "the second command held it after the first"

@@ -136,11 +136,17 @@ def _last_run(dbt_project, gold: str) -> dict[str, str]:  # type: ignore[no-unty
     return {"status": row["status"], "kind": row["kind"]}
 
 
+# Both processes build the models `compare_database` reads (captured_rows and the inventory
+# tables) and what feeds them: the other models are no part of what is checked (and `dbt
+# build` runs the data tests of those models alone: `--indirect-selection cautious`).
+GOLD = '["--select", "+captured_rows", "+customers", "+orders", "+order_lines"]'
+CAUTIOUS = '["--indirect-selection", "cautious"]'
+
 # The killed process: it builds the state the killed build starts from (batch 0, `dbt run`),
 # lands batch 1 and starts `dbt build` as the CLI runs it (dbtRunner), all on the one session
 # it creates (one JVM start for both builds). Unbuffered (PYTHONUNBUFFERED): the test reads
 # dbt's log lines as they are written, to kill it inside the customers merge.
-PREPARE_THEN_BUILD = """
+PREPARE_THEN_BUILD = f"""
 import json, sys
 from pathlib import Path
 from cdc_tools.dbt_invoke import run_dbt
@@ -151,15 +157,15 @@ config = SimConfig(**json.loads(sys.argv[1]))
 result = simulate(config)
 landing, target = Path(sys.argv[2]), Path(sys.argv[3])
 write_batch(result.batches[0], landing, 0, "value_lines")
-run_dbt(["run"], target_path=target)
+run_dbt(["run", *{GOLD}], target_path=target)
 write_batch(result.batches[1], landing, 1, "value_lines")
 print("BUILD OF BATCH 1", flush=True)
-run_dbt(["build"], target_path=target)
+run_dbt(["build", *{GOLD}, *{CAUTIOUS}], target_path=target)
 """
 
 # The run after the kill, then the comparison, in one new process: the build is `dbt build`
 # as the CLI runs it (dbtRunner), on the session this process creates.
-RECOVER_AND_VERIFY = """
+RECOVER_AND_VERIFY = f"""
 import json, sys
 from pathlib import Path
 from cdc_tools.dbt_invoke import run_dbt
@@ -167,7 +173,7 @@ from cdc_tools.local_spark import get_local_spark
 from cdc_tools.oracle_check import compare_database
 from cdc_tools.simulator import SimConfig, simulate
 spark = get_local_spark()
-run_dbt(["build"], target_path=Path(sys.argv[4]))
+run_dbt(["build", *{GOLD}, *{CAUTIOUS}], target_path=Path(sys.argv[4]))
 config = SimConfig(**json.loads(sys.argv[1]))
 result = simulate(config)
 outcome = compare_database(spark, sys.argv[2], config.database,
