@@ -6,7 +6,9 @@
           whose SQL found nothing new to read (cdc_no_new_input: bronze without a new
           landing file), leaves the table as it is, without a Spark job;
         - every write is bracketed by cdc_record_read_through ('before', 'after'), so that
-          the next run knows its watermark and its inputs' without reading data.
+          the next run knows its watermark and its inputs' without reading data;
+        - an append whose schema changes are ignored is one `insert ... select` of the
+          model's SQL (_cdc_append_sql), without dbt-spark's staging view.
   -#}
   {%- set raw_file_format = config.get('file_format', default='parquet') -%}
   {%- set raw_strategy = config.get('incremental_strategy') or 'append' -%}
@@ -59,19 +61,26 @@
   {%- else -%}
     {%- set previous = cdc_read_through(existing_relation) -%}
     {{ cdc_record_read_through(existing_relation, none, when='before') }}
-    {%- call statement('create_tmp_relation', language=language) -%}
-      {{ create_table_as(True, tmp_relation, compiled_code, language) }}
-    {%- endcall -%}
-    {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
-    {%- call statement('main') -%}
-      {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, existing_relation, unique_key, incremental_predicates) }}
-    {%- endcall -%}
-    {%- if language == 'python' -%}
-      {% call statement('drop_relation') -%}
-        drop table if exists {{ tmp_relation }}
-      {%- endcall %}
+    {%- if language == 'sql' and strategy == 'append' and on_schema_change == 'ignore' -%}
+      {#- no schemas to compare: the new rows go in by one statement, analysed once -#}
+      {%- call statement('main') -%}
+        {{ _cdc_append_sql(compiled_code, target_relation) }}
+      {%- endcall -%}
     {%- else -%}
-      {%- do _cdc_release_temp_view(tmp_relation) -%}
+      {%- call statement('create_tmp_relation', language=language) -%}
+        {{ create_table_as(True, tmp_relation, compiled_code, language) }}
+      {%- endcall -%}
+      {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
+      {%- call statement('main') -%}
+        {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, existing_relation, unique_key, incremental_predicates) }}
+      {%- endcall -%}
+      {%- if language == 'python' -%}
+        {% call statement('drop_relation') -%}
+          drop table if exists {{ tmp_relation }}
+        {%- endcall %}
+      {%- else -%}
+        {%- do _cdc_release_temp_view(tmp_relation) -%}
+      {%- endif -%}
     {%- endif -%}
     {{ cdc_record_read_through(
           target_relation,
