@@ -65,11 +65,16 @@ readable as (
         and _cdc_error_reason is null
     {%- endif %}
     {%- if scoped %}
+        -- every change of a touched key, and of every key of a source the run's loads
+        -- truncated (its live rows are checked below, touched by this run or not)
         and (
             _cdc_op = 't'
             or exists (
                 select 1 from touched
                 where {{ touched_changes | join(' and ') }}
+            )
+            or readable_changes._cdc_source_id in (
+                select touched_sources._cdc_source_id from touched_sources
             )
         )
     {%- endif %}

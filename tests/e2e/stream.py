@@ -32,7 +32,9 @@ from tests.conftest import DbtProject
 # compaction ratio) and `replay` folds them into the buckets, so both gold write paths run.
 # The data tests of `batch0`, `batch1` and `full_refresh` check whole tables (the suite's
 # CDC_TEST_SCOPE=all); `noop` and `replay` check what they loaded, as a user's build does
-# (var cdc_test_scope's default): nothing for `noop`, the replayed copies for `replay`.
+# (var cdc_test_scope's default): nothing for `noop`, the replayed copies for `replay`
+# (where the scoped cdc_position_not_behind_change_log once failed on the untouched rows of
+# a table whose replayed truncate the step loaded).
 STEPS: tuple[str, ...] = ("batch0", "batch1", "noop", "replay", "full_refresh", "after")
 LOADED: dict[str, object] = {"cdc_test_scope": "loaded"}
 COMMANDS: dict[str, tuple[tuple[str, ...], dict[str, object]] | None] = {
