@@ -21,6 +21,12 @@ from cdc_tools.simulator import TABLES, SimResult, consumer_row
 # compare_captured_images).
 ROW_JSON_COLUMN = "_cdc_row_json_raw"
 
+# dbt's selection of what `compare_database` reads, `captured_rows` and the inventory tables,
+# and what feeds them: what a test that only compares a database needs built
+COMPARED_MODELS: tuple[str, ...] = (
+    "--select", "+captured_rows", "+customers", "+orders", "+order_lines",
+)  # fmt: skip
+
 # {logical table: {key tuple: {column: python value}}}
 ExpectedState = Mapping[str, Mapping[tuple[object, ...], Mapping[str, object]]]
 

@@ -21,12 +21,12 @@ from pathlib import Path
 import pytest
 
 from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
+from cdc_tools.oracle_check import COMPARED_MODELS
 from cdc_tools.simulator import SimConfig, simulate, write_batch
 
 pytestmark = pytest.mark.spark
 
-# what `compare_database` reads (captured_rows and the inventory tables) and what feeds them
-GOLD = ["--select", "+captured_rows", "+customers", "+orders", "+order_lines"]
+GOLD = list(COMPARED_MODELS)
 CONFIG = SimConfig(
     seed=91, flavour="sqlserver", database="LOCK_MSS", server="lock", batches=1, transactions=20
 )
@@ -82,7 +82,7 @@ def test_a_second_command_waits_for_the_first(tmp_path: Path) -> None:
     env.pop("CDC_WAREHOUSE_LOCK_TIMEOUT", None)
     dbt = str(Path(sys.executable).with_name("dbt"))
     # the command a user types; the second process runs the same `dbt run` (RUN_AND_VERIFY)
-    # on the models gold's check reads (GOLD), the rest being no part of what is checked
+    # on the models gold's check reads (COMPARED_MODELS), the rest being no part of it
     command = [dbt, "run", *GOLD, "--target-path", str(tmp_path / "target")]
     command += ["--log-path", str(tmp_path / "logs")]
 

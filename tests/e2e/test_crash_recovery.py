@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
-from cdc_tools.oracle_check import compare_database
+from cdc_tools.oracle_check import COMPARED_MODELS, compare_database
 from cdc_tools.simulator import SimConfig, simulate, write_batch
 
 pytestmark = pytest.mark.spark
@@ -136,11 +136,11 @@ def _last_run(dbt_project, gold: str) -> dict[str, str]:  # type: ignore[no-unty
     return {"status": row["status"], "kind": row["kind"]}
 
 
-# Both processes build the models `compare_database` reads (captured_rows and the inventory
-# tables) and what feeds them: the other models are no part of what is checked (and `dbt
-# build` runs the data tests of those models alone: `--indirect-selection cautious`).
-GOLD = '["--select", "+captured_rows", "+customers", "+orders", "+order_lines"]'
-CAUTIOUS = '["--indirect-selection", "cautious"]'
+# Both processes build the models `compare_database` reads (COMPARED_MODELS): the other
+# models are no part of what is checked (and `dbt build` runs the data tests of those
+# models alone: `--indirect-selection cautious`).
+GOLD = repr(list(COMPARED_MODELS))
+CAUTIOUS = repr(["--indirect-selection", "cautious"])
 
 # The killed process: it builds the state the killed build starts from (batch 0, `dbt run`),
 # lands batch 1 and starts `dbt build` as the CLI runs it (dbtRunner), all on the one session
