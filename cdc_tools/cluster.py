@@ -72,6 +72,9 @@ class ClusterSpec:
     driver_memory: str = "2g"
     shuffle_partitions: int = 4
     extra_conf: Mapping[str, str] = field(default_factory=dict)
+    # JVM options added to every JVM of the cluster (daemons, metastore, Thrift Server,
+    # executors)
+    java_options: str = ""
     # the Thrift Server alone, on local[worker_cores] (one JVM: no master, worker or
     # executor; the metastore service beside it); driver_memory is then the memory of
     # everything
@@ -117,12 +120,12 @@ def spark_home() -> Path:
     return Path(pyspark.__file__).resolve().parent
 
 
-def _java_options(home: Path) -> str:
+def _java_options(home: Path, extra: str = "") -> str:
     log4j = os.environ.get("CDC_LOG4J_CONFIG", str(REPO_ROOT / "profiles" / "log4j2.properties"))
-    return f"-Dderby.system.home={home} -Dlog4j2.configurationFile={log4j}"
+    return f"-Dderby.system.home={home} -Dlog4j2.configurationFile={log4j} {extra}".strip()
 
 
-def cluster_env(home: Path) -> dict[str, str]:
+def cluster_env(home: Path, java_options: str = "") -> dict[str, str]:
     """The environment of every cluster process: loopback only, this interpreter for the
     Python workers, logs and pid files under `home`."""
     env = dict(os.environ)
@@ -135,7 +138,7 @@ def cluster_env(home: Path) -> dict[str, str]:
             "SPARK_LOG_DIR": str(home / "logs"),
             "SPARK_PID_DIR": str(home / "run"),
             "SPARK_DAEMON_MEMORY": "512m",
-            "SPARK_DAEMON_JAVA_OPTS": _java_options(home),
+            "SPARK_DAEMON_JAVA_OPTS": _java_options(home, java_options),
             "PYSPARK_PYTHON": sys.executable,
             "PYSPARK_DRIVER_PYTHON": sys.executable,
             "PYTHONPATH": str(REPO_ROOT),
@@ -240,7 +243,7 @@ def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterSta
     spec = _resolve(spec or ClusterSpec())
     for folder in ("logs", "run", "work", "warehouse"):
         (home / folder).mkdir(parents=True, exist_ok=True)
-    env = cluster_env(home)
+    env = cluster_env(home, spec.java_options)
     bin_dir = spark_home() / "bin"
     master_url = (
         f"local[{spec.worker_cores}]" if spec.local else f"spark://{LOOPBACK}:{spec.master_port}"
@@ -256,10 +259,11 @@ def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterSta
     )
     try:
         # the metastore's JVM starts while master and worker do
+        java_options = _java_options(home, spec.java_options)
         metastore = _start(
             "metastore",
             [sys.executable, "-m", "cdc_tools.metastore_server", "--home", str(home),
-             "--port", str(spec.metastore_port), f"--java-options={_java_options(home)}"],
+             "--port", str(spec.metastore_port), f"--java-options={java_options}"],
             env, home,
         )  # fmt: skip
         _record(state, "metastore", metastore, home)
@@ -308,8 +312,8 @@ def _submit_argv(home: Path, spec: ClusterSpec, master_url: str) -> list[str]:
         "spark.sql.warehouse.dir": str(home / "warehouse"),
         "spark.hadoop.hive.metastore.uris": f"thrift://{LOOPBACK}:{spec.metastore_port}",
         "spark.hadoop.hive.metastore.execute.setugi": "false",
-        "spark.driver.extraJavaOptions": _java_options(home),
-        "spark.executor.extraJavaOptions": _java_options(home),
+        "spark.driver.extraJavaOptions": _java_options(home, spec.java_options),
+        "spark.executor.extraJavaOptions": _java_options(home, spec.java_options),
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.shuffle.partitions": str(spec.shuffle_partitions),
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
@@ -530,9 +534,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "up":
         ports = {"thrift_port": args.thrift_port, "metastore_port": args.metastore_port}
-        spec = ClusterSpec(**ports)
+        # CDC_JAVA_OPTIONS: JVM options, as for the local profile's driver
+        options = os.environ.get("CDC_JAVA_OPTIONS", "")
+        spec = ClusterSpec(**ports, java_options=options)
         if args.local:
-            spec = ClusterSpec(**ports, local=True, driver_memory="4g")
+            spec = ClusterSpec(**ports, java_options=options, local=True, driver_memory="4g")
         try:
             state = up(args.home, spec)
         except ClusterError as error:

@@ -24,6 +24,17 @@ os.environ.setdefault("CDC_TEST_SCOPE", "all")
 # profile's CDC_SPARK_CODEGEN) took 12% off a small build. The generated-code path still
 # runs in the suite: the cluster module's Thrift Server keeps Spark's default.
 os.environ.setdefault("CDC_SPARK_CODEGEN", "false")
+# The JVM options of the JVMs a test starts cold for one or two builds (the processes of the
+# killed-build, concurrency and console tests, the cluster's JVMs): C1 compiles alone. Two
+# JVMs share the 2 cores, and C2's compiling through a cold JVM's first builds (81 of a
+# cold demo build's 200 CPU-seconds) is taken from the other worker; C1's code needs the
+# larger code cache (at its 48 MB default the sweeper flushes and recompiles). The workers'
+# own sessions keep C2: they build for the whole run, where C2's code pays for itself
+# (tests/README.md, "Two workers buy nothing on this machine").
+# (CDC_TEST_COLD_JVM_OPTIONS replaces them, to measure against another choice)
+COLD_JVM_OPTIONS = os.environ.get(
+    "CDC_TEST_COLD_JVM_OPTIONS", "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m"
+)
 if hasattr(time, "tzset"):
     time.tzset()
 

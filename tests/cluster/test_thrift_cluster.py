@@ -40,7 +40,7 @@ from cdc_tools.oracle_check import compare_database
 from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
 from cdc_tools.simulator.mongodb import MongoSimResult, simulate_mongodb
 from cdc_tools.simulator.mongodb_config import MongoSimConfig
-from tests.conftest import DbtProject
+from tests.conftest import COLD_JVM_OPTIONS, DbtProject
 from tests.e2e.test_mongodb_sources import _assert_documents_match, _assert_typed_customers_match
 from tests.e2e.test_simulated_sources import _assert_customer_history_matches
 
@@ -72,6 +72,7 @@ def _spec(**extra_conf: str) -> ClusterSpec:
         master_port=0, master_ui_port=0, worker_port=0, worker_ui_port=0, thrift_port=0,
         metastore_port=0,
         worker_memory="3g", executor_memory="2g", driver_memory="2g", extra_conf=extra_conf,
+        java_options=COLD_JVM_OPTIONS,
     )  # fmt: skip
 
 
@@ -120,7 +121,10 @@ def test_the_local_server_is_one_spark_jvm_on_loopback(tmp_path: Path) -> None:
     a block that fails while it runs stops it with nothing left."""
     from pyhive import hive
 
-    spec = ClusterSpec(thrift_port=0, metastore_port=0, driver_memory="1g", local=True)
+    spec = ClusterSpec(
+        thrift_port=0, metastore_port=0, driver_memory="1g", local=True,
+        java_options=COLD_JVM_OPTIONS,
+    )  # fmt: skip
     with (
         pytest.raises(RuntimeError, match="a step failed"),
         running(tmp_path / "local", spec) as state,

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from cdc_tools.local_spark import REPO_ROOT
+from tests.conftest import COLD_JVM_OPTIONS
 
 NOISE = ("\tat ", "TABLE_OR_VIEW_NOT_FOUND", '"level": "ERROR"', "Traceback", "Exception")
 
@@ -33,6 +34,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
         "DBT_TARGET": "local",
         "SPARK_LOCAL_IP": "127.0.0.1",
         "CDC_SPARK_HOME": str(tmp_path / "spark"),
+        "CDC_JAVA_OPTIONS": COLD_JVM_OPTIONS,
         "CDC_SPARK_DRIVER_MEMORY": "1g",
         "CDC_SPARK_MASTER": "local[1]",
         "CDC_SCHEMA": "t_unbuilt",

@@ -23,6 +23,7 @@ import pytest
 from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
 from cdc_tools.oracle_check import COMPARED_MODELS
 from cdc_tools.simulator import SimConfig, simulate, write_batch
+from tests.conftest import COLD_JVM_OPTIONS
 
 pytestmark = pytest.mark.spark
 
@@ -73,6 +74,7 @@ def test_a_second_command_waits_for_the_first(tmp_path: Path) -> None:
     env = dict(os.environ)
     env.update(
         CDC_SPARK_HOME=str(spark_home),
+        CDC_JAVA_OPTIONS=COLD_JVM_OPTIONS,
         CDC_SCHEMA="t_lock",
         CDC_LANDING_DIR=str(landing),
         DBT_PROFILES_DIR=str(PROFILES_DIR),

@@ -24,6 +24,7 @@ import pytest
 from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
 from cdc_tools.oracle_check import COMPARED_MODELS, compare_database
 from cdc_tools.simulator import SimConfig, simulate, write_batch
+from tests.conftest import COLD_JVM_OPTIONS
 
 pytestmark = pytest.mark.spark
 
@@ -187,6 +188,7 @@ def _env(tmp_path: Path, schema: str, landing: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         CDC_SPARK_HOME=str(tmp_path / "spark"),  # its own metastore: this process holds ours
+        CDC_JAVA_OPTIONS=COLD_JVM_OPTIONS,
         CDC_SCHEMA=schema,
         CDC_LANDING_DIR=str(landing),
         DBT_PROFILES_DIR=str(PROFILES_DIR),
