@@ -39,6 +39,26 @@ if hasattr(time, "tzset"):
     time.tzset()
 
 
+def process_env(spark_home: Path, schema: str, landing: Path, **extra: str) -> dict[str, str]:
+    """The environment of a process a test starts (its own Spark home and metastore: the
+    test's process holds the session's): this repo on the path, its profiles, loopback, the
+    cold JVM's options (COLD_JVM_OPTIONS), a schema prefix and landing folder; `extra` adds
+    or replaces variables."""
+    from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
+
+    return {
+        **os.environ,
+        "CDC_SPARK_HOME": str(spark_home),
+        "CDC_JAVA_OPTIONS": COLD_JVM_OPTIONS,
+        "CDC_SCHEMA": schema,
+        "CDC_LANDING_DIR": str(landing),
+        "DBT_PROFILES_DIR": str(PROFILES_DIR),
+        "PYTHONPATH": str(REPO_ROOT),
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        **extra,
+    }
+
+
 @pytest.fixture(scope="session")
 def spark_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("spark-home")

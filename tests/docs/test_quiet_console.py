@@ -11,7 +11,6 @@ the catalog needs a build first.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from cdc_tools.local_spark import REPO_ROOT
-from tests.conftest import COLD_JVM_OPTIONS
+from tests.conftest import process_env
 
 NOISE = ("\tat ", "TABLE_OR_VIEW_NOT_FOUND", '"level": "ERROR"', "Traceback", "Exception")
 
@@ -27,20 +26,15 @@ NOISE = ("\tat ", "TABLE_OR_VIEW_NOT_FOUND", '"level": "ERROR"', "Traceback", "E
 def _env(tmp_path: Path) -> dict[str, str]:
     landing = tmp_path / "landing"
     landing.mkdir(exist_ok=True)
-    return {
-        **os.environ,
-        "PYTHONPATH": str(REPO_ROOT),
-        "DBT_PROFILES_DIR": str(REPO_ROOT / "profiles"),
-        "DBT_TARGET": "local",
-        "SPARK_LOCAL_IP": "127.0.0.1",
-        "CDC_SPARK_HOME": str(tmp_path / "spark"),
-        "CDC_JAVA_OPTIONS": COLD_JVM_OPTIONS,
-        "CDC_SPARK_DRIVER_MEMORY": "1g",
-        "CDC_SPARK_MASTER": "local[1]",
-        "CDC_SCHEMA": "t_unbuilt",
-        "CDC_LANDING_DIR": str(landing),
-        "CDC_LOG4J_CONFIG": str(REPO_ROOT / "profiles" / "log4j2.properties"),
-    }
+    return process_env(
+        tmp_path / "spark",
+        "t_unbuilt",
+        landing,
+        DBT_TARGET="local",
+        CDC_SPARK_DRIVER_MEMORY="1g",
+        CDC_SPARK_MASTER="local[1]",
+        CDC_LOG4J_CONFIG=str(REPO_ROOT / "profiles" / "log4j2.properties"),
+    )
 
 
 def _run(argv: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:

@@ -12,7 +12,6 @@ gold on its session.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -20,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
+from cdc_tools.local_spark import REPO_ROOT
 from cdc_tools.oracle_check import COMPARED_MODELS
 from cdc_tools.simulator import SimConfig, simulate, write_batch
-from tests.conftest import COLD_JVM_OPTIONS
+from tests.conftest import process_env
 
 pytestmark = pytest.mark.spark
 
@@ -71,16 +70,7 @@ def test_a_second_command_waits_for_the_first(tmp_path: Path) -> None:
     written = write_batch(result.batches[0], landing / CONFIG.database, 0, "value_lines")
     messages = sum(1 for path in written for line in path.read_text().splitlines() if line)
     spark_home = tmp_path / "spark"
-    env = dict(os.environ)
-    env.update(
-        CDC_SPARK_HOME=str(spark_home),
-        CDC_JAVA_OPTIONS=COLD_JVM_OPTIONS,
-        CDC_SCHEMA="t_lock",
-        CDC_LANDING_DIR=str(landing),
-        DBT_PROFILES_DIR=str(PROFILES_DIR),
-        PYTHONPATH=str(REPO_ROOT),
-        SPARK_LOCAL_IP="127.0.0.1",
-    )
+    env = process_env(spark_home, "t_lock", landing)
     env.pop("CDC_WAREHOUSE_LOCK_TIMEOUT", None)
     dbt = str(Path(sys.executable).with_name("dbt"))
     # the command a user types; the second process runs the same `dbt run` (RUN_AND_VERIFY)

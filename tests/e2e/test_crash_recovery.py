@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
+from cdc_tools.local_spark import REPO_ROOT
 from cdc_tools.oracle_check import COMPARED_MODELS, compare_database
 from cdc_tools.simulator import SimConfig, simulate, write_batch
-from tests.conftest import COLD_JVM_OPTIONS
+from tests.conftest import process_env
 
 pytestmark = pytest.mark.spark
 
@@ -185,18 +185,7 @@ print("VERIFY " + json.dumps(outcome.differences))
 
 
 def _env(tmp_path: Path, schema: str, landing: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        CDC_SPARK_HOME=str(tmp_path / "spark"),  # its own metastore: this process holds ours
-        CDC_JAVA_OPTIONS=COLD_JVM_OPTIONS,
-        CDC_SCHEMA=schema,
-        CDC_LANDING_DIR=str(landing),
-        DBT_PROFILES_DIR=str(PROFILES_DIR),
-        PYTHONPATH=str(REPO_ROOT),
-        PYTHONUNBUFFERED="1",
-        SPARK_LOCAL_IP="127.0.0.1",
-    )
-    return env
+    return process_env(tmp_path / "spark", schema, landing, PYTHONUNBUFFERED="1")
 
 
 def test_killed_build_recovers_on_the_next_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
