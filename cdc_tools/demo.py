@@ -93,14 +93,49 @@ def warnings_of(result) -> list[str]:  # type: ignore[no-untyped-def]
     ]
 
 
+class DemoSchemaInUse(RuntimeError):
+    """The demo's bronze table holds messages of landing files that are not the demo's."""
+
+
+def forget_earlier_demo(spark, landing: Path) -> bool:  # type: ignore[no-untyped-def]
+    """Drop what bronze holds of an earlier demo: the demo writes its landing folder anew,
+    so the messages bronze kept of the files it replaces (bronze survives a full refresh,
+    and a rewritten file is loaded again) would be replayed beside the new ones, and a
+    simulator changed since (an upgrade) would leave gold holding the old rows. Refuses,
+    touching nothing, when bronze also holds files of another landing folder: those are a
+    user's, and the demo then needs a schema of its own (`CDC_SCHEMA`). Returns whether a
+    table was dropped."""
+    relation = f"{_schema('bronze')}.bronze_cdc_messages"
+    if not spark.catalog.tableExists(relation):
+        return False
+    folder = f"{landing.resolve()}/".replace("'", "\\'")
+    [row] = spark.sql(
+        f"select count(*) as others from {relation} where instr(_source_file, '{folder}') = 0"
+    ).collect()
+    if row["others"]:
+        raise DemoSchemaInUse(
+            f"{relation} holds {row['others']} messages of files outside {landing}: the demo "
+            "rewrites its landing and starts bronze again, so it needs a schema of its own, "
+            "e.g. CDC_SCHEMA=demo make demo"
+        )
+    spark.sql(f"drop table {relation}")
+    return True
+
+
 def run_simulated(landing: Path) -> int:
     progress = Progress("demo")
-    if landing.exists():
-        shutil.rmtree(landing)
     with progress.step(f"simulating {len(DEMO_SOURCES)} source databases"):
         results = [simulate(config) for config in demo_configs()]
     with progress.step("starting Spark (local session, shared with dbt)"):
         spark = get_local_spark()
+    try:
+        if forget_earlier_demo(spark, landing):
+            progress.say("dropped bronze's messages of the previous demo run (its landing is new)")
+    except DemoSchemaInUse as error:
+        progress.say(str(error))
+        return 1
+    if landing.exists():
+        shutil.rmtree(landing)
     failures = 0
     for batch in range(2):
         with progress.step(f"batch {batch}: writing landing files"):

@@ -5,9 +5,18 @@ build counts as a failed check."""
 from __future__ import annotations
 
 from fnmatch import fnmatch
+from pathlib import Path
 from types import SimpleNamespace
 
-from cdc_tools.demo import demo_configs, replayed_sources, warnings_of
+import pytest
+
+from cdc_tools.demo import (
+    DemoSchemaInUse,
+    demo_configs,
+    forget_earlier_demo,
+    replayed_sources,
+    warnings_of,
+)
 from cdc_tools.simulator import simulate
 
 
@@ -35,3 +44,34 @@ def test_a_warning_of_the_demo_build_is_reported() -> None:
     )
     assert warnings_of(result) == ["cdc_quiet_sources_x: Got 1 result, configured to warn if != 0"]
     assert warnings_of(SimpleNamespace(result=None)) == []
+
+
+@pytest.mark.spark
+def test_a_second_demo_starts_bronze_again_and_spares_other_landings(
+    spark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """`make demo` rewrites its landing folder: bronze's messages of the previous run's
+    files are dropped (else a changed simulator leaves the old rows in gold: a second
+    demo after an upgrade failed its checks), but never messages of other folders."""
+    monkeypatch.setenv("CDC_SCHEMA", "t_demo_again")
+    landing = tmp_path / "landing" / "demo"
+    bronze = "t_demo_again_bronze"
+    spark.sql(f"drop database if exists {bronze} cascade")
+    spark.sql(f"create database {bronze}")
+    try:
+        assert not forget_earlier_demo(spark, landing)  # no bronze yet
+        spark.createDataFrame(
+            [(f"file:{landing}/DEMO_DB2/batch-0.json",)], "_source_file string"
+        ).write.saveAsTable(f"{bronze}.bronze_cdc_messages")
+        assert forget_earlier_demo(spark, landing)
+        assert not spark.catalog.tableExists(f"{bronze}.bronze_cdc_messages")
+
+        spark.createDataFrame(
+            [(f"file:{landing}/DEMO_DB2/batch-0.json",), (f"file:{tmp_path}/crm/0.json",)],
+            "_source_file string",
+        ).write.saveAsTable(f"{bronze}.bronze_cdc_messages")
+        with pytest.raises(DemoSchemaInUse, match="1 messages of files outside .*CDC_SCHEMA="):
+            forget_earlier_demo(spark, landing)
+        assert spark.table(f"{bronze}.bronze_cdc_messages").count() == 2
+    finally:
+        spark.sql(f"drop database if exists {bronze} cascade")
