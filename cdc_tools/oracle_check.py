@@ -459,29 +459,29 @@ def canonical_key(table: str, row: Mapping[str, object]) -> str:
     return json.dumps({c.lower(): str(row[c]) for c in sorted(key)}, separators=(",", ":"))
 
 
-def compare_captured_images(spark, gold_schema: str, result, batch: int) -> list[str]:  # type: ignore[no-untyped-def]
+def compare_captured_images(  # type: ignore[no-untyped-def]
+    spark, gold_schema: str, result, batch: int, *, reader: GoldReader | None = None
+) -> list[str]:
     """Differences between `captured_rows` and the decoded images a simulation predicts
     after `batch` (cdc_tools.simulator.expected.captured_text, from the source values):
     a schema-wrapped source must show every value its schema types as decoded text, with
     `_cdc_is_decoded` set when it has one; a schemaless source keeps the wire form
-    (`_cdc_row_json` equal to `_cdc_row_json_raw`, `_cdc_is_decoded` false)."""
+    (`_cdc_row_json` equal to `_cdc_row_json_raw`, `_cdc_is_decoded` false). Share a
+    `reader` among the simulations of one build: the view is read once."""
     import json
 
     from cdc_tools.simulator.debezium import column_encoding
     from cdc_tools.simulator.expected import captured_text
 
     config = result.config
+    reader = reader or GoldReader(spark)
     differences: list[str] = []
     for table, rows in result.source[batch].items():
-        physical = config.table_names.get(table, table)
+        physical = config.table_names.get(table, table).lower()
         gold = {
             row["_cdc_key"]: row
-            for row in spark.sql(
-                f"select _cdc_key, _cdc_row_json, _cdc_row_json_raw, _cdc_is_decoded "
-                f"from {gold_schema}.captured_rows "
-                f"where lower(_cdc_source_db) = lower('{config.database}') "
-                f"and lower(_cdc_source_table) = lower('{physical}')"
-            ).collect()
+            for row in reader.rows_of(f"{gold_schema}.captured_rows", config.database)
+            if str(row["_cdc_source_table"]).lower() == physical
         }
         columns = {c.name: c for c in TABLES[table].columns}
         for source_row in rows.values():

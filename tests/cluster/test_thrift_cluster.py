@@ -36,7 +36,7 @@ from cdc_tools.cluster import (
     running,
 )
 from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
-from cdc_tools.oracle_check import compare_database
+from cdc_tools.oracle_check import GoldReader, compare_database
 from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
 from cdc_tools.simulator.mongodb import MongoSimResult, simulate_mongodb
 from cdc_tools.simulator.mongodb_config import MongoSimConfig
@@ -381,6 +381,7 @@ def assert_gold_equals_the_oracle(
     batch: int,
 ) -> None:
     failures = []
+    reader = GoldReader(project.spark)
     for result, _ in relational:
         outcome = compare_database(
             project.spark,
@@ -390,6 +391,7 @@ def assert_gold_equals_the_oracle(
             result=result,
             batch=batch,
             databases=[r.config.database for r, _ in [*relational, *documents]],
+            reader=reader,
         )
         assert sum(outcome.rows.values()) > 0
         if not outcome.ok:

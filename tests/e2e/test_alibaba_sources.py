@@ -245,16 +245,21 @@ register(Part(OGG_PART, land=_land_ogg_fixture, databases=("hr",)))
 
 
 # ------------------------------------------------------------------ reading gold
-def _gold(dbt_project, table: str) -> list[tuple[str, dict]]:  # type: ignore[no-untyped-def]
-    """(_cdc_key, row image as sent) of every captured row of `db.table` (_cdc_source_id:
-    the DataWorks records carry no schemaName, Canal and Maxwell none at all, so
-    lower(db.table)). The oracle holds raw values (DATE as epoch ms): `_cdc_row_json`
-    decodes DataWorks DATEs."""
+def _gold(dbt_project, tables: list[str]) -> dict[str, list[tuple[str, dict]]]:  # type: ignore[no-untyped-def]
+    """{`db.table`: [(_cdc_key, row image as sent)]}, every captured row of each of `tables`
+    (_cdc_source_id: the DataWorks records carry no schemaName, Canal and Maxwell none at
+    all, so lower(db.table)), read in one query. The oracle holds raw values (DATE as epoch
+    ms): `_cdc_row_json` decodes DataWorks DATEs."""
+    by_source_id: dict[str, list[tuple[str, dict]]] = {table.lower(): [] for table in tables}
+    listed = ", ".join(f"'{source_id}'" for source_id in by_source_id)
     rows = dbt_project.sql(
-        f"select _cdc_key, _cdc_row_json_raw from {dbt_project.layer('gold')}.captured_rows "
-        f"where _cdc_source_id = lower('{table}')"
+        f"select _cdc_source_id, _cdc_key, _cdc_row_json_raw "
+        f"from {dbt_project.layer('gold')}.captured_rows where _cdc_source_id in ({listed})"
     )
-    return [(str(row["_cdc_key"]), json.loads(str(row["_cdc_row_json_raw"]))) for row in rows]
+    for row in rows:
+        image = json.loads(str(row["_cdc_row_json_raw"]))
+        by_source_id[str(row["_cdc_source_id"])].append((str(row["_cdc_key"]), image))
+    return {table: by_source_id[table.lower()] for table in tables}
 
 
 def _row_key(row: dict, key_columns: list[str]) -> str:
@@ -271,14 +276,19 @@ def _without_nulls(row: dict) -> dict:
 
 
 def _compare_table(  # type: ignore[no-untyped-def]
-    dbt_project, table: str, expected: ExpectedTable, compressed: bool = False
+    dbt_project,
+    table: str,
+    expected: ExpectedTable,
+    compressed: bool = False,
+    gold: list[tuple[str, dict]] | None = None,
 ) -> list[str]:
     """Differences between gold and the oracle. `compressed` (OGG): a column the stream
     never carried for a row (one added to the table after the row was last written whole,
     and never changed since) is absent from gold where the source holds it as null, so
     null columns are left out on both sides; a column a compressed update set to null
-    still differs from the value it replaced."""
-    gold = _gold(dbt_project, table)
+    still differs from the value it replaced. `gold`: the table's rows, read beforehand."""
+    if gold is None:
+        gold = _gold(dbt_project, [table])[table]
     if compressed:
         gold = [(key, _without_nulls(row)) for key, row in gold]
         expected = ExpectedTable(
@@ -316,9 +326,11 @@ def _compare_table(  # type: ignore[no-untyped-def]
 
 def _assert_gold_matches(dbt_project, simulations, batch: int) -> None:  # type: ignore[no-untyped-def]
     failures = []
+    gold = _gold(dbt_project, [t for result, _ in simulations for t in result.expected[batch]])
     for result, _ in simulations:
         for table, expected in sorted(result.expected[batch].items()):
-            failures += _compare_table(dbt_project, table, expected, result.format == "ogg")
+            compressed = result.format == "ogg"
+            failures += _compare_table(dbt_project, table, expected, compressed, gold[table])
     assert not failures, "captured_rows differs from the sources:\n" + "\n".join(failures[:200])
 
 

@@ -94,18 +94,30 @@ register(
 )
 
 
-def _captured(dbt_project, namespace: str) -> tuple[dict[str, object], set[str]]:  # type: ignore[no-untyped-def]
+def _captured(  # type: ignore[no-untyped-def]
+    dbt_project, namespaces: list[str]
+) -> dict[str, tuple[dict[str, object], set[str]]]:
+    """{namespace: (documents by _cdc_key, keys flagged partial)}, read in one query."""
+    listed = ", ".join(f"'{namespace}'" for namespace in namespaces)
     rows = dbt_project.sql(
-        f"select _cdc_key, _cdc_row_json, _cdc_is_partial "
-        f"from {dbt_project.layer('gold')}.captured_rows where _cdc_source_id = '{namespace}'"
+        f"select _cdc_source_id, _cdc_key, _cdc_row_json, _cdc_is_partial "
+        f"from {dbt_project.layer('gold')}.captured_rows where _cdc_source_id in ({listed})"
     )
-    documents = {row["_cdc_key"]: typed(json.loads(row["_cdc_row_json"])) for row in rows}
-    assert len(documents) == len(rows), f"{namespace}: a key appears twice"
-    return documents, {row["_cdc_key"] for row in rows if row["_cdc_is_partial"]}
+    captured = {}
+    for namespace in namespaces:
+        own = [row for row in rows if row["_cdc_source_id"] == namespace]
+        documents = {row["_cdc_key"]: typed(json.loads(row["_cdc_row_json"])) for row in own}
+        assert len(documents) == len(own), f"{namespace}: a key appears twice"
+        partial = {row["_cdc_key"] for row in own if row["_cdc_is_partial"]}
+        captured[namespace] = (documents, partial)
+    return captured
 
 
 def _assert_documents_match(dbt_project, simulations, batch: int) -> None:  # type: ignore[no-untyped-def]
     failures = []
+    captured = _captured(
+        dbt_project, [n for result, _ in simulations for n in result.namespaces.values()]
+    )
     for result, _ in simulations:
         visible = result.expected_visible[batch]
         partial = result.expected_partial[batch]
@@ -113,7 +125,7 @@ def _assert_documents_match(dbt_project, simulations, batch: int) -> None:  # ty
             wanted = {
                 key: typed(json.loads(doc)) for key, doc in visible.get(namespace, {}).items()
             }
-            actual, flagged = _captured(dbt_project, namespace)
+            actual, flagged = captured[namespace]
             assert wanted, f"{namespace}: the oracle holds no document (a test without teeth)"
             for key in sorted(set(wanted) | set(actual)):
                 if actual.get(key) != wanted.get(key):
@@ -161,13 +173,19 @@ def _typed_customer(document: dict[str, object]) -> dict[str, object]:
 
 def _assert_typed_customers_match(dbt_project, simulations, batch: int) -> None:  # type: ignore[no-untyped-def]
     columns = ", ".join(_typed_customer({"_id": 1}))
+    databases = ", ".join(f"'{result.config.database}'" for result, _ in simulations)
+    every_row = dbt_project.sql(
+        f"select _cdc_source_db, {columns} from {dbt_project.layer('gold')}.shop_customers "
+        f"where _cdc_source_db in ({databases})"
+    )
     for result, _ in simulations:
         database = result.config.database
         namespace = result.namespaces["customers"]
-        rows = dbt_project.sql(
-            f"select {columns} from {dbt_project.layer('gold')}.shop_customers "
-            f"where _cdc_source_db = '{database}'"
-        )
+        rows = [
+            {column: value for column, value in row.items() if column != "_cdc_source_db"}
+            for row in every_row
+            if row["_cdc_source_db"] == database
+        ]
         actual = {row["id"]: row for row in rows}
         wanted = {}
         for document in result.expected_visible[batch].get(namespace, {}).values():

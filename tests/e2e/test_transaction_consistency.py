@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.oracle_check import compare_database
+from cdc_tools.oracle_check import GoldReader, compare_database
 from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
 from cdc_tools.simulator.debezium import Message
 from tests.conftest import DbtProject
@@ -136,7 +136,9 @@ def dbt_project(streamed: DbtProject) -> DbtProject:
     return streamed
 
 
-def _compare(dbt_project, result: SimResult, expected, batch: int) -> None:  # type: ignore[no-untyped-def]
+def _compare(  # type: ignore[no-untyped-def]
+    dbt_project, result: SimResult, expected, batch: int, reader: GoldReader
+) -> None:
     outcome = compare_database(
         dbt_project.spark,
         dbt_project.layer("gold"),
@@ -145,6 +147,7 @@ def _compare(dbt_project, result: SimResult, expected, batch: int) -> None:  # t
         result=result,
         batch=batch,
         databases=stream_databases(),
+        reader=reader,
     )
     assert sum(outcome.rows.values()) > 0
     assert outcome.ok, f"{result.config.database}: " + "\n  ".join(outcome.differences)
@@ -169,8 +172,9 @@ def test_gold_applies_a_transaction_only_once_it_is_complete(dbt_project) -> Non
     """After the first batch: none of T2 (no END) and T (an event missing), every
     transaction before them; the source that is not listed is applied as it comes."""
     plan = _plan()
-    _compare(dbt_project, plan.before, plan.before.expected[0], 0)  # none of T2 and T
-    _compare(dbt_project, plan.free, plan.free.expected[0], 0)  # not listed
+    reader = GoldReader(dbt_project.spark)
+    _compare(dbt_project, plan.before, plan.before.expected[0], 0, reader)  # none of T2 and T
+    _compare(dbt_project, plan.free, plan.free.expected[0], 0, reader)  # not listed
     pending = _pending(dbt_project)
     assert set(pending) == {plan.t_id, plan.t2_id}
     t, t2 = pending[plan.t_id], pending[plan.t2_id]
@@ -191,8 +195,9 @@ def test_the_late_event_the_wait_limit_and_a_release_complete_the_rest(dbt_proje
     limit on this load, U released by hand; gold is the source after the second batch,
     and each released change reached the typed change logs once."""
     plan = _plan()
-    _compare(dbt_project, plan.result, plan.result.expected[1], 1)
-    _compare(dbt_project, plan.free, plan.free.expected[1], 1)
+    reader = GoldReader(dbt_project.spark)
+    _compare(dbt_project, plan.result, plan.result.expected[1], 1, reader)
+    _compare(dbt_project, plan.free, plan.free.expected[1], 1, reader)
     bronze = f"{dbt_project.layer('bronze')}.bronze_cdc_messages"
     (newest,) = dbt_project.sql(f"select max(_loaded_at) as loaded_at from {bronze}")
     pending = _pending(dbt_project)
