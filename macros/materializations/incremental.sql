@@ -4,7 +4,9 @@
       with the project's run bookkeeping (macros/incremental/):
         - a run whose inputs hold nothing the table has not read (cdc_is_up_to_date), or
           whose SQL found nothing new to read (cdc_no_new_input: bronze without a new
-          landing file), leaves the table as it is, without a Spark job;
+          landing file, a model whose kind of rows did not arrive, cdc_has_rows), leaves
+          the table as it is, without a Spark job (the latter records that it read
+          through what its inputs hold);
         - every write is bracketed by cdc_record_read_through ('before', 'after'), so that
           the next run knows its watermark and its inputs' without reading data;
         - an append whose schema changes are ignored is one `insert ... select` of the
@@ -30,9 +32,9 @@
 
   {%- set rebuild = existing_relation is none or existing_relation.is_view or should_full_refresh() -%}
   {%- set inputs_read_through = cdc_inputs_read_through() -%}
-  {%- set unchanged = not rebuild and (
-        _cdc_no_new_input_marker() in compiled_code
-        or cdc_is_up_to_date(existing_relation, inputs_read_through)) -%}
+  {%- set up_to_date = not rebuild and cdc_is_up_to_date(existing_relation, inputs_read_through) -%}
+  {%- set nothing_new = not rebuild and _cdc_no_new_input_marker() in compiled_code -%}
+  {%- set unchanged = up_to_date or nothing_new -%}
 
   {%- if strategy in ['insert_overwrite', 'microbatch'] and partition_by and not unchanged -%}
     {%- call statement() -%}
@@ -47,6 +49,12 @@
     {%- call statement('main') -%}
       select 'inputs unchanged' as cdc_status
     {%- endcall -%}
+    {%- if not up_to_date and inputs_read_through is not none -%}
+      {#- its inputs gained rows, none of them its own kind (cdc_has_rows): it holds
+          everything they hold, and says so for the models that read it -#}
+      {{ cdc_record_read_through(
+            existing_relation, inputs_read_through, previous=cdc_read_through(existing_relation)) }}
+    {%- endif -%}
   {%- elif rebuild -%}
     {%- if existing_relation is not none
           and not (file_format == 'delta' and existing_relation.is_delta) -%}

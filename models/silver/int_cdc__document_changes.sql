@@ -7,6 +7,14 @@
 
 {#- one watermark query, shared by the batch filter and the late keys' history filter -#}
 {%- set watermark = cdc_loaded_watermark(this) if is_incremental() else none %}
+{#- without a new folded change a run has nothing to do (one probe, no Spark job) -#}
+{%- set has_input = cdc_has_rows(
+        ref('stg_cdc__messages'),
+        "_cdc_message_kind = 'change' and " ~ cdc_is_folded_change(),
+        loaded_after=watermark) %}
+{%- if not has_input %}
+{{ cdc_no_new_input() }}
+{%- endif %}
 
 -- Every change of a document collection (MongoDB) with the whole document after it: the
 -- change's full document, or its patch folded onto the document before it, in source
@@ -32,6 +40,9 @@ new_changes as (
         and {{ cdc_is_folded_change() }}
     {%- if is_incremental() %}
         and _loaded_at > {{ watermark }}
+    {%- endif %}
+    {%- if not has_input %}
+        and false
     {%- endif %}
 
 ),

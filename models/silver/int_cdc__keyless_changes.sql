@@ -6,6 +6,19 @@
 }}
 
 {%- set watermark = cdc_loaded_watermark(this) if is_incremental() else none %}
+{#- what this model resolves: keyless rows, and (incremental) truncates of their tables;
+    without any, a run has nothing to do (one probe, no Spark job for the model) -#}
+{%- set truncates_of_keyless_tables -%}
+    _cdc_op = 't' and _cdc_source_id in (select _cdc_source_id from {{ this }})
+{%- endset %}
+{%- set has_input = cdc_has_rows(
+        ref('stg_cdc__messages'),
+        "_cdc_message_kind = 'change' and (_cdc_is_keyless"
+            ~ (" or (" ~ truncates_of_keyless_tables ~ "))" if is_incremental() else ")"),
+        loaded_after=watermark) %}
+{%- if not has_input %}
+{{ cdc_no_new_input() }}
+{%- endif %}
 
 -- The rows of keyless tables (keyed by their whole row image, _cdc_is_keyless) as a
 -- multiset: identical rows count as many times as they exist. Each row change is a count
@@ -39,6 +52,9 @@ keyless_messages as (
     from {{ ref('stg_cdc__messages') }}
     where _cdc_message_kind = 'change'
         and _cdc_is_keyless
+    {%- if not has_input %}
+        and false
+    {%- endif %}
 
 ),
 
