@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -42,10 +44,36 @@ def run_dbt(
         argv += ["--target-path", str(target_path), "--log-path", str(target_path / "logs")]
     if vars:
         argv += ["--vars", json.dumps(dict(vars))]
+    started = time.monotonic()
     result = dbtRunner().invoke(argv)
+    _record_invocation(argv, result, time.monotonic() - started)
     if expect_success and not result.success:
         raise DbtFailure(_describe_failure(argv, result))
     return result
+
+
+TIMES_ENV = "CDC_DBT_TIMES"
+"""A file to which every invocation appends one JSON line: the test that ran it
+(PYTEST_CURRENT_TEST), dbt's command and selection, its nodes and its wall time (the suite's
+cost per build, tests/README.md)."""
+
+
+def _record_invocation(argv: list[str], result, seconds: float) -> None:  # type: ignore[no-untyped-def]
+    path = os.environ.get(TIMES_ENV)
+    if not path:
+        return
+    import json
+
+    nodes = len(getattr(result.result, "results", None) or [])
+    kept = [arg for arg in argv if not arg.startswith("/")]
+    line = {
+        "test": os.environ.get("PYTEST_CURRENT_TEST", ""),
+        "argv": kept,
+        "nodes": nodes,
+        "seconds": round(seconds, 2),
+    }
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(json.dumps(line) + "\n")
 
 
 def _describe_failure(argv: list[str], result) -> str:  # type: ignore[no-untyped-def]
