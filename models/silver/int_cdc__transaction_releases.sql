@@ -1,5 +1,5 @@
 {{ config(
-    materialized='view',
+    materialized='cdc_table_on_change',
     enabled=cdc_transaction_settings().sources | length > 0,
 ) }}
 
@@ -14,6 +14,10 @@
 -- timed out (var cdc_transaction_wait_max_hours) at the first load that many hours after
 -- its first; released by hand (var cdc_transaction_release) at its newest load. Release
 -- times are load times, so that models downstream read them by their `_loaded_at` watermark.
+-- A table built once per run (cdc_table_on_change; its input stg_cdc__transactions is a view,
+-- so every run rebuilds it): int_cdc__change_log joins it on every read, and as a view its
+-- plan (three reads of the transaction metadata, two of the events) made each read of the
+-- change log cost seconds.
 
 with
 
