@@ -43,7 +43,9 @@
   {%- endif -%}
   {#- published_columns: _cdc_sort_key ends with the arrival of the copy that won, internal,
       so that copies of one event delivered differently give the same relation;
-      readable_only: rows with an error reason were quarantined upstream, never applied;
+      readable_only: rows with an error reason were quarantined upstream, never applied
+      (readable: the same as a condition);
+      batch_relation: where merge_on_read writes its batch once (_cdc_new_changes);
       carry: unavailable values (PostgreSQL TOAST placeholders) are carried over -#}
   {{ return({
       'cdc': cdc,
@@ -51,9 +53,11 @@
       'state_relation': _cdc_companion_relation('__cdc_state'),
       'runs_relation': _cdc_companion_relation('__cdc_runs'),
       'staging_relation': _cdc_companion_relation('__cdc_staging'),
+      'batch_relation': _cdc_companion_relation('__cdc_batch'),
       'state_columns': state_columns,
       'published_columns': state_columns | reject('in', ['_cdc_sort_key']) | list,
       'readable_only': 'where _cdc_error_reason is null' if '_cdc_error_reason' in model_columns else '',
+      'readable': '_cdc_error_reason is null' if '_cdc_error_reason' in model_columns else 'true',
       'carry': _cdc_carry_spec(sql, cdc.unique_key, state_columns),
   }) }}
 {% endmacro %}

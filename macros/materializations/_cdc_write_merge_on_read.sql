@@ -8,8 +8,10 @@
   -#}
   {%- set cdc = plan.cdc -%}
   {{ _cdc_resume_interrupted_run(plan.state_relation, plan.runs_relation, plan.staging_relation) }}
-  {%- set batch = _cdc_new_changes(plan, sql) -%}
+  {#- the batch is computed once, into plan.batch_relation, and read from there -#}
+  {%- set batch = _cdc_new_changes(plan, sql, batch_relation=plan.batch_relation) -%}
   {%- if batch.loaded_through is none -%}
+    {{ adapter.drop_relation(plan.batch_relation) }}
     {% call statement('main') %}
       select 'no new changes' as cdc_status
     {% endcall %}
@@ -51,4 +53,5 @@
   {{ _cdc_apply_staging(plan.state_relation, plan.staging_relation, kind) }}
   {{ _cdc_record_run(plan.runs_relation, batch.loaded_through, 'applied', kind) }}
   {{ adapter.drop_relation(plan.staging_relation) }}
+  {{ adapter.drop_relation(plan.batch_relation) }}
 {% endmacro %}

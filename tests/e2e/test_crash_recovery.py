@@ -71,6 +71,9 @@ def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project, tmp_p
         )
     ]
     assert staged, "the interrupted run should have left its staged buckets"
+    # and its batch, written once before staging (`<model>__cdc_batch`): the next run
+    # replaces it, and drops it when done
+    assert spark.catalog.tableExists(f"{gold}.customers__cdc_batch")  # type: ignore[attr-defined]
     # Damage the state as an overwrite killed after deleting a partition would.
     location = next(
         r["data_type"]
@@ -102,6 +105,7 @@ def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project, tmp_p
         "applied",
     ]
     assert not spark.catalog.tableExists(f"{gold}.customers__cdc_staging")  # type: ignore[attr-defined]
+    assert not spark.catalog.tableExists(f"{gold}.customers__cdc_batch")  # type: ignore[attr-defined]
     assert _last_run(dbt_project, gold)["kind"] == "compaction"
 
     # The same on a run that writes the delta partition (a large compaction ratio).
