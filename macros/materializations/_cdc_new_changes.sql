@@ -8,8 +8,9 @@
       columns and whether each row is readable), and `sql` reads that table: the statements
       that follow read the batch two or three times (the carry-over's revisit, the staging
       query's CTEs, which Spark inlines at every reference), and each read of the model's
-      SQL plans and runs the change log again (on the corpus' warehouse a staging insert
-      took 14 s against 5 s over the written batch). The caller drops it when done.
+      SQL plans and runs the change log again (a carry-over staging insert of
+      test_unavailable_values took 14 s against 5 s over the written batch). The caller
+      drops it when done.
   -#}
   {%- set watermark = _cdc_watermark(plan.runs_relation) -%}
   {%- set batch_sql -%}
@@ -18,35 +19,28 @@
     where _loaded_at > timestamp'{{ watermark }}'
     {%- endif %}
   {%- endset -%}
-  {%- if batch_relation is none -%}
-    {%- set stats = run_query(
-          "select cast(max(_loaded_at) as string), count(*) from (" ~ batch_sql ~ ")").rows[0] -%}
-    {{ return({
-        'loaded_through': stats[0],
-        'rows': stats[1] | int,
-        'sql': "select " ~ cdc_quote_list(plan.state_columns) ~ " from (" ~ batch_sql ~ ") as batch "
-            ~ plan.readable_only,
-    }) }}
+  {%- if batch_relation is not none -%}
+    {%- set written_sql -%}
+      select {{ cdc_quote_list(plan.state_columns) }}, {{ plan.readable }} as _cdc_is_readable
+      from ({{ batch_sql }}) as batch
+    {%- endset -%}
+    {#- created empty, then filled (as _cdc_stage does): a run killed while writing leaves
+        a registered table, which the next run drops with its files -#}
+    {{ adapter.drop_relation(batch_relation) }}
+    {% call statement('cdc_create_batch') %}
+      create table {{ batch_relation }} using parquet as {{ written_sql }} limit 0
+    {% endcall %}
+    {% call statement('cdc_write_batch') %}
+      insert into {{ batch_relation }} {{ written_sql }}
+    {% endcall %}
   {%- endif -%}
-  {%- set written_sql -%}
-    select {{ cdc_quote_list(plan.state_columns) }}, {{ plan.readable }} as _cdc_is_readable
-    from ({{ batch_sql }}) as batch
-  {%- endset -%}
-  {#- created empty, then filled (as _cdc_stage does): a run killed while writing leaves
-      a registered table, which the next run drops with its files -#}
-  {{ adapter.drop_relation(batch_relation) }}
-  {% call statement('cdc_create_batch') %}
-    create table {{ batch_relation }} using parquet as {{ written_sql }} limit 0
-  {% endcall %}
-  {% call statement('cdc_write_batch') %}
-    insert into {{ batch_relation }} {{ written_sql }}
-  {% endcall %}
+  {%- set read_from = batch_relation if batch_relation is not none else '(' ~ batch_sql ~ ')' -%}
   {%- set stats = run_query(
-        "select cast(max(_loaded_at) as string), count(*) from " ~ batch_relation).rows[0] -%}
+        "select cast(max(_loaded_at) as string), count(*) from " ~ read_from).rows[0] -%}
   {{ return({
       'loaded_through': stats[0],
       'rows': stats[1] | int,
-      'sql': "select " ~ cdc_quote_list(plan.state_columns) ~ " from " ~ batch_relation
-          ~ " as batch where _cdc_is_readable",
+      'sql': "select " ~ cdc_quote_list(plan.state_columns) ~ " from " ~ read_from ~ " as batch "
+          ~ (plan.readable_only if batch_relation is none else 'where _cdc_is_readable'),
   }) }}
 {% endmacro %}
