@@ -13,12 +13,13 @@ from cdc_tools.bench.baseline import baseline_main
 from cdc_tools.bench.planning import parse_counts
 from cdc_tools.bench.project import project_info
 from cdc_tools.bench.rendering import render_text, write_report
-from cdc_tools.bench.scenario import run_scenario
+from cdc_tools.bench.scenario import run_large_file_scenario, run_scenario
 from cdc_tools.bench.settings import (
     DEFAULT_BATCH_EVENTS,
     DEFAULT_EVENTS,
     DEFAULT_FLAVOURS,
     DEFAULT_INCREMENT_FRACTION,
+    DEFAULT_LARGE_FILE_MB,
     DEFAULT_RESULTS_DIR,
 )
 from cdc_tools.bench.summary import build_report
@@ -39,6 +40,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="other event counts to run (full, incremental, no-op), e.g. 100000,300000",
     )
     parser.add_argument("--batch-events", type=int, default=DEFAULT_BATCH_EVENTS)
+    parser.add_argument(
+        "--large-file-mb",
+        type=int,
+        default=DEFAULT_LARGE_FILE_MB,
+        help="after the other scenarios, a full build of one landing file of about this "
+        "many MB on the default driver memory (its wall time and peak RSS); 0: none",
+    )
     parser.add_argument(
         "--project-rev",
         help="measure this git revision of the dbt project (default: the working tree)",
@@ -101,6 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "flavours": flavours,
         "batch_events": args.batch_events,
         "scaling": args.scaling,
+        "large_file_mb": args.large_file_mb,
         "command": " ".join(["python -m cdc_tools.bench", *(argv or sys.argv[1:])]),
         "target": "thrift" if args.thrift_port is not None else "local",
         "project": project_info(args.project_rev),
@@ -123,6 +132,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         report = build_report(main_scenario, scenarios, config)
         write_report(report, results_dir)
+    if args.large_file_mb > 0:
+        generation = main_scenario.generation
+        large_file = run_large_file_scenario(
+            args.large_file_mb,
+            generation.bytes / max(1, generation.events),
+            flavours=flavours,
+            results_dir=results_dir,
+            keep=args.keep,
+            project_rev=args.project_rev,
+        )
+        report = build_report(main_scenario, scenarios if args.scaling else [], config, large_file)
     print()
     print(render_text(report))
     json_path, md_path = write_report(report, results_dir)

@@ -115,9 +115,23 @@ def _timing_line(timing: Mapping[str, Any]) -> str:
     )
 
 
+def large_file_line(report: Mapping[str, Any]) -> str | None:
+    """The large-file scenario in one sentence, or None when it did not run."""
+    large = report.get("large_file")
+    if not large:
+        return None
+    return (
+        f"One landing file of {large['file_mb']:,} MB ({large['events']:,} events): full "
+        f"build {large['wall_s']} s, peak RSS {large['peak_rss_mb']:,} MB, on the default "
+        "driver memory."
+    )
+
+
 def render_text(report: Mapping[str, Any], top: int = 12) -> str:
     parts = [text_table(RESULT_HEADERS, _result_rows(report)), ""]
     parts.append(text_table(TARGET_HEADERS, _target_rows(report)))
+    if line := large_file_line(report):
+        parts += ["", line]
     timing = report.get("full_run_timing") or {}
     if timing:
         parts += ["", _timing_line(timing), text_table(NODE_HEADERS, _top_nodes(timing, top))]
@@ -146,6 +160,8 @@ def render_markdown(report: Mapping[str, Any], top: int = 12, plot_name: str | N
         "",
         markdown_table(TARGET_HEADERS, _target_rows(report)),
     ]
+    if line := large_file_line(report):
+        parts += ["", line]
     timing = report.get("full_run_timing") or {}
     if timing:
         parts += [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -69,3 +70,48 @@ def run_scenario(
         if not keep:
             ws.clean_data()
     return scenario
+
+
+LARGE_FILE_NAME = "large/all-sources.kcat.jsonl"
+"""Where the large-file scenario's one landing file lands, under its landing folder."""
+
+
+def run_large_file_scenario(
+    target_mb: int,
+    bytes_per_event: float,
+    *,
+    flavours: Sequence[str],
+    results_dir: Path,
+    keep: bool,
+    project_rev: str | None = None,
+) -> StepResult:
+    """One landing file of about ``target_mb`` MB (every source's events as ``kcat -J``
+    records, which carry their own topic, partition and offset), loaded by a full
+    ``dbt build`` on the default driver memory: the step's wall time and peak RSS.
+
+    ``bytes_per_event``: the main scenario's average, to size the file."""
+    ws = Workspace(results_dir / "large-file")
+    shutil.rmtree(ws.root, ignore_errors=True)
+    ws.root.mkdir(parents=True)
+    events = max(1, round(target_mb * 2**20 / bytes_per_event))
+    print(f"== one landing file of about {target_mb:,} MB ({events:,} events) ==", flush=True)
+    snapshot_project(ws.project, project_rev)
+    plans = [dataclasses.replace(p, fmt="kcat") for p in plan_sources(events, flavours, 0)]
+    parts = ws.root / "parts"
+    generation = generate(plans, parts, ws.increment, events)
+    large = ws.landing / LARGE_FILE_NAME
+    large.parent.mkdir(parents=True)
+    with large.open("wb") as out:
+        for part in sorted(p for p in parts.rglob("*") if p.is_file()):
+            with part.open("rb") as source:
+                shutil.copyfileobj(source, out, 2**24)
+    shutil.rmtree(parts)
+    size_mb = large.stat().st_size / 2**20
+    print(f"  wrote {generation.events:,} events as one file of {size_mb:,.0f} MB", flush=True)
+    try:
+        step = run_dbt_step("large-file", generation.events, ws)
+        step.detail["file_mb"] = round(size_mb)
+        return step
+    finally:
+        if not keep:
+            ws.clean_data()

@@ -9,6 +9,9 @@ DEFAULT_EVENTS = 1_000_000
 DEFAULT_INCREMENT_FRACTION = 0.01
 DEFAULT_RESULTS_DIR = Path("results/bench")
 DEFAULT_FLAVOURS: tuple[str, ...] = ("oracle", "sqlserver", "db2")
+DEFAULT_LARGE_FILE_MB = 1024
+"""The large-file scenario's one landing file (#28: a file of about 1 GB loads on the
+default driver memory)."""
 DEFAULT_BATCH_EVENTS = 10_000
 """Messages per simulated batch, i.e. per landing file (per topic for value-line files)."""
 

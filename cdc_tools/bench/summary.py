@@ -141,7 +141,10 @@ def _java_version() -> str | None:
 
 
 def build_report(
-    main: Scenario, scaling: Sequence[Scenario], config: Mapping[str, Any]
+    main: Scenario,
+    scaling: Sequence[Scenario],
+    config: Mapping[str, Any],
+    large_file: StepResult | None = None,
 ) -> dict[str, Any]:
     ratios = compute_ratios(main.steps)
     full_detail = main.steps["full"].detail if "full" in main.steps else {}
@@ -162,6 +165,9 @@ def build_report(
         "full_run_timing": full_detail,
         "incremental_run_timing": incremental.detail if incremental else {},
         "scaling": [scaling_row(s) for s in sorted(scaling, key=lambda s: s.events)],
+        "large_file": None
+        if large_file is None
+        else {**large_file.row(), "file_mb": large_file.detail.get("file_mb")},
         "scenarios": [
             {
                 "events": s.events,

@@ -8,12 +8,26 @@
     {{ return(['gz', 'bz2', 'deflate']) }}
 {% endmacro %}
 
-{% macro _cdc_is_compressed_path_sql(path_expression) %}
-    {#- SQL: whether the file named by `path_expression` has a compressed extension. -#}
-    {{ return("lower(" ~ path_expression ~ ") rlike '[.](" ~ cdc_compressed_extensions() | join('|') ~ ")$'") }}
+{% macro cdc_whole_read_extensions() %}
+    {#-
+        The file name extensions of the landing files bronze reads whole, by `binaryFile`,
+        instead of line by line through the text source: the compressions Hadoop's codecs
+        would claim by their extension but cannot read here (`.zst`: its codec needs a
+        native library pyspark does not ship, and the failure would fail the whole query;
+        `.lz4` and `.snappy`: Hadoop's own block formats, not the framed files other tools
+        write). Their lines are not UTF-8: quarantined as `invalid_utf8`, bytes kept.
+    -#}
+    {{ return(['zst', 'lz4', 'snappy']) }}
 {% endmacro %}
 
-{% macro _cdc_is_compressed_path(path) %}
-    {#- Jinja: whether `path` has a compressed extension. -#}
-    {{ return(path.lower().rsplit('.', 1)[-1] in cdc_compressed_extensions() and '.' in path.rsplit('/', 1)[-1]) }}
+{% macro _cdc_whole_read_among(paths) %}
+    {#- The paths among `paths` with an extension of cdc_whole_read_extensions, in order. -#}
+    {%- set whole = [] -%}
+    {%- for path in paths -%}
+        {%- set name = path.rsplit('/', 1)[-1] -%}
+        {%- if '.' in name and name.rsplit('.', 1)[-1].lower() in cdc_whole_read_extensions() -%}
+            {%- do whole.append(path) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(whole) }}
 {% endmacro %}

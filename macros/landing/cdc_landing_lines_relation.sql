@@ -3,9 +3,10 @@
         Registers a temporary view `_cdc_new_landing_lines` over exactly the landing files
         `paths` through Spark's text source, one row (`value`) per line, and returns its name.
         The source decompresses a file by its extension (Hadoop's codecs), streams its
-        lines instead of holding the file, splits on '\n' only (a '\r' before it stays on
-        the line) and keeps each line's bytes as they are, valid UTF-8 or not. Returns none
-        for an empty list or at parse time.
+        lines instead of holding the file (bronze reads every landing file so, but those of
+        cdc_whole_read_extensions), splits on '\n' only (a '\r' before it stays on the
+        line) and keeps each line's bytes as they are, valid UTF-8 or not. Returns none for
+        an empty list or at parse time.
     -#}
     {%- if not execute or paths is none or paths | length == 0 -%}
         {{ return(none) }}

@@ -16,111 +16,30 @@
 
 {%- set new_files = cdc_new_landing_files(this if is_incremental() else none) -%}
 {#-
-    Compressed files (cdc_compressed_extensions) are read line by line by the text source,
-    which decompresses them; the others whole, by binaryFile, which reads the content of
-    every file its view lists: the new ones only.
+    Every file is read line by line by Spark's text source (cdc_landing_lines_relation),
+    which streams it (a file is never held whole) and decompresses .gz, .bz2 and .deflate
+    files (cdc_compressed_extensions); only files of an extension it would fail on
+    (cdc_whole_read_extensions: .zst, ...) are read whole, by binaryFile, and kept as
+    they are.
 -#}
-{%- set compressed_files = cdc_compressed_landing_files(new_files) -%}
-{%- set plain_files = none if new_files is none else new_files | reject('in', compressed_files) | list -%}
-{%- set files_relation = cdc_landing_files_subset_relation(plain_files) or cdc_landing_files_relation() -%}
-{%- set lines_relation = cdc_landing_lines_relation(compressed_files) -%}
+{%- set files = cdc_landing_files_to_read(new_files) -%}
+{%- set whole_files = _cdc_whole_read_among(files) -%}
+{%- set lines_relation = cdc_landing_lines_relation(files | reject('in', whole_files) | list) -%}
+{%- set whole_relation = none -%}
+{%- if whole_files -%}
+    {%- set whole_relation = cdc_landing_files_subset_relation(whole_files) or cdc_landing_files_relation() -%}
+{%- endif -%}
+{%- set parts = [] %}
+{%- if lines_relation %}{% do parts.append('line_messages') %}{% endif %}
+{%- if whole_relation %}{% do parts.append('whole_messages') %}{% endif %}
 {%- if new_files is not none and new_files | length == 0 %}
 {{ cdc_no_new_input() }}
 {%- endif %}
 
 with
-
-landing_files as (
-
-    select
-        path as source_file,
-        modificationtime as source_file_modified_at,
-        content,
-        is_valid_utf8(cast(content as string)) as is_valid_file,
-        {{ cdc_sink_file_coordinates('path') }}
-    from {{ files_relation }}
-    where {{ cdc_in_list('path', plain_files) }}
-        and not {{ _cdc_is_compressed_path_sql('path') }}
-
-),
-
-file_lines as (
-
-    -- A file that is not valid UTF-8 is split as ISO-8859-1, which maps every byte to one
-    -- character, so each line's original bytes can be recovered exactly below.
-    select
-        landing_files.source_file,
-        landing_files.source_file_modified_at,
-        landing_files.is_valid_file,
-        landing_files.file_topic,
-        landing_files.file_partition,
-        landing_files.file_start_offset,
-        exploded.line_position + 1 as source_line,
-        {{ cdc_without_trailing_cr('exploded.line_text') }} as line_text
-    from landing_files
-        lateral view posexplode(split(
-            case
-                when landing_files.is_valid_file then cast(landing_files.content as string)
-                else decode(landing_files.content, 'ISO-8859-1')
-            end,
-            '\n'
-        )) exploded as line_position, line_text
-
-),
-
-line_bytes as (
-
-    select
-        source_file,
-        source_file_modified_at,
-        source_line,
-        file_topic,
-        file_partition,
-        file_start_offset,
-        is_valid_file,
-        case
-            when is_valid_file then line_text
-            else cast(encode(line_text, 'ISO-8859-1') as string)
-        end as line_text
-    from file_lines
-
-),
-
-plain_messages as (
-
-    -- blank lines separate nothing and carry nothing: they are not messages
-    select
-        source_file,
-        source_file_modified_at,
-        source_line,
-        file_topic,
-        file_partition,
-        file_start_offset,
-        -- the lines of a valid UTF-8 file are valid: only other files are checked by line
-        is_valid_file or is_valid_utf8(line_text) as is_valid_utf8,
-        case when is_valid_file then line_text else make_valid_utf8(line_text) end as raw_line,
-        case
-            when not is_valid_file and not is_valid_utf8(line_text)
-                then base64(cast(line_text as binary))
-        end as raw_line_base64
-    from line_bytes
-    where startswith(line_text, '{') or trim(line_text) != ''
-
-),
 {%- if lines_relation %}
 
-compressed_files as (
-
-    select
-        path as source_file,
-        modificationtime as source_file_modified_at,
-        {{ cdc_sink_file_coordinates('path') }}
-    from {{ cdc_landing_files_relation() }}
-    where {{ cdc_in_list('path', compressed_files) }}
-
-),
-
-compressed_lines as (
+landing_lines as (
 
     -- the text source names a file as a URI (`file:///...`, `%XX` escapes; a '+' stays
     -- as it is), binaryFile as a Hadoop path (`file:/...`): the listing's name is kept.
@@ -136,48 +55,138 @@ compressed_lines as (
 
 ),
 
-compressed_file_lines as (
+numbered_lines as (
 
     select
-        compressed_lines.source_file,
+        landing_lines.source_file,
         row_number() over (
-            partition by compressed_lines.source_file
-            order by compressed_lines.split_start, compressed_lines.scan_position
+            partition by landing_lines.source_file
+            order by landing_lines.split_start, landing_lines.scan_position
         ) as source_line,
-        {{ cdc_without_trailing_cr('compressed_lines.line_text') }} as line_text
-    from compressed_lines
+        {{ cdc_without_trailing_cr('landing_lines.line_text') }} as line_text
+    from landing_lines
 
 ),
 
-compressed_messages as (
+listed_files as (
 
     select
-        compressed_files.source_file,
-        compressed_files.source_file_modified_at,
-        compressed_file_lines.source_line,
-        compressed_files.file_topic,
-        compressed_files.file_partition,
-        compressed_files.file_start_offset,
-        is_valid_utf8(compressed_file_lines.line_text) as is_valid_utf8,
+        path as source_file,
+        modificationtime as source_file_modified_at,
+        {{ cdc_sink_file_coordinates('path') }}
+    from {{ cdc_landing_files_relation() }}
+
+),
+
+line_messages as (
+
+    -- blank lines separate nothing and carry nothing: they are not messages
+    select
+        listed_files.source_file,
+        listed_files.source_file_modified_at,
+        numbered_lines.source_line,
+        listed_files.file_topic,
+        listed_files.file_partition,
+        listed_files.file_start_offset,
+        is_valid_utf8(numbered_lines.line_text) as is_valid_utf8,
         case
-            when is_valid_utf8(compressed_file_lines.line_text) then compressed_file_lines.line_text
-            else make_valid_utf8(compressed_file_lines.line_text)
+            when is_valid_utf8(numbered_lines.line_text) then numbered_lines.line_text
+            else make_valid_utf8(numbered_lines.line_text)
         end as raw_line,
         case
-            when not is_valid_utf8(compressed_file_lines.line_text)
-                then base64(cast(compressed_file_lines.line_text as binary))
+            when not is_valid_utf8(numbered_lines.line_text)
+                then base64(cast(numbered_lines.line_text as binary))
         end as raw_line_base64
-    from compressed_file_lines
-        inner join compressed_files
-            on compressed_file_lines.source_file = compressed_files.source_file
+    from numbered_lines
+        inner join listed_files
+            on numbered_lines.source_file = listed_files.source_file
     where
-        startswith(compressed_file_lines.line_text, '{')
-        or trim(compressed_file_lines.line_text) != ''
+        startswith(numbered_lines.line_text, '{')
+        or trim(numbered_lines.line_text) != ''
+
+),
+{%- endif %}
+{%- if whole_relation %}
+
+whole_files as (
+
+    select
+        path as source_file,
+        modificationtime as source_file_modified_at,
+        content,
+        is_valid_utf8(cast(content as string)) as is_valid_file,
+        {{ cdc_sink_file_coordinates('path') }}
+    from {{ whole_relation }}
+    where {{ cdc_in_list('path', whole_files) }}
+
+),
+
+whole_file_lines as (
+
+    -- A file that is not valid UTF-8 is split as ISO-8859-1, which maps every byte to one
+    -- character, so each line's original bytes can be recovered exactly below.
+    select
+        whole_files.source_file,
+        whole_files.source_file_modified_at,
+        whole_files.is_valid_file,
+        whole_files.file_topic,
+        whole_files.file_partition,
+        whole_files.file_start_offset,
+        exploded.line_position + 1 as source_line,
+        {{ cdc_without_trailing_cr('exploded.line_text') }} as line_text
+    from whole_files
+        lateral view posexplode(split(
+            case
+                when whole_files.is_valid_file then cast(whole_files.content as string)
+                else decode(whole_files.content, 'ISO-8859-1')
+            end,
+            '\n'
+        )) exploded as line_position, line_text
+
+),
+
+whole_line_bytes as (
+
+    select
+        source_file,
+        source_file_modified_at,
+        source_line,
+        file_topic,
+        file_partition,
+        file_start_offset,
+        is_valid_file,
+        case
+            when is_valid_file then line_text
+            else cast(encode(line_text, 'ISO-8859-1') as string)
+        end as line_text
+    from whole_file_lines
+
+),
+
+whole_messages as (
+
+    select
+        source_file,
+        source_file_modified_at,
+        source_line,
+        file_topic,
+        file_partition,
+        file_start_offset,
+        -- the lines of a valid UTF-8 file are valid: only other files are checked by line
+        is_valid_file or is_valid_utf8(line_text) as is_valid_utf8,
+        case when is_valid_file then line_text else make_valid_utf8(line_text) end as raw_line,
+        case
+            when not is_valid_file and not is_valid_utf8(line_text)
+                then base64(cast(line_text as binary))
+        end as raw_line_base64
+    from whole_line_bytes
+    where startswith(line_text, '{') or trim(line_text) != ''
 
 ),
 {%- endif %}
 
 messages as (
+    {%- for part in parts %}
 
     select
         source_file,
@@ -189,20 +198,25 @@ messages as (
         is_valid_utf8,
         raw_line,
         raw_line_base64
-    from plain_messages
-    {%- if lines_relation %}
+    from {{ part }}
+    {%- if not loop.last %}
     union all
-    select
-        source_file,
-        source_file_modified_at,
-        source_line,
-        file_topic,
-        file_partition,
-        file_start_offset,
-        is_valid_utf8,
-        raw_line,
-        raw_line_base64
-    from compressed_messages
+    {%- endif %}
+    {%- endfor %}
+    {%- if not parts %}
+
+        -- nothing to read (no new landing file, or at parse time): no rows, the same columns
+        select
+            cast(null as string) as source_file,
+            cast(null as timestamp) as source_file_modified_at,
+            cast(null as int) as source_line,
+            cast(null as string) as file_topic,
+            cast(null as int) as file_partition,
+            cast(null as bigint) as file_start_offset,
+            cast(null as boolean) as is_valid_utf8,
+            cast(null as string) as raw_line,
+            cast(null as string) as raw_line_base64
+        where false
     {%- endif %}
 
 ),

@@ -303,6 +303,43 @@ def test_build_report_and_markdown() -> None:
     assert "PASS" in plain and "FAIL" in plain and "model silver" in plain
 
 
+def test_report_names_the_large_file_scenario_when_it_ran() -> None:
+    main = bench.Scenario(1_000, 10, bench.GenerationStats(990, 10, 2, 2**20))
+    main.steps = _steps(full=20, incremental=10, noop=4, baseline=12)
+    assert "landing file" not in bench.render_text(bench.build_report(main, [], {}))
+    large = StepResult("large-file", 300.0, 480_000, 3_200.0, 500.0, detail={"file_mb": 1_030})
+    report = bench.build_report(main, [], {}, large)
+    assert report["large_file"]["file_mb"] == 1_030
+    line = (
+        "One landing file of 1,030 MB (480,000 events): full build 300.0 s, peak RSS "
+        "3,200 MB, on the default driver memory."
+    )
+    assert line in bench.render_text(report)
+    assert line in bench.render_markdown(report)
+
+
+def test_large_file_scenario_writes_one_kcat_file(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from cdc_tools.bench import scenario
+
+    seen: dict[str, object] = {}
+
+    def fake_step(step: str, events: int, ws: object) -> StepResult:
+        files = [p for p in ws.landing.rglob("*") if p.is_file()]  # type: ignore[attr-defined]
+        seen.update(files=files, lines=files[0].read_text().splitlines())
+        return StepResult(step, 1.0, events, 10.0)
+
+    monkeypatch.setattr(scenario, "run_dbt_step", fake_step)
+    monkeypatch.setattr(scenario, "snapshot_project", lambda *args: None)
+    step = scenario.run_large_file_scenario(
+        1, 2_000.0, flavours=["oracle"], results_dir=tmp_path, keep=True
+    )
+    assert len(seen["files"]) == 1  # type: ignore[arg-type]
+    lines = seen["lines"]
+    assert step.events == len(lines) > 400  # type: ignore[arg-type]
+    assert all(line.startswith('{"topic":') for line in lines)  # type: ignore[union-attr]
+    assert step.detail["file_mb"] == round(seen["files"][0].stat().st_size / 2**20)  # type: ignore[index]
+
+
 def test_floor_project_is_one_table_model_on_the_project_profile(tmp_path: Path) -> None:
     import yaml
 
@@ -338,6 +375,8 @@ def test_parse_args_defaults() -> None:
     assert args.results_dir == Path("results/bench")
     assert args.flavours == "oracle,sqlserver,db2"
     assert not args.keep and args.scaling == []
+    assert args.large_file_mb == 1024
+    assert bench.parse_args(["--large-file-mb", "0"]).large_file_mb == 0
     assert bench.parse_args(["--events", "1_000", "--scaling", "10,20"]).scaling == [10, 20]
     with pytest.raises(SystemExit):
         bench.parse_args(["--increment-fraction", "0"])
