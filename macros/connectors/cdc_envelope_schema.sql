@@ -39,9 +39,19 @@
 {% endmacro %}
 
 {% macro _cdc_union_fields(hook) %}
+    {#- The union of the families' `hook` field maps (_cdc_union_field_types) as a DDL field list. -#}
+    {%- set parts = [] -%}
+    {%- for name, type in _cdc_union_field_types(hook).items() -%}
+        {%- do parts.append(name ~ ': ' ~ type) -%}
+    {%- endfor -%}
+    {{- return(parts | join(', ')) -}}
+{% endmacro %}
+
+{% macro _cdc_union_field_types(hook) %}
     {#-
-        The union of the families' `hook` field maps as a DDL field list. A field two
-        families share must have one type: anything else is a compile error naming both.
+        The union of the families' `hook` field maps, {name: Spark DDL type} in schema
+        order. A field two families share must have one type: anything else is a compile
+        error naming both.
     -#}
     {%- set fields = {} -%}
     {%- set owners = {} -%}
@@ -58,22 +68,19 @@
             {%- do owners.update({name: owners.get(name, family)}) -%}
         {%- endfor -%}
     {%- endfor -%}
-    {%- set parts = [] -%}
-    {%- for name, type in fields.items() -%}
-        {%- do parts.append(name ~ ': ' ~ type) -%}
-    {%- endfor -%}
-    {{- return(parts | join(', ')) -}}
+    {{- return(fields) -}}
 {% endmacro %}
 
-{% macro cdc_envelope_body(envelope) %}
+{% macro cdc_envelope_body(envelope, names=none) %}
     {#-
         SQL expression of the message body: `payload` when the message has one, else the
-        same fields read at top level (an unwrapped message), as one struct.
+        same fields read at top level (an unwrapped message), as one struct. `names`: the
+        body fields the envelope was parsed with, when not every one (cdc_present_families).
     -#}
     coalesce(
         {{ envelope }}.payload,
         named_struct(
-        {%- for name in _cdc_envelope_body_names() %}
+        {%- for name in (names if names is not none else _cdc_envelope_body_names()) %}
             '{{ name }}', {{ envelope }}.`{{ name }}`{{ ',' if not loop.last }}
         {%- endfor %}
         )

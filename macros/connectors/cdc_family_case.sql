@@ -1,11 +1,12 @@
-{% macro cdc_family_case(hook, family_column, message) %}
+{% macro cdc_family_case(hook, family_column, message, families) %}
     {#-
-        One SQL `case` over the registered families: the value of `<family>__<hook>` for
-        the family named in `family_column`, null for a message no family reads. Extra
-        arguments of the hook (`key`'s announced_key) are passed through `varargs`.
+        One SQL `case` over the families `families` (registered ones, e.g. those
+        cdc_present_families found): the value of `<family>__<hook>` for the family named
+        in `family_column`, null for a message none of them reads. Extra arguments of the
+        hook (`key`'s announced_key) are passed through `varargs`.
     -#}
     case {{ family_column }}
-    {%- for family in cdc_connector_families() %}
+    {%- for family in families %}
         when '{{ family }}' then {{ cdc_family_hook(family, hook)(message, *varargs) }}
     {%- endfor %}
     end

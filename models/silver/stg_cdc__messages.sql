@@ -9,7 +9,23 @@
 -- _cdc_row_index): its envelope unpacked into the common change-log shape by
 -- the connector family that reads it (macros/connectors/<family>/, registered in
 -- cdc_connector_families), or the reason it cannot be read. Each message is parsed once,
--- with the union schema of every family (cdc_envelope_schema).
+-- with the union schema of every family (cdc_envelope_schema); the hooks compiled are
+-- those of the families the new messages hold (cdc_present_families).
+
+{%- set watermark = cdc_loaded_watermark(this) if is_incremental() else none %}
+{#-
+    the hooks of the families the new messages hold, when they are few
+    (var cdc_family_probe_max_messages); a run that will leave the table as it is
+    (cdc_is_up_to_date) asks nothing of bronze
+-#}
+{%- set families = cdc_connector_families() %}
+{%- if not (watermark and cdc_is_up_to_date(this, cdc_inputs_read_through())) %}
+    {%- set new_messages = '_loaded_at > ' ~ watermark if watermark else 'true' %}
+    {%- if cdc_row_count(ref('bronze_cdc_messages'), new_messages)
+            <= var('cdc_family_probe_max_messages', 50000) | int %}
+        {%- set families = cdc_present_families(ref('bronze_cdc_messages'), new_messages) %}
+    {%- endif %}
+{%- endif %}
 
 with
 
@@ -30,7 +46,7 @@ bronze as (
         bronze_messages._load_id
     from {{ ref('bronze_cdc_messages') }} as bronze_messages
     {% if is_incremental() %}
-        where bronze_messages._loaded_at > {{ cdc_loaded_watermark(this) }}
+        where bronze_messages._loaded_at > {{ watermark }}
     {% endif %}
 
 ),
@@ -71,7 +87,7 @@ families as (
         detected.*,
         case
             when not is_malformed then case
-            {%- for family in cdc_connector_families() %}
+            {%- for family in families %}
                 when {{ cdc_family_hook(family, 'detect')('detected') }} then '{{ family }}'
             {%- endfor %}
             end
@@ -84,7 +100,7 @@ identities as (
 
     select
         families.*,
-        {{ cdc_family_case('table_identity', 'families.family', 'families') }} as source_identity
+        {{ cdc_family_case('table_identity', 'families.family', 'families', families) }} as source_identity
     from families
 
 ),
@@ -112,7 +128,7 @@ exploded as (
         row_images.row_image
     from declared
         lateral view outer posexplode(
-            {{ cdc_family_case('row_images', 'declared.family', 'declared') }}
+            {{ cdc_family_case('row_images', 'declared.family', 'declared', families) }}
         ) row_images as row_index, row_image
 
 ),
@@ -121,9 +137,9 @@ identified as (
 
     select
         exploded.*,
-        {{ cdc_family_case('connector', 'exploded.family', 'exploded') }} as connector,
-        {{ cdc_family_case('message_kind', 'exploded.family', 'exploded') }} as kind,
-        {{ cdc_family_case('op', 'exploded.family', 'exploded') }} as op
+        {{ cdc_family_case('connector', 'exploded.family', 'exploded', families) }} as connector,
+        {{ cdc_family_case('message_kind', 'exploded.family', 'exploded', families) }} as kind,
+        {{ cdc_family_case('op', 'exploded.family', 'exploded', families) }} as op
     from exploded
 
 ),
@@ -196,18 +212,18 @@ unpacked as (
     select
         arrived.*,
         coalesce(
-            {{ cdc_family_case('position', 'arrived.family', 'arrived') }},
+            {{ cdc_family_case('position', 'arrived.family', 'arrived', families) }},
             case
                 when kind = 'change'
-                    and not {{ cdc_family_case('has_position', 'arrived.family', 'arrived') }}
+                    and not {{ cdc_family_case('has_position', 'arrived.family', 'arrived', families) }}
                     then arrival
             end
         ) as position,
-        {{ cdc_family_case('key', 'arrived.family', 'arrived', 'arrived.announced_key') }} as row_key,
-        {{ cdc_family_case('before', 'arrived.family', 'arrived') }} as before,
-        {{ cdc_family_case('after', 'arrived.family', 'arrived') }} as after,
-        {{ cdc_family_case('patch', 'arrived.family', 'arrived') }} as patch,
-        {{ cdc_family_case('is_snapshot', 'arrived.family', 'arrived') }} as is_snapshot
+        {{ cdc_family_case('key', 'arrived.family', 'arrived', families, 'arrived.announced_key') }} as row_key,
+        {{ cdc_family_case('before', 'arrived.family', 'arrived', families) }} as before,
+        {{ cdc_family_case('after', 'arrived.family', 'arrived', families) }} as after,
+        {{ cdc_family_case('patch', 'arrived.family', 'arrived', families) }} as patch,
+        {{ cdc_family_case('is_snapshot', 'arrived.family', 'arrived', families) }} as is_snapshot
     from arrived
 
 ),
@@ -235,7 +251,7 @@ checked as (
             when family is null
                 then 'unknown_envelope: no op field and not a transaction or schema-change '
                     || 'event of a known connector'
-            else {{ cdc_family_case('error_reason', 'unpacked.family', 'unpacked') }}
+            else {{ cdc_family_case('error_reason', 'unpacked.family', 'unpacked', families) }}
         end as error_reason
     from unpacked
 
@@ -256,28 +272,33 @@ final as (
         end as _cdc_message_kind,
         error_reason as _cdc_error_reason,
         case when error_reason is null and not _is_tombstone then family end as _cdc_envelope,
-        connector as _cdc_connector,
-        op as _cdc_op,
-        source_db as _cdc_source_db,
-        source_schema as _cdc_source_schema,
-        source_table as _cdc_source_table,
+        -- typed here: the hooks of the families compiled (cdc_present_families) must give
+        -- the same columns whichever families those are
+        cast(connector as string) as _cdc_connector,
+        cast(op as string) as _cdc_op,
+        cast(source_db as string) as _cdc_source_db,
+        cast(source_schema as string) as _cdc_source_schema,
+        cast(source_table as string) as _cdc_source_table,
         {{ cdc_source_id('connector', 'source_db', 'source_schema', 'source_table') }} as _cdc_source_id,
-        row_key as _cdc_key,
+        cast(row_key as string) as _cdc_key,
         -- keyed by its whole row image: a keyless table (int_cdc__keyless_changes); never
         -- a row whose key columns a declared key (declared_key) or the message
         -- (has_row_identity) names
         coalesce(
             not {{ cdc_in_list('family', cdc_document_families()) }}
             and declared_key is null
-            and not {{ cdc_family_case('has_row_identity', 'checked.family', 'checked') }}
+            and not {{ cdc_family_case('has_row_identity', 'checked.family', 'checked', families) }}
             and row_key = {{ cdc_canonical_json_map(cdc_json_map("case when op = 'd' then before else after end")) }},
             false
         ) as _cdc_is_keyless,
-        before as _cdc_before,
-        after as _cdc_after,
-        patch as _cdc_patch,
-        {{ cdc_family_case('column_types', 'checked.family', 'checked') }} as _cdc_column_types,
-        position as _cdc_position,
+        cast(before as string) as _cdc_before,
+        cast(after as string) as _cdc_after,
+        cast(patch as string) as _cdc_patch,
+        cast(
+            {{ cdc_family_case('column_types', 'checked.family', 'checked', families) }}
+            as map<string, struct<type: string, name: string, scale: string, precision: string>>
+        ) as _cdc_column_types,
+        cast(position as string) as _cdc_position,
         -- the parts are joined by a space, which sorts below every character of a position:
         -- a position that is a prefix of another (a Db2 snapshot read without change_lsn)
         -- sorts first in the sort key too, as it does on its own
@@ -290,12 +311,12 @@ final as (
             -- index 0, keeps the sort key it always had)
             case when _cdc_row_index > 0 then lpad(cast(_cdc_row_index as string), 6, '0') end
         ) as _cdc_sort_key,
-        is_snapshot as _cdc_is_snapshot,
-        {{ cdc_family_case('snapshot', 'checked.family', 'checked') }} as _cdc_snapshot,
-        {{ cdc_family_case('source_ts', 'checked.family', 'checked') }} as _cdc_source_ts,
-        {{ cdc_family_case('emitted_ts', 'checked.family', 'checked') }} as _cdc_emitted_ts,
-        {{ cdc_family_case('checkpoint_ts', 'checked.family', 'checked') }} as _cdc_checkpoint_ts,
-        {{ cdc_family_case('transaction_id', 'checked.family', 'checked') }} as _cdc_transaction_id,
+        cast(is_snapshot as boolean) as _cdc_is_snapshot,
+        cast({{ cdc_family_case('snapshot', 'checked.family', 'checked', families) }} as string) as _cdc_snapshot,
+        cast({{ cdc_family_case('source_ts', 'checked.family', 'checked', families) }} as timestamp) as _cdc_source_ts,
+        cast({{ cdc_family_case('emitted_ts', 'checked.family', 'checked', families) }} as timestamp) as _cdc_emitted_ts,
+        cast({{ cdc_family_case('checkpoint_ts', 'checked.family', 'checked', families) }} as timestamp) as _cdc_checkpoint_ts,
+        cast({{ cdc_family_case('transaction_id', 'checked.family', 'checked', families) }} as string) as _cdc_transaction_id,
         _kafka_topic,
         _kafka_partition,
         _kafka_offset,
