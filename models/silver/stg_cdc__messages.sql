@@ -16,10 +16,12 @@
 {#-
     the hooks of the families the new messages hold, when they are few
     (var cdc_family_probe_max_messages); a run that will leave the table as it is
-    (cdc_is_up_to_date) asks nothing of bronze
+    (cdc_is_up_to_date) asks nothing of bronze, nor does a compile before bronze exists
+    (dbt docs generate on an unbuilt project)
 -#}
 {%- set families = cdc_connector_families() %}
-{%- if not (watermark and cdc_is_up_to_date(this, cdc_inputs_read_through())) %}
+{%- if not (watermark and cdc_is_up_to_date(this, cdc_inputs_read_through()))
+        and load_relation(ref('bronze_cdc_messages')) is not none %}
     {%- set new_messages = '_loaded_at > ' ~ watermark if watermark else 'true' %}
     {%- if cdc_row_count(ref('bronze_cdc_messages'), new_messages)
             <= var('cdc_family_probe_max_messages', 50000) | int %}
