@@ -2,7 +2,10 @@
     {#-
         Registers a temporary view `_cdc_new_landing_lines` over exactly the landing files
         `paths` through Spark's text source, one row (`value`) per line, and returns its name.
-        The source decompresses a file by its extension (Hadoop's codecs), streams its
+        The source decompresses a file by its extension (Hadoop's codecs; for `.zst`,
+        aircompressor's pure-Java codec, which Spark ships, instead of Hadoop's, which needs
+        a native library pyspark does not have: the option adds it to the reader's Hadoop
+        configuration, where it overrides Hadoop's for that extension), streams its
         lines instead of holding the file (bronze reads every landing file so, but those of
         cdc_whole_read_extensions), splits on '\n' only (a '\r' before it stays on the
         line) and keeps each line's bytes as they are, valid UTF-8 or not. Returns none for
@@ -17,7 +20,8 @@
         using text
         options (
             path '{{ cdc_escape_string(_cdc_paths_glob(paths)) }}',
-            lineSep '\n'
+            lineSep '\n',
+            `io.compression.codecs` 'io.airlift.compress.zstd.ZstdCodec'
         )
     {%- endcall -%}
     {{ return(view_name) }}

@@ -5,8 +5,8 @@
 -- (how many of the file's messages, and why). Warns; stops the build with an error that
 -- names every reason and file when at least the share var('cdc_quarantine_error_share')
 -- of the run's messages was quarantined (default 1: a run that read none of what it
--- loaded). A compressed landing file bronze could not read (zstd, or gzip or bzip2 not named
--- .gz or .bz2: cdc_compressed_extensions) or one none of
+-- loaded). A compressed landing file bronze could not read (gzip, bzip2 or zstd bytes not
+-- named .gz, .bz2 or .zst: cdc_compressed_extensions) or one none of
 -- whose lines is UTF-8 text is named so.
 -- `dbt test` checks every load.
 
@@ -87,7 +87,7 @@ described as (
                 concat(
                     ': the file is ', file_problem,
                     ' (bronze decompresses only files named .{{ cdc_compressed_extensions() | join(", .") }}, '
-                    || 'and no zstd: land it decompressed or so named; the bytes are kept in '
+                    || 'land it decompressed or so named; the bytes are kept in '
                     || 'bronze_cdc_messages.raw_line_base64)'
                 ),
                 ''
