@@ -17,10 +17,10 @@
 {%- set new_files = cdc_new_landing_files(this if is_incremental() else none) -%}
 {#-
     Every file is read line by line by Spark's text source (cdc_landing_lines_relation),
-    which streams it (a file is never held whole) and decompresses .gz, .bz2 and .deflate
-    files (cdc_compressed_extensions); only files of an extension it would fail on
-    (cdc_whole_read_extensions: .zst, ...) are read whole, by binaryFile, and kept as
-    they are.
+    which streams it (a file is never held whole) and decompresses .gz, .bz2, .deflate
+    and .zst files (cdc_compressed_extensions); only files of an extension its codecs
+    would misread (cdc_whole_read_extensions: .lz4, .snappy) are read whole, by
+    binaryFile, and kept as they are.
 -#}
 {%- set files = cdc_landing_files_to_read(new_files) -%}
 {%- set whole_files = _cdc_whole_read_among(files) -%}
