@@ -18,13 +18,15 @@
     {%- if not execute or detect_fields is none -%}
         {{ return(families) }}
     {%- endif -%}
+    {%- set body_types = _cdc_union_field_types('body_fields') -%}
     {%- set body_fields = [] -%}
     {%- for name in detect_fields.body -%}
-        {%- do body_fields.append('`' ~ name ~ '`: ' ~ _cdc_union_field_types('body_fields')[name]) -%}
+        {%- do body_fields.append('`' ~ name ~ '`: ' ~ body_types[name]) -%}
     {%- endfor -%}
+    {%- set schema_types = _cdc_union_field_types('schema_fields') -%}
     {%- set schema_fields = [] -%}
     {%- for name in detect_fields.schema -%}
-        {%- do schema_fields.append('`' ~ name ~ '`: ' ~ _cdc_union_field_types('schema_fields')[name]) -%}
+        {%- do schema_fields.append('`' ~ name ~ '`: ' ~ schema_types[name]) -%}
     {%- endfor -%}
     {%- set body_ddl = body_fields | join(', ') -%}
     {%- set schema_ddl = 'struct<' ~ (schema_fields | join(', ') or '`_cdc_none`: string') ~ '>' -%}
