@@ -83,5 +83,8 @@ def _describe_failure(argv: list[str], result) -> str:  # type: ignore[no-untype
     for node_result in getattr(result.result, "results", None) or []:
         status = str(getattr(node_result, "status", ""))
         if status.lower() in {"error", "fail", "runtime error", "skipped"}:
-            lines.append(f"{node_result.node.unique_id}: {status}: {node_result.message}")
+            # a run-operation's result names its node by unique_id only
+            node = getattr(node_result, "node", None)
+            unique_id = getattr(node, "unique_id", None) or getattr(node_result, "unique_id", "")
+            lines.append(f"{unique_id}: {status}: {node_result.message}")
     return "\n".join(lines)

@@ -1,13 +1,14 @@
-{% macro cdc_new_landing_files(loaded_files_relation) %}
+{% macro cdc_new_landing_files(bronze_relation) %}
     {#-
-        Returns the landing files (full `binaryFile` paths) that `loaded_files_relation`
-        (a relation with `_source_file` and `_source_file_modified_at`) does not hold yet
-        in their current version, sorted by path. A file rewritten since it was loaded
-        (new modification time) is read again: its messages that were already loaded
-        become duplicates, which the pipeline absorbs, and none of its new ones is lost.
-        Returns none when the relation does not exist yet: the caller reads everything.
+        Returns the landing files (full `binaryFile` paths) that bronze (`bronze_relation`)
+        does not hold yet in their current version, sorted by path, found in its table of
+        loaded files (_cdc_loaded_files_sql), not by reading bronze. A file rewritten since
+        it was loaded (new modification time) is read again: its messages that were already
+        loaded become duplicates, which the pipeline absorbs, and none of its new ones is
+        lost. Returns none when the relation is none (bronze's first run): the caller reads
+        everything.
     -#}
-    {%- if not execute or loaded_files_relation is none -%}
+    {%- if not execute or bronze_relation is none -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set listing = cdc_landing_files_relation() -%}
@@ -15,10 +16,7 @@
         select listing.path
         from {{ listing }} as listing
         left anti join (
-            select distinct
-                _source_file,
-                _source_file_modified_at
-            from {{ loaded_files_relation }}
+            {{ _cdc_loaded_files_sql(bronze_relation) }}
         ) as loaded
             on listing.path = loaded._source_file
             and listing.modificationtime = loaded._source_file_modified_at

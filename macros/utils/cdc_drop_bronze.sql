@@ -1,12 +1,19 @@
 {% macro cdc_drop_bronze() %}
     {#-
         `dbt run-operation cdc_drop_bronze`: drop the bronze table so that the next run
-        reloads every landing file (bronze ignores --full-refresh on purpose).
+        reloads every landing file (bronze ignores --full-refresh on purpose), and its
+        table of loaded files (cdc_loaded_files_relation).
     -#}
-    {%- set relation = adapter.get_relation(
-        database=target.database,
+    {%- set bronze = api.Relation.create(
+        database=none,
         schema=generate_schema_name('bronze', none),
-        identifier='bronze_cdc_messages') -%}
+        identifier='bronze_cdc_messages',
+        type='table') -%}
+    {%- set relation = load_relation(bronze) -%}
+    {%- set loaded_files = load_relation(cdc_loaded_files_relation(bronze)) -%}
+    {%- if loaded_files is not none -%}
+        {%- do adapter.drop_relation(loaded_files) -%}
+    {%- endif -%}
     {%- if relation is none -%}
         {{ log("No bronze table to drop.", info=True) }}
     {%- else -%}

@@ -3,7 +3,7 @@
         materialized='incremental',
         incremental_strategy='append',
         full_refresh=false,
-        post_hook="{{ cdc_release_landing_views() }}",
+        post_hook=["{{ cdc_record_loaded_files() }}", "{{ cdc_release_landing_views() }}"],
     )
 }}
 

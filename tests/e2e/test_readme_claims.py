@@ -170,6 +170,64 @@ def test_a_file_rewritten_in_place_is_read_again(dbt_project, landing_file) -> N
     assert {r["reason_code"]: r["n"] for r in reasons} == dict.fromkeys(BAD, 2)
 
 
+def _loaded_files(dbt_project) -> list[tuple[str, object]]:  # type: ignore[no-untyped-def]
+    """Bronze's table of loaded files: (file name, modification time), sorted."""
+    rows = dbt_project.sql(
+        "select _source_file, _source_file_modified_at "
+        f"from {dbt_project.layer('bronze')}.bronze_cdc_messages__cdc_files"
+    )
+    return sorted((Path(r["_source_file"]).name, r["_source_file_modified_at"]) for r in rows)
+
+
+def _read_through(dbt_project, table: str) -> str:  # type: ignore[no-untyped-def]
+    rows = dbt_project.sql(f"show tblproperties {dbt_project.layer('bronze')}.{table}")
+    return {r["key"]: r["value"] for r in rows}["cdc.read_through"]
+
+
+def test_new_files_are_found_in_the_table_of_loaded_files(  # type: ignore[no-untyped-def]
+    dbt_project, landing_file
+) -> None:
+    """Bronze finds its new files in `bronze_cdc_messages__cdc_files`, not by reading itself,
+    and a run whose bookkeeping of that table died is made good by the next one."""
+    bronze = f"{dbt_project.layer('bronze')}.bronze_cdc_messages"
+    files = f"{bronze}__cdc_files"
+    in_bronze = sorted({(name, modified) for name, _, modified, _ in _bronze(dbt_project)})
+    assert _loaded_files(dbt_project) == in_bronze, "one row per file version bronze holds"
+    assert _read_through(dbt_project, "bronze_cdc_messages__cdc_files") == _read_through(
+        dbt_project, "bronze_cdc_messages"
+    )
+    # The last run's bookkeeping of the table did not happen (a run killed after bronze's
+    # insert): the table knows the first load only, and says so.
+    [first] = dbt_project.sql(f"select cast(min(_loaded_at) as string) as t from {bronze}")
+    first_load = first["t"]
+    dbt_project.sql(f"drop table {files}")
+    dbt_project.sql(
+        f"create table {files} using parquet as select _source_file, _source_file_modified_at, "
+        f"max(_loaded_at) as _loaded_at from {bronze} where _loaded_at <= timestamp'{first_load}' "
+        "group by _source_file, _source_file_modified_at"
+    )
+    dbt_project.sql(f"alter table {files} set tblproperties ('cdc.read_through' = '{first_load}')")
+    # A new file that the table names as loaded is not read: the table is what bronze asks.
+    extra = landing_file.parent / "extra.json"
+    extra.write_text(_lines([_message("c", {"id": 8, "name": "eight"}, 160)]))
+    dbt_project.sql(
+        f"insert into {files} select path, modificationTime, current_timestamp() "
+        f"from binaryFile.`{extra.as_uri()}`"
+    )
+    named = _loaded_files(dbt_project)
+    assert [name for name, _ in named].count("extra.json") == 1
+    before = _bronze(dbt_project)
+    _run(dbt_project)
+    extra.unlink()
+
+    assert _bronze(dbt_project) == before, "no file read again, the named one not read"
+    extra_named = [f for f in named if f[0] == "extra.json"]
+    assert _loaded_files(dbt_project) == sorted([*in_bronze, *extra_named])
+    assert _read_through(dbt_project, "bronze_cdc_messages__cdc_files") == _read_through(
+        dbt_project, "bronze_cdc_messages"
+    )
+
+
 def test_bronze_survives_full_refresh_when_its_landing_files_are_gone(  # type: ignore[no-untyped-def]
     dbt_project, landing_file
 ) -> None:
@@ -186,9 +244,10 @@ def test_bronze_survives_full_refresh_when_its_landing_files_are_gone(  # type: 
 def test_drop_bronze_then_full_refresh_reloads_bronze(dbt_project, landing_file) -> None:  # type: ignore[no-untyped-def]
     (dbt_project.landing / "reloaded.json").write_text(_lines(RELOADED))
     dbt_project.run("run-operation", "cdc_drop_bronze", vars=VARS)
-    assert not dbt_project.spark.catalog.tableExists(  # type: ignore[attr-defined]
-        f"{dbt_project.layer('bronze')}.bronze_cdc_messages"
-    )
+    for table in ("bronze_cdc_messages", "bronze_cdc_messages__cdc_files"):
+        assert not dbt_project.spark.catalog.tableExists(  # type: ignore[attr-defined]
+            f"{dbt_project.layer('bronze')}.{table}"
+        )
     _run(dbt_project, "--full-refresh")
     assert [(name, line) for name, line, *_ in _bronze(dbt_project)] == [("reloaded.json", 1)]
     assert _widgets(dbt_project) == {7: "seven"}
