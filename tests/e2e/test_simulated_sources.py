@@ -148,9 +148,13 @@ register(
         land=batch_lander(_simulations),
         databases=tuple(_database(i, flavour) for i, (flavour, *_) in enumerate(SOURCES)),
         before={
-            "batch1": lambda p: (_loads(p), _history_built_by(p)),
+            "batch1": lambda p: (_loads(p), _history_built_by(p), _view_created(p)),
             "noop": lambda p: (_customers(p), _history_built_by(p)),
-            "full_refresh": lambda p: (gold_rows_of(p, PART, GOLD_TABLES), _history_built_by(p)),
+            "full_refresh": lambda p: (
+                gold_rows_of(p, PART, GOLD_TABLES),
+                _history_built_by(p),
+                _view_created(p),
+            ),
         },
         vars={
             "cdc_replayed_sources": replayed_sources(
@@ -219,6 +223,13 @@ def test_every_message_is_accounted_for(dbt_project, simulations) -> None:  # ty
         f"(select count(*) from {silver}.cdc_quarantine {mine}) as quarantined"
     )
     assert counts == {"bronze": sent, "silver": sent, "quarantined": 0}
+
+
+def _view_created(dbt_project) -> str:  # type: ignore[no-untyped-def]
+    """When gold's `customers` view was created (Spark's `Created Time` of the view)."""
+    rows = dbt_project.sql(f"describe table extended {dbt_project.layer('gold')}.customers")
+    [created] = [row["data_type"] for row in rows if row["col_name"] == "Created Time"]
+    return str(created)
 
 
 def _history_built_by(dbt_project) -> str:  # type: ignore[no-untyped-def]
@@ -298,8 +309,11 @@ def test_the_oracle_sees_what_the_contract_columns_do_not(dbt_project, simulatio
 @pytest.mark.stream("batch1")
 def test_second_batch_applies_incrementally(dbt_project, simulations, stream) -> None:  # type: ignore[no-untyped-def]
     bronze = dbt_project.layer("bronze")
-    loads, history_built_by = stream.before(PART, "batch1")
+    loads, history_built_by, view_created = stream.before(PART, "batch1")
     assert _history_built_by(dbt_project) != history_built_by, "new changes rebuild the history"
+    # gold took the batch into its state; its published view, whose SQL did not change,
+    # was left as it was (cdc.published_view)
+    assert _view_created(dbt_project) == view_created
     [after] = dbt_project.sql(
         f"select count(distinct _load_id) as loads, count(*) as messages, "
         f"count(distinct _message_id) as distinct_messages from {bronze}.bronze_cdc_messages "
@@ -556,8 +570,9 @@ def test_a_run_without_new_files_changes_nothing(dbt_project, simulations, strea
 def test_full_refresh_gives_what_the_incremental_runs_gave(
     dbt_project, simulations, stream
 ) -> None:  # type: ignore[no-untyped-def]
-    before, history_built_by = stream.before(PART, "full_refresh")
+    before, history_built_by, view_created = stream.before(PART, "full_refresh")
     assert _history_built_by(dbt_project) != history_built_by, "a full refresh rebuilds it"
+    assert _view_created(dbt_project) != view_created, "and publishes gold's view again"
     assert gold_rows_of(dbt_project, PART, GOLD_TABLES) == before
     _assert_gold_matches(dbt_project, simulations, 1)
 
