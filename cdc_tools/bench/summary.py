@@ -109,7 +109,7 @@ def machine_info() -> dict[str, Any]:
         "platform": platform.platform(),
         "python": platform.python_version(),
         "java": _java_version(),
-        "spark_driver_memory": os.environ.get("CDC_SPARK_DRIVER_MEMORY", "4g (profile default)"),
+        "spark_driver_memory": os.environ.get("CDC_SPARK_DRIVER_MEMORY", "3g (profile default)"),
         "spark_master": os.environ.get("CDC_SPARK_MASTER", "local[*] (profile default)"),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
