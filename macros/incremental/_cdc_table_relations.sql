@@ -1,7 +1,7 @@
 {% macro _cdc_table_relations(unique_ids) %}
     {#-
         The tables behind the models `unique_ids` (graph node ids): a table-like model is
-        its own table (a cdc_current_state model its `__cdc_state` table); views and
+        its own table (a cdc_current_state or cdc_history model its `__cdc_state` table); views and
         ephemeral models are looked through to the models they select from. Seeds, sources
         and tests are left out. Relations that do not exist yet are none in the list.
     -#}
@@ -17,7 +17,7 @@
             {%- if materialized in ['view', 'ephemeral'] -%}
                 {%- set walk.pending = walk.pending + input.depends_on.nodes | list -%}
             {%- else -%}
-                {%- set identifier = input.alias ~ ('__cdc_state' if materialized == 'cdc_current_state' else '') -%}
+                {%- set identifier = input.alias ~ ('__cdc_state' if materialized in ['cdc_current_state', 'cdc_history'] else '') -%}
                 {%- do walk.relations.append(adapter.get_relation(
                       database=input.database, schema=input.schema, identifier=identifier)) -%}
             {%- endif -%}

@@ -275,6 +275,53 @@ def test_both_gold_write_paths_ran(dbt_project, deliveries) -> None:  # type: ig
         assert {"full", "delta", "compaction"} <= kinds, (table, kinds)
 
 
+# customer_history's value columns (models/gold/inventory/customer_history.sql)
+HISTORY_VALUES = (
+    "first_name", "last_name", "email", "balance", "birth_date", "created_at", "is_active",
+    "contact_time", "last_seen_at",
+)  # fmt: skip
+
+
+@pytest.mark.stream("batch1")
+def test_the_history_kept_in_its_delta_equals_the_history_resolved_again(dbt_project) -> None:  # type: ignore[no-untyped-def]
+    """After `batch1` (a large compaction ratio) customer_history holds the second delivery
+    in its delta partition, appended without reading anything else (cdc_history): late
+    events, copies and key changes among them (the simulator truncates order lines only:
+    truncates in the delta are tests/macros/test_history.py's). Its view, which resolves
+    the touched keys when read, must equal the history resolved from the whole typed change
+    log (the `cdc_history` macro's query), row for row."""
+    gold = dbt_project.layer("gold")
+    state = f"{gold}.customer_history__cdc_state"
+    [delta] = dbt_project.sql(f"select count(*) as changes from {state} where cdc_bucket = -2")
+    [late] = dbt_project.sql(
+        f"""
+        select count(*) as late from {state} as newer
+        left semi join {state} as older
+            on older.cdc_bucket = 0
+            and older._cdc_source_id = newer._cdc_source_id
+            and older.id = newer.id
+            and older._cdc_position > newer._cdc_position
+        where newer.cdc_bucket = -2
+        """
+    )
+    assert delta["changes"] > 0 and late["late"] > 0, (delta, late)
+    resolved = dbt_project.run(
+        "compile",
+        "--inline",
+        "{{ cdc_history(ref('stg_inventory__customers'), key_columns=['id'], value_columns="
+        + repr(list(HISTORY_VALUES))
+        + ") }}",
+    )
+    expected = resolved.result.results[0].node.compiled_code
+    view = f"select * from {gold}.customer_history"
+    for name, query in (("missing", f"({expected}) except all ({view})"),
+                        ("extra", f"({view}) except all ({expected})")):  # fmt: skip
+        rows = dbt_project.sql(f"select * from ({query}) limit 5")
+        assert not rows, f"{name} in customer_history: {rows}"
+    [counts] = dbt_project.sql(f"select count(*) as versions from {gold}.customer_history")
+    assert counts["versions"] > 0
+
+
 @pytest.mark.stream("full_refresh")
 def test_full_refresh_equals_the_incremental_result(dbt_project, deliveries, stream) -> None:  # type: ignore[no-untyped-def]
     assert gold_rows_of(dbt_project, PART, GOLD_TABLES) == stream.before(PART, "full_refresh")

@@ -148,11 +148,11 @@ register(
         land=batch_lander(_simulations),
         databases=tuple(_database(i, flavour) for i, (flavour, *_) in enumerate(SOURCES)),
         before={
-            "batch1": lambda p: (_loads(p), _history_built_by(p), _view_created(p)),
-            "noop": lambda p: (_customers(p), _history_built_by(p)),
+            "batch1": lambda p: (_loads(p), _history_written_by(p), _view_created(p)),
+            "noop": lambda p: (_customers(p), _history_written_by(p)),
             "full_refresh": lambda p: (
                 gold_rows_of(p, PART, GOLD_TABLES),
-                _history_built_by(p),
+                _history_written_by(p),
                 _view_created(p),
             ),
         },
@@ -232,11 +232,13 @@ def _view_created(dbt_project) -> str:  # type: ignore[no-untyped-def]
     return str(created)
 
 
-def _history_built_by(dbt_project) -> str:  # type: ignore[no-untyped-def]
-    """The dbt invocation that last rebuilt customer_history (cdc_table_on_change)."""
-    rows = dbt_project.sql(f"show tblproperties {dbt_project.layer('gold')}.customer_history")
-    [built_by] = [row["value"] for row in rows if row["key"] == "cdc.built_by_invocation"]
-    return str(built_by)
+def _history_written_by(dbt_project) -> str:  # type: ignore[no-untyped-def]
+    """The dbt invocation that last wrote customer_history's state (cdc_history)."""
+    rows = dbt_project.sql(
+        f"show tblproperties {dbt_project.layer('gold')}.customer_history__cdc_state"
+    )
+    [written_by] = [row["value"] for row in rows if row["key"] == "cdc.written_by"]
+    return str(written_by)
 
 
 @pytest.mark.stream("batch0")
@@ -309,8 +311,8 @@ def test_the_oracle_sees_what_the_contract_columns_do_not(dbt_project, simulatio
 @pytest.mark.stream("batch1")
 def test_second_batch_applies_incrementally(dbt_project, simulations, stream) -> None:  # type: ignore[no-untyped-def]
     bronze = dbt_project.layer("bronze")
-    loads, history_built_by, view_created = stream.before(PART, "batch1")
-    assert _history_built_by(dbt_project) != history_built_by, "new changes rebuild the history"
+    loads, history_written_by, view_created = stream.before(PART, "batch1")
+    assert _history_written_by(dbt_project) != history_written_by, "new changes reach the history"
     # gold took the batch into its state; its published view, whose SQL did not change,
     # was left as it was (cdc.published_view)
     assert _view_created(dbt_project) == view_created
@@ -558,11 +560,12 @@ def test_the_quiet_source_warning_spares_replayed_sources(dbt_project, stream: S
 
 @pytest.mark.stream("noop")
 def test_a_run_without_new_files_changes_nothing(dbt_project, simulations, stream) -> None:  # type: ignore[no-untyped-def]
-    snapshot, history_built_by = stream.before(PART, "noop")
+    snapshot, history_written_by = stream.before(PART, "noop")
     assert _customers(dbt_project) == snapshot
     _assert_gold_matches(dbt_project, simulations, 1)
-    # nothing new: the history is left as the second batch's run built it, and is right
-    assert _history_built_by(dbt_project) == history_built_by
+    # nothing new: the history is left as the second batch's run wrote it (its changes in
+    # the delta partition, resolved when read: the stream's batch1 keeps deltas), and is right
+    assert _history_written_by(dbt_project) == history_written_by
     _assert_customer_history_matches(dbt_project, simulations)
 
 
@@ -570,8 +573,8 @@ def test_a_run_without_new_files_changes_nothing(dbt_project, simulations, strea
 def test_full_refresh_gives_what_the_incremental_runs_gave(
     dbt_project, simulations, stream
 ) -> None:  # type: ignore[no-untyped-def]
-    before, history_built_by, view_created = stream.before(PART, "full_refresh")
-    assert _history_built_by(dbt_project) != history_built_by, "a full refresh rebuilds it"
+    before, history_written_by, view_created = stream.before(PART, "full_refresh")
+    assert _history_written_by(dbt_project) != history_written_by, "a full refresh rebuilds it"
     assert _view_created(dbt_project) != view_created, "and publishes gold's view again"
     assert gold_rows_of(dbt_project, PART, GOLD_TABLES) == before
     _assert_gold_matches(dbt_project, simulations, 1)

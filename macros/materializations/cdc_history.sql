@@ -1,0 +1,150 @@
+{% materialization cdc_history, adapter='spark' %}
+  {#-
+      Type-2 history from a typed change log (the model's SQL), kept up to date batch by
+      batch: one version per applied create, update or snapshot read, valid from its source
+      time until the key's next change or the table's next truncate (_cdc_history_sql).
+
+      Config:
+        unique_key            the table's key (required), _cdc_source_id first when several
+                              source databases feed it
+        cdc_compaction_ratio  (var cdc_compaction_ratio, default 0.1) resolve everything
+                              again once the delta would exceed this fraction of the
+                              compacted rows
+        file_format           of the state table (default parquet)
+
+      The model's SQL selects the key, the value columns (every other column but the CDC
+      columns) and _cdc_op, _cdc_position, _cdc_sort_key, _cdc_source_ts, _cdc_source_db,
+      _loaded_at (and may select _cdc_error_reason: such rows are skipped).
+
+      Layout: a state table `<model>__cdc_state` partitioned by cdc_bucket: 0 holds every
+      change resolved into versions when it was written (deletes and truncates included),
+      -2 the delta, the changes loaded since. An incremental run appends its batch to the
+      delta and reads neither the state nor the rest of the change log; a batch that
+      would take the delta past the compaction ratio resolves everything again from the
+      change log instead. The published view (_cdc_history_view_sql) resolves the keys
+      the delta touches, and closes the other versions a new truncate ends, when it is read.
+      A run that died after its append left rows the next one does not append again (its
+      watermark then comes from the data, cdc_loaded_watermark); a copy counts once anyway.
+  -#}
+  {%- set unique_key = config.get('unique_key') -%}
+  {%- if unique_key is string -%}
+    {%- set unique_key = [unique_key] -%}
+  {%- endif -%}
+  {%- if not unique_key -%}
+    {{ exceptions.raise_compiler_error(
+        "cdc_history model " ~ this ~ " needs config unique_key: the table's key columns") }}
+  {%- endif -%}
+  {%- set compaction_ratio = config.get('cdc_compaction_ratio', var('cdc_compaction_ratio', 0.1)) | float -%}
+  {%- set target_relation = this.incorporate(type='view') -%}
+  {%- set state_relation = _cdc_companion_relation('__cdc_state') -%}
+  {%- set existing_state = adapter.get_relation(
+        database=state_relation.database, schema=state_relation.schema,
+        identifier=state_relation.identifier) -%}
+  {%- set existing_target = adapter.get_relation(
+        database=this.database, schema=this.schema, identifier=this.identifier) -%}
+
+  {%- set inputs_read_through = cdc_inputs_read_through() -%}
+  {%- if existing_target is not none and existing_target.type == 'view'
+        and cdc_is_up_to_date(existing_state, inputs_read_through) -%}
+    {{ run_hooks(pre_hooks) }}
+    {{ log("cdc_history: " ~ this ~ " has applied everything its inputs hold, left as it is") }}
+    {% call statement('main') %}
+      select 'inputs unchanged' as cdc_status
+    {% endcall %}
+    {{ run_hooks(post_hooks) }}
+    {{ return({'relations': [target_relation]}) }}
+  {%- endif -%}
+
+  {{ run_hooks(pre_hooks) }}
+
+  {%- set columns = _cdc_history_columns(sql, unique_key) -%}
+  {%- set readable_sql -%}
+    select * from ({{ sql }}) as model_changes
+    {%- if columns.has_error_reason %}
+    where _cdc_error_reason is null
+    {%- endif %}
+  {%- endset -%}
+  {%- set stored_columns = _cdc_history_stored_columns(columns.key, columns.value) -%}
+  {%- set previous_read_through = none -%}
+  {%- set rebuild = should_full_refresh() or existing_state is none -%}
+  {%- if not rebuild -%}
+    {%- set previous_read_through = cdc_read_through(existing_state) -%}
+    {%- set existing_columns = adapter.get_columns_in_relation(existing_state)
+          | map(attribute='name') | map('lower') | reject('equalto', 'cdc_bucket') | list -%}
+    {%- set rebuild = existing_columns != stored_columns | map('lower') | list -%}
+    {%- if rebuild -%}
+      {{ log("cdc_history: the columns of " ~ this ~ " changed, resolved again from the change log", info=True) }}
+    {%- endif -%}
+  {%- endif -%}
+
+  {%- if not rebuild -%}
+    {%- set batch_sql -%}
+      select * from ({{ readable_sql }}) as readable_changes
+      where _loaded_at > {{ cdc_loaded_watermark(existing_state) }}
+    {%- endset -%}
+    {%- set batch_rows = run_query("select count(*) from (" ~ batch_sql ~ ")").rows[0][0] | int -%}
+    {%- set counts = run_query(
+          "select count_if(cdc_bucket = 0), count_if(cdc_bucket = " ~ _cdc_partition('delta')
+          ~ ") from " ~ state_relation).rows[0] -%}
+    {%- if batch_rows == 0 -%}
+      {% call statement('main') %}
+        select 'no new changes' as cdc_status
+      {% endcall %}
+    {%- elif (counts[1] | int) + batch_rows > compaction_ratio * (counts[0] | int) -%}
+      {{ log("cdc_history: " ~ this ~ "'s delta outgrew the compaction ratio, resolved again") }}
+      {%- set rebuild = true -%}
+    {%- else -%}
+      {{ cdc_record_read_through(state_relation, none, when='before') }}
+      {% call statement('main') %}
+        insert into {{ state_relation }} partition (cdc_bucket = {{ _cdc_partition('delta') }})
+        select
+          {%- for column in stored_columns %}
+          {%- if column in ['valid_to', 'is_current', 'next_position', 'closing_position'] %}
+          null as {{ column }}{{ ',' if not loop.last }}
+          {%- else %}
+          {{ cdc_quote(column) }}{{ ',' if not loop.last }}
+          {%- endif %}
+          {%- endfor %}
+        from ({{ batch_sql }}) as batch
+      {% endcall %}
+    {%- endif -%}
+  {%- endif -%}
+
+  {%- if rebuild -%}
+    {%- set previous_read_through = none -%}
+    {{ adapter.drop_relation(state_relation) }}
+    {% call statement('main') %}
+      create table {{ state_relation }}
+      using {{ config.get('file_format') or 'parquet' }}
+      partitioned by (cdc_bucket)
+      as
+      select {{ cdc_quote_list(stored_columns) }}, 0 as cdc_bucket
+      from (
+        {{ _cdc_history_sql('(' ~ readable_sql ~ ')', columns.key, columns.value, readable='true', stored=true) }}
+      ) as resolved
+    {% endcall %}
+  {%- endif -%}
+
+  {%- if existing_target is not none and existing_target.type != 'view' -%}
+    {{ adapter.drop_relation(existing_target) }}
+  {%- endif -%}
+  {#- the view is created again only when its SQL changed (or the state was rebuilt) -#}
+  {%- set view_sql = _cdc_history_view_sql(target_relation, state_relation, columns.key, columns.value) -%}
+  {%- set view_fingerprint = local_md5(view_sql) -%}
+  {%- if rebuild or existing_target is none or existing_target.type != 'view'
+        or _cdc_table_properties(state_relation).get('cdc.published_view') != view_fingerprint %}
+    {% call statement('cdc_publish_view') %}
+      {{ view_sql }}
+    {% endcall %}
+    {% call statement('cdc_record_published_view') %}
+      alter table {{ state_relation }} set tblproperties ('cdc.published_view' = '{{ view_fingerprint }}')
+    {% endcall %}
+  {%- endif %}
+  {{ cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
+
+  {{ run_hooks(post_hooks) }}
+  {% set should_revoke = should_revoke(existing_target, full_refresh_mode=rebuild) %}
+  {% do apply_grants(target_relation, config.get('grants'), should_revoke) %}
+  {% do persist_docs(target_relation, model) %}
+  {{ return({'relations': [target_relation]}) }}
+{% endmaterialization %}
