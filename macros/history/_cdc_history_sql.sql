@@ -50,6 +50,18 @@ truncates as (
 
 ),
 
+source_truncates as (
+
+    -- per source, its truncates (few): each version finds the one that closes it without
+    -- a join of versions and truncates
+    select
+        _cdc_source_id,
+        collect_list(named_struct('position', truncate_position, 'at', truncated_at)) as truncates
+    from truncates
+    group by _cdc_source_id
+
+),
+
 sequenced as (
 
     select
@@ -64,25 +76,19 @@ sequenced as (
 
 ),
 
-closed_by_truncate as (
+closed as (
 
-    -- the first truncate after a version and before its key's next change
     select
-        {%- for column in key_list %}
-        sequenced.{{ cdc_quote(column) }},
-        {%- endfor %}
-        sequenced._cdc_position,
-        min(truncates.truncate_position) as closing_position,
-        min_by(truncates.truncated_at, truncates.truncate_position) as truncated_at
+        sequenced.*,
+        -- the first truncate after the version and before its key's next change
+        array_min(filter(
+            source_truncates.truncates,
+            truncate -> truncate.position > sequenced._cdc_position
+                and (sequenced.next_position is null or truncate.position < sequenced.next_position)
+        )) as closing_truncate
     from sequenced
-    inner join truncates
-        on sequenced._cdc_source_id = truncates._cdc_source_id
-        and truncates.truncate_position > sequenced._cdc_position
-        and (
-            sequenced.next_position is null
-            or truncates.truncate_position < sequenced.next_position
-        )
-    group by {% for column in key_list %}sequenced.{{ cdc_quote(column) }}, {% endfor %}sequenced._cdc_position
+    left outer join source_truncates
+        on sequenced._cdc_source_id = source_truncates._cdc_source_id
 
 ),
 
@@ -90,22 +96,19 @@ resolved as (
 
     select
         {%- for column in key_list + value_columns %}
-        sequenced.{{ cdc_quote(column) }},
+        {{ cdc_quote(column) }},
         {%- endfor %}
-        sequenced._cdc_op,
-        sequenced._cdc_position,
-        sequenced._cdc_sort_key,
-        sequenced._cdc_source_ts,
-        sequenced._cdc_source_db,
-        sequenced._loaded_at,
-        coalesce(closed_by_truncate.truncated_at, sequenced.next_change_at) as valid_to,
-        sequenced.next_position is null and closed_by_truncate.truncated_at is null as is_current,
-        sequenced.next_position,
-        closed_by_truncate.closing_position
-    from sequenced
-    left outer join closed_by_truncate
-        on {% for column in key_list %}sequenced.{{ cdc_quote(column) }} <=> closed_by_truncate.{{ cdc_quote(column) }}
-        and {% endfor %}sequenced._cdc_position = closed_by_truncate._cdc_position
+        _cdc_op,
+        _cdc_position,
+        _cdc_sort_key,
+        _cdc_source_ts,
+        _cdc_source_db,
+        _loaded_at,
+        coalesce(closing_truncate.at, next_change_at) as valid_to,
+        next_position is null and closing_truncate is null as is_current,
+        next_position,
+        closing_truncate.position as closing_position
+    from closed
 
 ),
 
