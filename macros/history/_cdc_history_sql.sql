@@ -140,16 +140,7 @@ final as (
 {%- else %}
 
     select
-        {%- for column in key_list + value_columns %}
-        {{ cdc_quote(column) }},
-        {%- endfor %}
-        _cdc_op,
-        _cdc_position as _cdc_valid_from_position,
-        _cdc_source_ts as valid_from,
-        valid_to,
-        is_current,
-        _cdc_source_db,
-        _loaded_at
+        {{ _cdc_history_published_columns(key_columns, value_columns) }}
     from resolved
     where _cdc_op != 'd'
 

@@ -96,23 +96,12 @@
   {%- if existing_target is not none and existing_target.type != 'view' -%}
     {{ adapter.drop_relation(existing_target) }}
   {%- endif -%}
-  {#- the published view is created again only when its SQL changed (analysing a view's
-      SQL at creation takes a Spark planning pass: up to a second per model and run) -#}
-  {%- set view_sql = _cdc_current_view_sql(
-        target_relation, state_relation, plan.published_columns, cdc.unique_key, cdc.delete_mode,
-        plan.carry, cdc.columns_on_read, cdc.unpublished_columns) -%}
-  {%- set view_fingerprint = local_md5(view_sql) -%}
-  {%- set view_is_current = existing_target is not none and existing_target.type == 'view'
-        and plan.write_path != 'rebuild'
-        and _cdc_table_properties(existing_state).get('cdc.published_view') == view_fingerprint -%}
-  {%- if not view_is_current %}
-    {% call statement('cdc_publish_view') %}
-      {{ view_sql }}
-    {% endcall %}
-    {% call statement('cdc_record_published_view') %}
-      alter table {{ state_relation }} set tblproperties ('cdc.published_view' = '{{ view_fingerprint }}')
-    {% endcall %}
-  {%- endif %}
+  {#- the published view is created again only when its SQL changed (_cdc_publish_view) -#}
+  {{ _cdc_publish_view(
+        _cdc_current_view_sql(
+            target_relation, state_relation, plan.published_columns, cdc.unique_key,
+            cdc.delete_mode, plan.carry, cdc.columns_on_read, cdc.unpublished_columns),
+        state_relation, existing_target, force=plan.write_path == 'rebuild') }}
   {{ cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
 
   {% set should_revoke = should_revoke(existing_target, full_refresh_mode=plan.write_path == 'rebuild') %}

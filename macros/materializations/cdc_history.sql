@@ -128,23 +128,17 @@
   {%- if existing_target is not none and existing_target.type != 'view' -%}
     {{ adapter.drop_relation(existing_target) }}
   {%- endif -%}
-  {#- the view is created again only when its SQL changed (or the state was rebuilt) -#}
-  {%- set view_sql = _cdc_history_view_sql(target_relation, state_relation, columns.key, columns.value) -%}
-  {%- set view_fingerprint = local_md5(view_sql) -%}
-  {%- if rebuild or existing_target is none or existing_target.type != 'view'
-        or _cdc_table_properties(state_relation).get('cdc.published_view') != view_fingerprint %}
-    {% call statement('cdc_publish_view') %}
-      {{ view_sql }}
-    {% endcall %}
-    {% call statement('cdc_record_published_view') %}
-      alter table {{ state_relation }} set tblproperties ('cdc.published_view' = '{{ view_fingerprint }}')
-    {% endcall %}
-  {%- endif %}
+  {{ _cdc_publish_view(
+        _cdc_history_view_sql(target_relation, state_relation, columns.key, columns.value),
+        state_relation, existing_target, force=rebuild) }}
   {{ cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
 
-  {{ run_hooks(post_hooks) }}
   {% set should_revoke = should_revoke(existing_target, full_refresh_mode=rebuild) %}
   {% do apply_grants(target_relation, config.get('grants'), should_revoke) %}
   {% do persist_docs(target_relation, model) %}
+
+  {{ run_hooks(post_hooks) }}
+  {%- do _cdc_forget_relation(this) -%}
+
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}

@@ -2,8 +2,9 @@
     {#-
         dbt's `where` test config, with one placeholder: `__cdc_loaded_in_this_run__`
         (set for every data test of the project in dbt_project.yml) becomes the rows this
-        invocation loaded (cdc_test_scope): `false` when `dbt build` wrote nothing behind
-        the tested relation, `true` for whole-table checks. A test of uniqueness checks the
+        invocation loaded (cdc_test_scope): no row at all when `dbt build` wrote nothing
+        behind the tested relation (a select of its columns as nulls `where false`, which
+        does not read it), `true` for whole-table checks. A test of uniqueness checks the
         keys the run touched against every row; cdc_position_not_behind_change_log scopes
         itself by the change log.
     -#}
@@ -13,6 +14,15 @@
     {%- set keys = none -%}
     {%- if placeholder in where -%}
         {%- set scope = {'kind': 'all'} if test_name in _cdc_self_scoped_tests() else cdc_test_scope(relation) -%}
+        {%- if scope.kind == 'nothing' -%}
+            {#- nothing to check: rows of the relation's columns, none of them, without
+                reading the relation (Spark would analyse a view's whole plan to find none) -#}
+            {%- set columns = [] -%}
+            {%- for name in _cdc_column_names(relation) -%}
+                {%- do columns.append('null as ' ~ cdc_quote(name)) -%}
+            {%- endfor -%}
+            {{ return('(select ' ~ (columns | join(', ') or 'null as nothing') ~ ' where false) dbt_subquery') }}
+        {%- endif -%}
         {%- set kwargs = model.test_metadata.kwargs if test_name else {} -%}
         {%- if scope.kind == 'since' and test_name == 'unique' -%}
             {%- set keys = [kwargs.column_name] -%}

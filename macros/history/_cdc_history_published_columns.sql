@@ -1,0 +1,16 @@
+{% macro _cdc_history_published_columns(key_columns, value_columns) %}
+    {#-
+        The select list of a history's published versions from rows of the state's shape
+        (_cdc_history_stored_columns): the key, the values, the op, where and when the
+        version opened, valid_to, is_current, the source database and the load.
+    -#}
+    {%- set columns = [] -%}
+    {%- for column in ['_cdc_source_id'] + key_columns + value_columns + ['_cdc_op'] -%}
+        {%- do columns.append(cdc_quote(column)) -%}
+    {%- endfor -%}
+    {%- do columns.extend([
+          '_cdc_position as _cdc_valid_from_position',
+          '_cdc_source_ts as valid_from',
+          'valid_to', 'is_current', '_cdc_source_db', '_loaded_at']) -%}
+    {{ return(columns | join(',\n        ')) }}
+{% endmacro %}
