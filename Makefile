@@ -17,8 +17,7 @@ venv: check-java $(STAMP)
 	@mkdir -p landing
 	@# a plain `dbt run` (dbt-spark method: session) registers python_udfs on the session it
 	@# creates: a .pth file in the venv installs the hook (python_udfs/session_hook.py)
-	@$(PY) -c "import pathlib, sysconfig; from python_udfs.session_hook import pth_line; \
-	  pathlib.Path(sysconfig.get_paths()['purelib'], 'cdc_python_udfs.pth').write_text(pth_line('$(CURDIR)') + '\n')"
+	@$(PY) -m python_udfs.session_hook $(CURDIR) >/dev/null
 
 setup: venv
 	@# once: the classes a Spark driver loads, archived for every later session to map

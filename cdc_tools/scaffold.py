@@ -280,8 +280,8 @@ def exact_pattern(name: str) -> str:
 
 def silver_sql() -> str:
     return (
-        "{{ config(materialized='incremental', incremental_strategy='append', "
-        "on_schema_change='fail') }}\n\n{{ cdc_typed_change_log() }}\n"
+        "{{ config(materialized='cdc_incremental', incremental_strategy='append', "
+        "on_schema_change='fail') }}\n\n{{ cdc_lakehouse.cdc_typed_change_log() }}\n"
     )
 
 
@@ -430,8 +430,10 @@ def register_in_quarantine(model_name: str, root: Path = REPO_ROOT) -> Path:
     line = f"-- depends_on: {{{{ ref('{model_name}') }}}}"
     lines = path.read_text().splitlines()
     if line not in lines:
-        last = max(i for i, text in enumerate(lines) if text.startswith("-- depends_on:"))
-        lines.insert(last + 1, line)
+        # after the last line of its own, else after the loop over the examples and the var
+        own = [i for i, text in enumerate(lines) if text.startswith("-- depends_on: {{ ref('")]
+        loop = lines.index("-- depends_on: {{ ref(typed_change_log) }}") + 1
+        lines.insert((own[-1] if own else loop) + 1, line)
         path.write_text("\n".join(lines) + "\n")
     return path
 

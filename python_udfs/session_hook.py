@@ -181,3 +181,32 @@ def pth_line(repo_root: str | Path) -> str:
         '_u.find_spec("python_udfs") is not None and '
         '__import__("python_udfs.session_hook", fromlist=["install"]).install()\n'
     )
+
+
+PTH_FILE = "cdc_python_udfs.pth"
+
+
+def install_pth(repo_root: str | Path, site_packages: str | Path | None = None) -> Path:
+    """Write the `.pth` file (`pth_line`) into `site_packages` (default: this interpreter's
+    purelib, its venv's), so that every Python process of the venv registers the UDFs on
+    the sessions it creates; returns its path. `make venv` runs it for this repository; a
+    project that installs this one as a dbt package runs it with the package's folder."""
+    import sysconfig
+
+    folder = Path(site_packages or sysconfig.get_paths()["purelib"])
+    path = folder / PTH_FILE
+    path.write_text(pth_line(repo_root) + "\n")
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m python_udfs.session_hook [REPO_ROOT]`: install_pth (default: the folder
+    holding this package, the repository or a host project's dbt_packages/cdc_lakehouse)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    root = Path(args[0]) if args else Path(__file__).resolve().parents[1]
+    print(f"wrote {install_pth(root)}: sessions of this Python register the UDFs of {root}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

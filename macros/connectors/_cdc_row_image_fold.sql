@@ -30,7 +30,7 @@
                 when change_row._cdc_op = 'd' then cast(null as string)
                 when change_row._cdc_op in ('c', 'r') then change_row._cdc_after
                 when change_row._cdc_op = 'u'
-                    then {{ cdc_json_overlay("coalesce(prior_row.doc, '{}')", 'change_row._cdc_after') }}
+                    then {{ cdc_lakehouse.cdc_json_overlay("coalesce(prior_row.doc, '{}')", 'change_row._cdc_after') }}
             end,
             'partial', case
                 when change_row._cdc_op in ('c', 'r') then false
@@ -65,7 +65,7 @@
             'retired', cast(null as struct<message_id: string, row: struct<doc: string, partial: boolean>>),
             'results', cast(array() as array<struct<doc: string, partial: boolean, error: string, previous: string>>)
         ),
-        (fold_state, change_row) -> {{ cdc_let(prior, 'prior_row', cdc_let(next_row, 'next_row', next_state)) }},
+        (fold_state, change_row) -> {{ cdc_lakehouse.cdc_let(prior, 'prior_row', cdc_lakehouse.cdc_let(next_row, 'next_row', next_state)) }},
         fold_state -> fold_state.results
     )
 {% endmacro %}

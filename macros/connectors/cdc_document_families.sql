@@ -4,5 +4,5 @@
         int_cdc__document_changes (a patch needs the document before it), rather than row
         images read as they are.
     -#}
-    {{ return(cdc_connector_families() | select('in', ['debezium_mongodb']) | list) }}
+    {{ return(cdc_lakehouse.cdc_connector_families() | select('in', ['debezium_mongodb']) | list) }}
 {% endmacro %}

@@ -10,8 +10,8 @@
         number or boolean keeps its text) and cast where used: a field of an unexpected
         JSON type must not make Spark discard the whole message as corrupt.
     -#}
-    {%- set body = _cdc_envelope_body_fields() -%}
-    {%- set schema = _cdc_union_fields('schema_fields') -%}
+    {%- set body = cdc_lakehouse._cdc_envelope_body_fields() -%}
+    {%- set schema = cdc_lakehouse._cdc_union_fields('schema_fields') -%}
     {{- return(
         'struct<'
         ~ 'schema: struct<' ~ schema ~ '>, '
@@ -24,14 +24,14 @@
 
 {% macro _cdc_envelope_body_fields() %}
     {#- The body fields of every registered family as a DDL field list (`a: t, b: u`). -#}
-    {{- return(_cdc_union_fields('body_fields')) -}}
+    {{- return(cdc_lakehouse._cdc_union_fields('body_fields')) -}}
 {% endmacro %}
 
 {% macro _cdc_envelope_body_names() %}
     {#- The names of the body fields of every registered family, in schema order. -#}
     {%- set names = [] -%}
-    {%- for family in cdc_connector_families() -%}
-        {%- for name in cdc_family_hook(family, 'body_fields')().keys() if name not in names -%}
+    {%- for family in cdc_lakehouse.cdc_connector_families() -%}
+        {%- for name in cdc_lakehouse.cdc_family_hook(family, 'body_fields')().keys() if name not in names -%}
             {%- do names.append(name) -%}
         {%- endfor -%}
     {%- endfor -%}
@@ -41,7 +41,7 @@
 {% macro _cdc_union_fields(hook) %}
     {#- The union of the families' `hook` field maps (_cdc_union_field_types) as a DDL field list. -#}
     {%- set parts = [] -%}
-    {%- for name, type in _cdc_union_field_types(hook).items() -%}
+    {%- for name, type in cdc_lakehouse._cdc_union_field_types(hook).items() -%}
         {%- do parts.append(name ~ ': ' ~ type) -%}
     {%- endfor -%}
     {{- return(parts | join(', ')) -}}
@@ -55,8 +55,8 @@
     -#}
     {%- set fields = {} -%}
     {%- set owners = {} -%}
-    {%- for family in cdc_connector_families() -%}
-        {%- for name, type in cdc_family_hook(family, hook)().items() -%}
+    {%- for family in cdc_lakehouse.cdc_connector_families() -%}
+        {%- for name, type in cdc_lakehouse.cdc_family_hook(family, hook)().items() -%}
             {%- if name in fields and fields[name] != type -%}
                 {{ exceptions.raise_compiler_error(
                     "Envelope field '" ~ name ~ "' is typed " ~ fields[name] ~ " by family "
@@ -80,7 +80,7 @@
     coalesce(
         {{ envelope }}.payload,
         named_struct(
-        {%- for name in (names if names is not none else _cdc_envelope_body_names()) %}
+        {%- for name in (names if names is not none else cdc_lakehouse._cdc_envelope_body_names()) %}
             '{{ name }}', {{ envelope }}.`{{ name }}`{{ ',' if not loop.last }}
         {%- endfor %}
         )

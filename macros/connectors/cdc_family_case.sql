@@ -7,7 +7,7 @@
     -#}
     case {{ family_column }}
     {%- for family in families %}
-        when '{{ family }}' then {{ cdc_family_hook(family, hook)(message, *varargs) }}
+        when '{{ family }}' then {{ cdc_lakehouse.cdc_family_hook(family, hook)(message, *varargs) }}
     {%- endfor %}
     end
 {% endmacro %}

@@ -69,12 +69,16 @@
         of one row change).
     -#}
     {%- set name = family ~ '__' ~ hook -%}
-    {%- set macro = context.get(name) or context.get('cdc_family_default__' ~ hook) -%}
+    {#- the project's own macros first (a family of its own), then this package's -#}
+    {%- set package = context.get('cdc_lakehouse') or {} -%}
+    {%- set default = 'cdc_family_default__' ~ hook -%}
+    {%- set macro = context.get(name) or package.get(name)
+          or context.get(default) or package.get(default) -%}
     {%- if macro is none -%}
         {{ exceptions.raise_compiler_error(
             "Connector family '" ~ family ~ "' has no macro " ~ name ~ ": a family implements "
-            ~ _cdc_family_hooks() | join(', ') ~ ". Registered families: "
-            ~ cdc_connector_families() | join(', ')
+            ~ cdc_lakehouse._cdc_family_hooks() | join(', ') ~ ". Registered families: "
+            ~ cdc_lakehouse.cdc_connector_families() | join(', ')
         ) }}
     {%- endif -%}
     {{ return(macro) }}

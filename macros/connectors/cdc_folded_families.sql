@@ -6,8 +6,8 @@
         hook `folds_row_images`: OGG's compressed updates).
     -#}
     {%- set folded = [] -%}
-    {%- for family in cdc_connector_families() -%}
-        {%- if family in cdc_document_families() or cdc_family_hook(family, 'folds_row_images')() -%}
+    {%- for family in cdc_lakehouse.cdc_connector_families() -%}
+        {%- if family in cdc_lakehouse.cdc_document_families() or cdc_lakehouse.cdc_family_hook(family, 'folds_row_images')() -%}
             {%- do folded.append(family) -%}
         {%- endif -%}
     {%- endfor -%}

@@ -6,6 +6,6 @@
     {%- if not execute -%}
         {{ return(false) }}
     {%- endif -%}
-    {%- set found = run_query("show functions like '" ~ cdc_escape_string(name) ~ "'") -%}
+    {%- set found = run_query("show functions like '" ~ cdc_lakehouse.cdc_escape_string(name) ~ "'") -%}
     {{ return(found.rows | length > 0) }}
 {% endmacro %}

@@ -7,7 +7,7 @@
     -#}
     {%- set prefix = relation ~ '.' if relation else '' -%}
     (
-        {{ cdc_in_list(prefix ~ '_cdc_envelope', cdc_folded_families()) }}
+        {{ cdc_lakehouse.cdc_in_list(prefix ~ '_cdc_envelope', cdc_lakehouse.cdc_folded_families()) }}
         and not {{ prefix }}_cdc_is_keyless
         and coalesce({{ prefix }}_cdc_op, '') != 't'
     )

@@ -13,17 +13,17 @@
         any: the model's `case` needs one). Every family at parse time, or when a `detect`
         hook reads the message body or envelope as a whole.
     -#}
-    {%- set families = cdc_connector_families() -%}
-    {%- set detect_fields = _cdc_detect_fields() -%}
+    {%- set families = cdc_lakehouse.cdc_connector_families() -%}
+    {%- set detect_fields = cdc_lakehouse._cdc_detect_fields() -%}
     {%- if not execute or detect_fields is none -%}
         {{ return(families) }}
     {%- endif -%}
-    {%- set body_types = _cdc_union_field_types('body_fields') -%}
+    {%- set body_types = cdc_lakehouse._cdc_union_field_types('body_fields') -%}
     {%- set body_fields = [] -%}
     {%- for name in detect_fields.body -%}
         {%- do body_fields.append('`' ~ name ~ '`: ' ~ body_types[name]) -%}
     {%- endfor -%}
-    {%- set schema_types = _cdc_union_field_types('schema_fields') -%}
+    {%- set schema_types = cdc_lakehouse._cdc_union_field_types('schema_fields') -%}
     {%- set schema_fields = [] -%}
     {%- for name in detect_fields.schema -%}
         {%- do schema_fields.append('`' ~ name ~ '`: ' ~ schema_types[name]) -%}
@@ -56,7 +56,7 @@
 
             select
                 parsed.*,
-                {{ cdc_envelope_body('parsed.envelope', detect_fields.body) }} as body
+                {{ cdc_lakehouse.cdc_envelope_body('parsed.envelope', detect_fields.body) }} as body
             from parsed
             where parsed.envelope is not null and parsed.envelope._corrupt_record is null
 
@@ -65,7 +65,7 @@
         select distinct
             case
             {%- for family in families %}
-                when {{ cdc_family_hook(family, 'detect')('detected') }} then '{{ family }}'
+                when {{ cdc_lakehouse.cdc_family_hook(family, 'detect')('detected') }} then '{{ family }}'
             {%- endfor %}
             end as family
         from detected
@@ -86,8 +86,8 @@
         whole (`m.body`, `m.envelope` not followed by a field).
     -#}
     {%- set sql = [] -%}
-    {%- for family in cdc_connector_families() -%}
-        {%- do sql.append(cdc_family_hook(family, 'detect')('m') | string) -%}
+    {%- for family in cdc_lakehouse.cdc_connector_families() -%}
+        {%- do sql.append(cdc_lakehouse.cdc_family_hook(family, 'detect')('m') | string) -%}
     {%- endfor -%}
     {%- set text = sql | join('\n') -%}
     {%- set re = modules.re -%}
@@ -99,11 +99,11 @@
         + re.findall('\\bm\\.envelope\\.`?(?!payload\\b|schema\\b)(\\w+)', text) -%}
     {%- set schema_read = re.findall('\\bm\\.envelope\\.schema\\.`?(\\w+)', text) -%}
     {%- set body = [] -%}
-    {%- for name in _cdc_envelope_body_names() if name in body_read -%}
+    {%- for name in cdc_lakehouse._cdc_envelope_body_names() if name in body_read -%}
         {%- do body.append(name) -%}
     {%- endfor -%}
     {%- set schema = [] -%}
-    {%- for name in _cdc_union_field_types('schema_fields').keys() if name in schema_read -%}
+    {%- for name in cdc_lakehouse._cdc_union_field_types('schema_fields').keys() if name in schema_read -%}
         {%- do schema.append(name) -%}
     {%- endfor -%}
     {{ return({'body': body, 'schema': schema}) }}

@@ -58,7 +58,7 @@
         when coalesce({{ semantic }} in (
             'io.debezium.time.Time', 'org.apache.kafka.connect.data.Time',
             'io.debezium.time.MicroTime', 'io.debezium.time.NanoTime'
-        ), false) and {{ raw }} rlike '^-?[0-9]+$' then {{ _cdc_format_time_of_day(
+        ), false) and {{ raw }} rlike '^-?[0-9]+$' then {{ cdc_lakehouse._cdc_format_time_of_day(
             "case " ~ semantic
             ~ " when 'io.debezium.time.MicroTime' then cast(" ~ raw ~ " as bigint)"
             ~ " when 'io.debezium.time.NanoTime' then cast(" ~ raw ~ " as bigint) div 1000"
@@ -70,5 +70,5 @@
 
 {% macro _cdc_format_time_of_day(micros) %}
     {#- '[-]HH:mm:ss.ffffff' from signed microseconds since midnight (_cdc_iso_time_text). -#}
-    {{ _cdc_iso_time_text(micros, 6) }}
+    {{ cdc_lakehouse._cdc_iso_time_text(micros, 6) }}
 {% endmacro %}

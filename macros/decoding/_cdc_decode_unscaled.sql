@@ -11,6 +11,6 @@
                 hex(unscaled_bytes) <= '4B3B4CA85A86C47A098A223FFFFFFFFF'
                 or hex(unscaled_bytes) >= 'B4C4B357A5793B85F675DDC000000001'
             ))
-            then {{ cdc_decode_twos_complement('unscaled_bytes') }}
+            then {{ cdc_lakehouse.cdc_decode_twos_complement('unscaled_bytes') }}
     end)[0]
 {% endmacro %}

@@ -10,6 +10,6 @@
     case when try_cast({{ days }} as int) is not null then concat(
         cast(date_from_unix_date(try_cast({{ days }} as int)) as string),
         'T',
-        {{ _cdc_iso_time_text("pmod(" ~ units ~ ", cast(" ~ per_day ~ " as bigint))", digits) }}
+        {{ cdc_lakehouse._cdc_iso_time_text("pmod(" ~ units ~ ", cast(" ~ per_day ~ " as bigint))", digits) }}
     ) end
 {% endmacro %}

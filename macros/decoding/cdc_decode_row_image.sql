@@ -8,7 +8,7 @@
         or whose schema names no decodable type, is returned as it is without being
         parsed; so is a row in which nothing could be decoded (all such values null).
     -#}
-    {%- set names = cdc_decodable_semantic_names() -%}
+    {%- set names = cdc_lakehouse.cdc_decodable_semantic_names() -%}
     case
         when {{ image }} is null
             or {{ column_types }} is null
@@ -32,7 +32,7 @@
                     'key', field.key,
                     'lexeme', field.lexeme,
                     'is_string', field.is_string,
-                    'decoded', case when field.lexeme is not null then {{ cdc_decode_semantic_text(
+                    'decoded', case when field.lexeme is not null then {{ cdc_lakehouse.cdc_decode_semantic_text(
                         'field.lexeme', 'field.is_string', 'coalesce(' ~ column_types ~ '[field.key], ' ~ column_types ~ '[lower(field.key)])'
                     ) }} end
                 )
@@ -40,12 +40,12 @@
             fields -> case
                 when exists(fields, f -> f.decoded is not null) then named_struct(
                     'json', concat('{', array_join(transform(fields, f -> concat(
-                        {{ _cdc_json_string('f.key') }},
+                        {{ cdc_lakehouse._cdc_json_string('f.key') }},
                         ':',
                         case
-                            when f.decoded is not null then {{ _cdc_json_string('f.decoded') }}
+                            when f.decoded is not null then {{ cdc_lakehouse._cdc_json_string('f.decoded') }}
                             when f.lexeme is null then 'null'
-                            when f.is_string then {{ _cdc_json_string('f.lexeme') }}
+                            when f.is_string then {{ cdc_lakehouse._cdc_json_string('f.lexeme') }}
                             else f.lexeme
                         end
                     )), ','), '}'),

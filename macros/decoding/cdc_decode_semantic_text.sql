@@ -18,30 +18,30 @@
     {%- set vsd = "from_json(" ~ lexeme ~ ", 'struct<scale: int, value: string>')" -%}
     case {{ column_type }}.name
         when 'org.apache.kafka.connect.data.Decimal' then case when {{ is_string }} then
-            {{ _cdc_decimal_text(
-                _cdc_decode_unscaled("try_to_binary(" ~ lexeme ~ ", 'base64')"),
+            {{ cdc_lakehouse._cdc_decimal_text(
+                cdc_lakehouse._cdc_decode_unscaled("try_to_binary(" ~ lexeme ~ ", 'base64')"),
                 "coalesce(try_cast(" ~ column_type ~ ".scale as int), 0)"
             ) }} end
         when 'io.debezium.data.VariableScaleDecimal' then case when not {{ is_string }} and startswith({{ lexeme }}, '{') then
-            transform(array({{ vsd }}), variable_scale -> {{ _cdc_decimal_text(
-                _cdc_decode_unscaled("try_to_binary(variable_scale.value, 'base64')"),
+            transform(array({{ vsd }}), variable_scale -> {{ cdc_lakehouse._cdc_decimal_text(
+                cdc_lakehouse._cdc_decode_unscaled("try_to_binary(variable_scale.value, 'base64')"),
                 "variable_scale.scale"
             ) }})[0] end
         when 'io.debezium.time.Date' then case when {{ whole }} then
             cast(date_from_unix_date(try_cast({{ lexeme }} as int)) as string) end
         when 'org.apache.kafka.connect.data.Date' then case when {{ whole }} then
             cast(date_from_unix_date(try_cast({{ lexeme }} as int)) as string) end
-        when 'io.debezium.time.Time' then case when {{ whole }} then {{ _cdc_iso_time_text(integer, 3) }} end
-        when 'org.apache.kafka.connect.data.Time' then case when {{ whole }} then {{ _cdc_iso_time_text(integer, 3) }} end
-        when 'io.debezium.time.MicroTime' then case when {{ whole }} then {{ _cdc_iso_time_text(integer, 6) }} end
-        when 'io.debezium.time.NanoTime' then case when {{ whole }} then {{ _cdc_iso_time_text(integer, 9) }} end
+        when 'io.debezium.time.Time' then case when {{ whole }} then {{ cdc_lakehouse._cdc_iso_time_text(integer, 3) }} end
+        when 'org.apache.kafka.connect.data.Time' then case when {{ whole }} then {{ cdc_lakehouse._cdc_iso_time_text(integer, 3) }} end
+        when 'io.debezium.time.MicroTime' then case when {{ whole }} then {{ cdc_lakehouse._cdc_iso_time_text(integer, 6) }} end
+        when 'io.debezium.time.NanoTime' then case when {{ whole }} then {{ cdc_lakehouse._cdc_iso_time_text(integer, 9) }} end
         when 'io.debezium.time.Timestamp' then case when {{ whole }} then
-            {{ _cdc_iso_local_datetime_text(integer, 3) }} end
+            {{ cdc_lakehouse._cdc_iso_local_datetime_text(integer, 3) }} end
         when 'org.apache.kafka.connect.data.Timestamp' then case when {{ whole }} then
-            {{ _cdc_iso_local_datetime_text(integer, 3) }} end
+            {{ cdc_lakehouse._cdc_iso_local_datetime_text(integer, 3) }} end
         when 'io.debezium.time.MicroTimestamp' then case when {{ whole }} then
-            {{ _cdc_iso_local_datetime_text(integer, 6) }} end
+            {{ cdc_lakehouse._cdc_iso_local_datetime_text(integer, 6) }} end
         when 'io.debezium.time.NanoTimestamp' then case when {{ whole }} then
-            {{ _cdc_iso_local_datetime_text(integer, 9) }} end
+            {{ cdc_lakehouse._cdc_iso_local_datetime_text(integer, 9) }} end
     end
 {% endmacro %}

@@ -50,7 +50,7 @@
             when '0' then false
         end
     {%- elif dtype == 'string' -%}
-        {{ _cdc_decode_string(raw, semantic) }}
+        {{ cdc_lakehouse._cdc_decode_string(raw, semantic) }}
     {%- elif dtype in ['double', 'float', 'real'] -%}
         case
             when {{ raw }} rlike '^-?[0-9]+([.][0-9]*)?([eE][-+]?[0-9]+)?$'
@@ -64,11 +64,11 @@
                 ~ "per connector): the decoder tells the modes apart by value"
             ) }}
         {%- endif -%}
-        {{ _cdc_decode_decimal(raw, dtype, encoding, column_type) }}
+        {{ cdc_lakehouse._cdc_decode_decimal(raw, dtype, encoding, column_type) }}
     {%- elif dtype == 'date' -%}
-        {{ _cdc_decode_date(raw, semantic, connector) }}
+        {{ cdc_lakehouse._cdc_decode_date(raw, semantic, connector) }}
     {%- elif dtype == 'timestamp' -%}
-        {{ _cdc_decode_timestamp(raw, semantic) }}
+        {{ cdc_lakehouse._cdc_decode_timestamp(raw, semantic) }}
     {%- else -%}
         {{ exceptions.raise_compiler_error(
             "cdc_decode_value: unsupported data_type '" ~ data_type ~ "'. Accepted: "

@@ -6,7 +6,7 @@
     -#}
     {%- set columns = [] -%}
     {%- for column in ['_cdc_source_id'] + key_columns + value_columns + ['_cdc_op'] -%}
-        {%- do columns.append(cdc_quote(column)) -%}
+        {%- do columns.append(cdc_lakehouse.cdc_quote(column)) -%}
     {%- endfor -%}
     {%- do columns.extend([
           '_cdc_position as _cdc_valid_from_position',

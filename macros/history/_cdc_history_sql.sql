@@ -25,7 +25,7 @@ row_changes as (
         select
             *,
             row_number() over (
-                partition by {{ cdc_quote_list(key_list) }}, _cdc_position
+                partition by {{ cdc_lakehouse.cdc_quote_list(key_list) }}, _cdc_position
                 order by _cdc_sort_key
             ) as copy_number
         from readable_changes
@@ -67,10 +67,10 @@ sequenced as (
     select
         *,
         lead(_cdc_position) over (
-            partition by {{ cdc_quote_list(key_list) }} order by _cdc_sort_key
+            partition by {{ cdc_lakehouse.cdc_quote_list(key_list) }} order by _cdc_sort_key
         ) as next_position,
         lead(_cdc_source_ts) over (
-            partition by {{ cdc_quote_list(key_list) }} order by _cdc_sort_key
+            partition by {{ cdc_lakehouse.cdc_quote_list(key_list) }} order by _cdc_sort_key
         ) as next_change_at
     from row_changes
 
@@ -96,7 +96,7 @@ resolved as (
 
     select
         {%- for column in key_list + value_columns %}
-        {{ cdc_quote(column) }},
+        {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         _cdc_op,
         _cdc_position,
@@ -123,7 +123,7 @@ final as (
     select
         _cdc_source_id,
         {%- for column in key_columns + value_columns %}
-        null as {{ cdc_quote(column) }},
+        null as {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         't' as _cdc_op,
         truncate_position as _cdc_position,
@@ -140,7 +140,7 @@ final as (
 {%- else %}
 
     select
-        {{ _cdc_history_published_columns(key_columns, value_columns) }}
+        {{ cdc_lakehouse._cdc_history_published_columns(key_columns, value_columns) }}
     from resolved
     where _cdc_op != 'd'
 

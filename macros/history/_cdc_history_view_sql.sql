@@ -9,10 +9,10 @@
       state plus a window over the touched keys' changes.
   -#}
   {%- set key_list = ['_cdc_source_id'] + key_columns -%}
-  {%- set change_columns = _cdc_history_stored_columns(key_columns, value_columns)
+  {%- set change_columns = cdc_lakehouse._cdc_history_stored_columns(key_columns, value_columns)
         | reject('in', ['valid_to', 'is_current', 'next_position', 'closing_position']) | list -%}
   {%- set key_match -%}
-    {% for column in key_list %}compacted.{{ cdc_quote(column) }} <=> reopened_keys.{{ cdc_quote(column) }}{{ ' and ' if not loop.last }}{% endfor %}
+    {% for column in key_list %}compacted.{{ cdc_lakehouse.cdc_quote(column) }} <=> reopened_keys.{{ cdc_lakehouse.cdc_quote(column) }}{{ ' and ' if not loop.last }}{% endfor %}
   {%- endset -%}
 create or replace view {{ target_relation }} as
 with
@@ -27,13 +27,13 @@ compacted as (
 delta as (
 
     select * from {{ state_relation }}
-    where cdc_bucket = {{ _cdc_partition('delta') }}
+    where cdc_bucket = {{ cdc_lakehouse._cdc_partition('delta') }}
 
 ),
 
 reopened_keys as (
 
-    select distinct {{ cdc_quote_list(key_list) }}
+    select distinct {{ cdc_lakehouse.cdc_quote_list(key_list) }}
     from delta
 
 ),
@@ -75,7 +75,7 @@ settled as (
 
     select
         {%- for column in key_list + value_columns %}
-        {{ cdc_quote(column) }},
+        {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         _cdc_op,
         _cdc_position,
@@ -90,20 +90,20 @@ settled as (
 
 reopened_changes as (
 
-    select {% for column in change_columns %}compacted.{{ cdc_quote(column) }}{{ ', ' if not loop.last }}{% endfor %}
+    select {% for column in change_columns %}compacted.{{ cdc_lakehouse.cdc_quote(column) }}{{ ', ' if not loop.last }}{% endfor %}
     from compacted
     left semi join reopened_keys
         on {{ key_match }}
 
     union all
 
-    select {{ cdc_quote_list(change_columns) }}
+    select {{ cdc_lakehouse.cdc_quote_list(change_columns) }}
     from compacted
     where _cdc_op = 't'
 
     union all
 
-    select {{ cdc_quote_list(change_columns) }}
+    select {{ cdc_lakehouse.cdc_quote_list(change_columns) }}
     from delta
 
 ),
@@ -111,7 +111,7 @@ reopened_changes as (
 reopened as (
 
     select * from (
-        {{ _cdc_history_sql('reopened_changes', key_columns, value_columns, readable='true') }}
+        {{ cdc_lakehouse._cdc_history_sql('reopened_changes', key_columns, value_columns, readable='true') }}
     ) as resolved_again
 
 ),
@@ -119,7 +119,7 @@ reopened as (
 final as (
 
     select
-        {{ _cdc_history_published_columns(key_columns, value_columns) }}
+        {{ cdc_lakehouse._cdc_history_published_columns(key_columns, value_columns) }}
     from settled
 
     union all

@@ -11,5 +11,5 @@
         A query that reads the whole change log: a model that keeps its history up to date
         batch by batch is materialized as cdc_history instead (no call needed).
     -#}
-{{ _cdc_history_sql(changes, key_columns, value_columns) }}
+{{ cdc_lakehouse._cdc_history_sql(changes, key_columns, value_columns) }}
 {% endmacro %}

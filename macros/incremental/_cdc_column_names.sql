@@ -4,8 +4,8 @@
         invocation (kept in _cdc_invocation_cache until a write forgets it,
         _cdc_forget_relation).
     -#}
-    {%- set cache = _cdc_invocation_cache('column_names') -%}
-    {%- set key = _cdc_relation_key(relation) -%}
+    {%- set cache = cdc_lakehouse._cdc_invocation_cache('column_names') -%}
+    {%- set key = cdc_lakehouse._cdc_relation_key(relation) -%}
     {%- if key not in cache -%}
         {%- do cache.update({key: adapter.get_columns_in_relation(relation)
               | map(attribute='name') | map('lower') | list}) -%}

@@ -6,9 +6,9 @@
         statement that sets properties and at the end of each of the project's
         materializations, so that no later read of this invocation sees what was replaced.
     -#}
-    {%- set prefix = _cdc_relation_key(relation) -%}
+    {%- set prefix = cdc_lakehouse._cdc_relation_key(relation) -%}
     {%- for name in ['table_properties', 'column_names'] -%}
-        {%- set cache = _cdc_invocation_cache(name) -%}
+        {%- set cache = cdc_lakehouse._cdc_invocation_cache(name) -%}
         {%- for key in cache.keys() | list if key == prefix or key.startswith(prefix ~ '__cdc_') -%}
             {%- do cache.pop(key) -%}
         {%- endfor -%}

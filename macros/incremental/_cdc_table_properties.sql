@@ -4,8 +4,8 @@
         invocation (the answers are kept in _cdc_invocation_cache until a write of the
         relation forgets them, _cdc_forget_relation).
     -#}
-    {%- set cache = _cdc_invocation_cache('table_properties') -%}
-    {%- set key = _cdc_relation_key(relation) -%}
+    {%- set cache = cdc_lakehouse._cdc_invocation_cache('table_properties') -%}
+    {%- set key = cdc_lakehouse._cdc_relation_key(relation) -%}
     {%- if key in cache -%}
         {{ return(cache[key]) }}
     {%- endif -%}

@@ -14,7 +14,7 @@
         {%- if unique_id not in walk.seen and input is not none and input.resource_type == 'model' -%}
             {%- do walk.seen.append(unique_id) -%}
             {%- set materialized = input.config.materialized -%}
-            {%- if materialized in ['view', 'ephemeral'] -%}
+            {%- if materialized in ['view', 'cdc_view', 'ephemeral'] -%}
                 {%- set walk.pending = walk.pending + input.depends_on.nodes | list -%}
             {%- else -%}
                 {%- set identifier = input.alias ~ ('__cdc_state' if materialized in ['cdc_current_state', 'cdc_history'] else '') -%}

@@ -6,12 +6,12 @@
         a source, a table without the properties) makes it unique to this invocation: the
         view is then re-created on every run, as dbt does.
     -#}
-    {%- set parts = [compiled_sql, cdc_model_fingerprint()] -%}
+    {%- set parts = [compiled_sql, cdc_lakehouse.cdc_model_fingerprint()] -%}
     {%- for unique_id in model.depends_on.nodes if not unique_id.startswith('model.') -%}
         {%- do parts.append('unversioned input ' ~ unique_id ~ ': ' ~ invocation_id) -%}
     {%- endfor -%}
-    {%- for relation in _cdc_table_relations(model.depends_on.nodes) -%}
-        {%- set written_by = _cdc_table_properties(relation).get('cdc.written_by') if relation is not none else none -%}
+    {%- for relation in cdc_lakehouse._cdc_table_relations(model.depends_on.nodes) -%}
+        {%- set written_by = cdc_lakehouse._cdc_table_properties(relation).get('cdc.written_by') if relation is not none else none -%}
         {%- do parts.append(relation ~ ': ' ~ (written_by or 'unknown ' ~ invocation_id)) -%}
     {%- endfor -%}
     {{ return(local_md5(parts | join('\n'))) }}

@@ -12,8 +12,8 @@
         {{ return(none) }}
     {%- endif -%}
     {%- set values = [] -%}
-    {%- for relation in _cdc_table_relations(node.depends_on.nodes) -%}
-        {%- do values.append(cdc_read_through(relation)) -%}
+    {%- for relation in cdc_lakehouse._cdc_table_relations(node.depends_on.nodes) -%}
+        {%- do values.append(cdc_lakehouse.cdc_read_through(relation)) -%}
     {%- endfor -%}
     {%- if not values or none in values -%}
         {{ return(none) }}

@@ -8,10 +8,10 @@
     {%- if not execute or relation is none or inputs_read_through is none or should_full_refresh() -%}
         {{ return(false) }}
     {%- endif -%}
-    {%- set properties = _cdc_table_properties(relation) -%}
+    {%- set properties = cdc_lakehouse._cdc_table_properties(relation) -%}
     {{ return(
         properties.get('cdc.read_through') == inputs_read_through
         and properties.get('cdc.reading_through') == inputs_read_through
-        and properties.get('cdc.model_fingerprint') == cdc_model_fingerprint()
+        and properties.get('cdc.model_fingerprint') == cdc_lakehouse.cdc_model_fingerprint()
     ) }}
 {% endmacro %}

@@ -13,13 +13,13 @@
     {%- if not execute -%}
         {{ return(epoch) }}
     {%- endif -%}
-    {%- set known = cdc_read_through(relation) -%}
+    {%- set known = cdc_lakehouse.cdc_read_through(relation) -%}
     {%- if known -%}
         {{ return("timestamp'" ~ known ~ "'") }}
     {%- endif -%}
     {#- a write that did not record its end: the data tells, or the last recorded
         read-through when that is newer -#}
-    {%- set read_through = _cdc_table_properties(relation).get('cdc.read_through') -%}
+    {%- set read_through = cdc_lakehouse._cdc_table_properties(relation).get('cdc.read_through') -%}
     {%- if read_through == 'unknown' -%}
         {%- set read_through = none -%}
     {%- endif -%}

@@ -6,7 +6,7 @@
         so that the run leaves the table as it is without a Spark job. Call it only when
         that is certain.
     -#}
-    {{ return(_cdc_no_new_input_marker()) }}
+    {{ return(cdc_lakehouse._cdc_no_new_input_marker()) }}
 {% endmacro %}
 
 {% macro _cdc_no_new_input_marker() %}

@@ -8,7 +8,7 @@
     {%- if not execute or relation is none -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set properties = _cdc_table_properties(relation) -%}
+    {%- set properties = cdc_lakehouse._cdc_table_properties(relation) -%}
     {%- set read_through = properties.get('cdc.read_through') -%}
     {%- if read_through and properties.get('cdc.reading_through') == read_through
           and read_through != 'unknown' -%}

@@ -7,10 +7,10 @@
         before the table was brought up to date loses nothing. Without that table (or its
         property), bronze's own lines, all of them.
     -#}
-    {%- set registry = load_relation(cdc_loaded_files_relation(bronze_relation)) -%}
+    {%- set registry = load_relation(cdc_lakehouse.cdc_loaded_files_relation(bronze_relation)) -%}
     {%- set read_through = none -%}
     {%- if registry is not none -%}
-        {%- set read_through = _cdc_table_properties(registry).get('cdc.read_through') -%}
+        {%- set read_through = cdc_lakehouse._cdc_table_properties(registry).get('cdc.read_through') -%}
     {%- endif -%}
     {%- if read_through -%}
         select _source_file, _source_file_modified_at

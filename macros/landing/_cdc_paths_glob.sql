@@ -13,7 +13,7 @@
     {%- endfor -%}
     {%- set names = [] -%}
     {%- for path in paths -%}
-        {%- do names.append(_cdc_glob_escape(path[folder.prefix | length + 1:])) -%}
+        {%- do names.append(cdc_lakehouse._cdc_glob_escape(path[folder.prefix | length + 1:])) -%}
     {%- endfor -%}
-    {{ return(_cdc_glob_escape(folder.prefix) ~ "/{" ~ names | join(",") ~ "}") }}
+    {{ return(cdc_lakehouse._cdc_glob_escape(folder.prefix) ~ "/{" ~ names | join(",") ~ "}") }}
 {% endmacro %}

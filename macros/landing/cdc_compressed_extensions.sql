@@ -26,7 +26,7 @@
     {%- set whole = [] -%}
     {%- for path in paths -%}
         {%- set name = path.rsplit('/', 1)[-1] -%}
-        {%- if '.' in name and name.rsplit('.', 1)[-1].lower() in cdc_whole_read_extensions() -%}
+        {%- if '.' in name and name.rsplit('.', 1)[-1].lower() in cdc_lakehouse.cdc_whole_read_extensions() -%}
             {%- do whole.append(path) -%}
         {%- endif -%}
     {%- endfor -%}

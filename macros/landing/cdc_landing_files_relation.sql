@@ -9,23 +9,23 @@
         `path` (not pushed down): cdc_landing_files_subset_relation reads some files only.
     -#}
     {%- set view_name = '_cdc_landing_files' -%}
-    {%- set landing_dir = var('cdc_landing_dir') | trim -%}
+    {%- set landing_dir = var('cdc_landing_dir', env_var('CDC_LANDING_DIR', 'landing')) | trim -%}
     {%- if landing_dir == '' -%}
         {{ exceptions.raise_compiler_error(
             "cdc_landing_dir is empty: set the dbt var cdc_landing_dir or the environment "
             ~ "variable CDC_LANDING_DIR to the folder that holds the landing files."
         ) }}
     {%- endif -%}
-    {%- set registered = _cdc_invocation_cache('landing_views') -%}
+    {%- set registered = cdc_lakehouse._cdc_invocation_cache('landing_views') -%}
     {%- if execute and view_name not in registered -%}
         {%- do registered.update({view_name: true}) -%}
         {%- call statement('cdc_register_landing_view', fetch_result=False) -%}
             create or replace temporary view {{ view_name }}
             using binaryFile
             options (
-                path '{{ cdc_escape_string(landing_dir) }}',
+                path '{{ cdc_lakehouse.cdc_escape_string(landing_dir) }}',
                 recursiveFileLookup 'true',
-                pathGlobFilter '{{ cdc_escape_string(var("cdc_landing_glob")) }}'
+                pathGlobFilter '{{ cdc_lakehouse.cdc_escape_string(var("cdc_landing_glob")) }}'
             )
         {%- endcall -%}
     {%- endif -%}

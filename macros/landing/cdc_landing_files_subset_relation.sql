@@ -18,7 +18,7 @@
         create or replace temporary view {{ view_name }}
         using binaryFile
         options (
-            path '{{ cdc_escape_string(_cdc_paths_glob(paths)) }}'
+            path '{{ cdc_lakehouse.cdc_escape_string(cdc_lakehouse._cdc_paths_glob(paths)) }}'
         )
     {%- endcall -%}
     {{ return(view_name) }}

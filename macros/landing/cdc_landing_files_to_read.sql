@@ -12,7 +12,7 @@
     {%- endif -%}
     {%- set query -%}
         select listing.path
-        from {{ cdc_landing_files_relation() }} as listing
+        from {{ cdc_lakehouse.cdc_landing_files_relation() }} as listing
         order by listing.path
     {%- endset -%}
     {{ return(run_query(query).columns[0].values() | list) }}

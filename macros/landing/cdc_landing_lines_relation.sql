@@ -19,7 +19,7 @@
         create or replace temporary view {{ view_name }}
         using text
         options (
-            path '{{ cdc_escape_string(_cdc_paths_glob(paths)) }}',
+            path '{{ cdc_lakehouse.cdc_escape_string(cdc_lakehouse._cdc_paths_glob(paths)) }}',
             lineSep '\n',
             `io.compression.codecs` 'io.airlift.compress.zstd.ZstdCodec'
         )

@@ -11,12 +11,12 @@
     {%- if not execute or bronze_relation is none -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set listing = cdc_landing_files_relation() -%}
+    {%- set listing = cdc_lakehouse.cdc_landing_files_relation() -%}
     {%- set query -%}
         select listing.path
         from {{ listing }} as listing
         left anti join (
-            {{ _cdc_loaded_files_sql(bronze_relation) }}
+            {{ cdc_lakehouse._cdc_loaded_files_sql(bronze_relation) }}
         ) as loaded
             on listing.path = loaded._source_file
             and listing.modificationtime = loaded._source_file_modified_at

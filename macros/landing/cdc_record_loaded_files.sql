@@ -13,13 +13,13 @@
     {%- if not execute -%}
         {{ return('') }}
     {%- endif -%}
-    {%- set bronze_properties = _cdc_table_properties(this) -%}
-    {%- set bronze_through = cdc_read_through(this) -%}
-    {%- set target = cdc_loaded_files_relation(this) -%}
+    {%- set bronze_properties = cdc_lakehouse._cdc_table_properties(this) -%}
+    {%- set bronze_through = cdc_lakehouse.cdc_read_through(this) -%}
+    {%- set target = cdc_lakehouse.cdc_loaded_files_relation(this) -%}
     {%- set existing = load_relation(target) -%}
     {%- set registry_through = none -%}
     {%- if existing is not none -%}
-        {%- set registry_through = _cdc_table_properties(existing).get('cdc.read_through') -%}
+        {%- set registry_through = cdc_lakehouse._cdc_table_properties(existing).get('cdc.read_through') -%}
     {%- endif -%}
     {%- if bronze_through is none or (registry_through == bronze_through) -%}
         {{ return('') }}
@@ -52,6 +52,6 @@
     {%- call statement('cdc_record_loaded_files_through') -%}
         alter table {{ target }} set tblproperties ('cdc.read_through' = '{{ bronze_through }}')
     {%- endcall -%}
-    {%- do _cdc_forget_relation(this) -%}
+    {%- do cdc_lakehouse._cdc_forget_relation(this) -%}
     {{ return('') }}
 {% endmacro %}

@@ -6,7 +6,7 @@
         again for them (_cdc_release_temp_view). Returns no SQL.
     -#}
     {%- for view_name in ['_cdc_landing_files', '_cdc_new_landing_files', '_cdc_new_landing_lines'] -%}
-        {%- do _cdc_release_temp_view(view_name) -%}
+        {%- do cdc_lakehouse._cdc_release_temp_view(view_name) -%}
     {%- endfor -%}
-    {%- do _cdc_invocation_cache('landing_views').clear() -%}
+    {%- do cdc_lakehouse._cdc_invocation_cache('landing_views').clear() -%}
 {% endmacro %}

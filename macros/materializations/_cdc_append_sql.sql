@@ -7,5 +7,5 @@
         3 s of a small run). For a model whose schema changes are ignored (on_schema_change
         'ignore') the staged view is read by nothing else.
     -#}
-    {{ return(get_insert_into_sql('(\n' ~ sql ~ '\n) as cdc_appended', target_relation)) }}
+    {{ return(cdc_lakehouse.get_insert_into_sql('(\n' ~ sql ~ '\n) as cdc_appended', target_relation)) }}
 {% endmacro %}

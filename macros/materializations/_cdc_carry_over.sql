@@ -57,7 +57,7 @@
 
 {% macro _cdc_carry_has_placeholder(carry, prefix) -%}
   {#- True when a row (columns qualified by prefix) holds the placeholder somewhere. -#}
-  ({%- for column in carry.typed %}coalesce({{ prefix }}{{ cdc_quote(column.name) }} = {{ _cdc_carry_literal(carry, column) }}, false) or {% endfor -%}
+  ({%- for column in carry.typed %}coalesce({{ prefix }}{{ cdc_lakehouse.cdc_quote(column.name) }} = {{ cdc_lakehouse._cdc_carry_literal(carry, column) }}, false) or {% endfor -%}
   {%- for name in carry.json %}coalesce(instr({{ prefix }}{{ name }}, ':"{{ carry.placeholder }}"') > 0, false) or {% endfor -%}
   false)
 {%- endmacro %}
@@ -100,18 +100,18 @@
     '_cdc_op', {{ row }}._cdc_op,
     '_cdc_key_only', {{ row }}._cdc_key_only
     {%- for column in carry.typed %},
-    '{{ cdc_escape_string(column.name) }}', case
+    '{{ cdc_lakehouse.cdc_escape_string(column.name) }}', case
       when {{ row }}._cdc_op != 'c'
-        and ({{ row }}.{{ cdc_quote(column.name) }} <=> {{ _cdc_carry_literal(carry, column) }}
+        and ({{ row }}.{{ cdc_lakehouse.cdc_quote(column.name) }} <=> {{ cdc_lakehouse._cdc_carry_literal(carry, column) }}
           or ({{ row }}._cdc_is_deleted and {{ key_only_image }}))
-        then {{ previous }}.{{ cdc_quote(column.name) }}
-      else {{ row }}.{{ cdc_quote(column.name) }}
+        then {{ previous }}.{{ cdc_lakehouse.cdc_quote(column.name) }}
+      else {{ row }}.{{ cdc_lakehouse.cdc_quote(column.name) }}
     end
     {%- endfor %}
     {%- for name in carry.json %},
-    '{{ cdc_escape_string(name) }}', case
+    '{{ cdc_lakehouse.cdc_escape_string(name) }}', case
       when {{ row }}._cdc_op = 'c' then {{ row }}.{{ name }}
-      else {{ _cdc_carry_json(
+      else {{ cdc_lakehouse._cdc_carry_json(
           carry, row ~ '.' ~ name, previous ~ '.' ~ name,
           '(' ~ row ~ '._cdc_is_deleted and ' ~ key_only_image ~ ')') }}
     end
@@ -128,7 +128,7 @@
 {% macro _cdc_key_match(unique_key, left, right) -%}
   {%- set parts = [] -%}
   {%- for column in unique_key -%}
-    {%- do parts.append(left ~ '.' ~ cdc_quote(column) ~ ' <=> ' ~ right ~ '.' ~ cdc_quote(column)) -%}
+    {%- do parts.append(left ~ '.' ~ cdc_lakehouse.cdc_quote(column) ~ ' <=> ' ~ right ~ '.' ~ cdc_lakehouse.cdc_quote(column)) -%}
   {%- endfor -%}
   {{ parts | join(' and ') }}
 {%- endmacro %}
@@ -141,21 +141,21 @@
 
     select
         {%- for column in unique_key %}
-        {{ sources_cte }}.{{ cdc_quote(column) }},
+        {{ sources_cte }}.{{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         sort_array(collect_list(struct(
             {{ sources_cte }}._cdc_sort_key,
             {{ sources_cte }}._cdc_is_deleted,
             {{ sources_cte }}._cdc_op,
             {{ sources_cte }}._cdc_key_only
-            {%- for name in _cdc_carry_columns(carry) %},
-            {{ sources_cte }}.{{ cdc_quote(name) }}
+            {%- for name in cdc_lakehouse._cdc_carry_columns(carry) %},
+            {{ sources_cte }}.{{ cdc_lakehouse.cdc_quote(name) }}
             {%- endfor %}
         ))) as history
     from {{ sources_cte }}
     left semi join {{ keys_cte }}
-        on {{ _cdc_key_match(unique_key, sources_cte, keys_cte) }}
-    group by {{ cdc_quote_list(unique_key, sources_cte ~ '.') }}
+        on {{ cdc_lakehouse._cdc_key_match(unique_key, sources_cte, keys_cte) }}
+    group by {{ cdc_lakehouse.cdc_quote_list(unique_key, sources_cte ~ '.') }}
 
 ),
 
@@ -163,12 +163,12 @@
 
     select
         {%- for column in unique_key %}
-        {{ cdc_quote(column) }},
+        {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         aggregate(
             slice(history, 2, size(history)),
             history[0],
-            (previous, change) -> {{ _cdc_carry_step(carry, 'previous', 'change') }}
+            (previous, change) -> {{ cdc_lakehouse._cdc_carry_step(carry, 'previous', 'change') }}
         ) as folded
     from {{ name }}_histories
 
@@ -188,12 +188,12 @@
       key's changes, so that later updates of the new key see the carried values.
   -#}
   {%- set unique_key = carry.unique_key -%}
-  {%- set carried_columns = _cdc_carry_columns(carry) -%}
+  {%- set carried_columns = cdc_lakehouse._cdc_carry_columns(carry) -%}
 carry_keys as (
 
-    select {{ cdc_quote_list(unique_key) }}, _cdc_is_deleted
+    select {{ cdc_lakehouse.cdc_quote_list(unique_key) }}, _cdc_is_deleted
     from {{ winners }}
-    where _cdc_is_deleted or {{ _cdc_carry_has_placeholder(carry, '') }}
+    where _cdc_is_deleted or {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, '') }}
 
 ),
 
@@ -210,21 +210,21 @@ tombstone_keys as (
 
 ),
 
-{{ _cdc_carry_fold_ctes(carry, 'tombstones_folded', 'tombstone_keys', 'carry_sources') }},
+{{ cdc_lakehouse._cdc_carry_fold_ctes(carry, 'tombstones_folded', 'tombstone_keys', 'carry_sources') }},
 
 pk_creates as (
 
     select
         {%- for column in unique_key %}
-        carry_sources.{{ cdc_quote(column) }},
+        carry_sources.{{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         carry_sources._cdc_carry_source_id,
         carry_sources._cdc_position,
         carry_sources._cdc_sort_key
     from carry_sources
     left semi join carry_keys
-        on {{ _cdc_key_match(unique_key, 'carry_sources', 'carry_keys') }}
-    where carry_sources._cdc_op = 'c' and {{ _cdc_carry_has_placeholder(carry, 'carry_sources.') }}
+        on {{ cdc_lakehouse._cdc_key_match(unique_key, 'carry_sources', 'carry_keys') }}
+    where carry_sources._cdc_op = 'c' and {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, 'carry_sources.') }}
 
 ),
 
@@ -232,17 +232,17 @@ pk_tombstones as (
 
     select
         {%- for column in unique_key %}
-        {{ winners }}.{{ cdc_quote(column) }},
+        {{ winners }}.{{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         {{ winners }}._cdc_source_id as _cdc_carry_source_id,
         {{ winners }}._cdc_position,
         {{ winners }}._cdc_sort_key
         {%- for name in carried_columns %},
-        tombstones_folded.folded.{{ cdc_quote(name) }}
+        tombstones_folded.folded.{{ cdc_lakehouse.cdc_quote(name) }}
         {%- endfor %}
     from {{ winners }}
     inner join tombstones_folded
-        on {{ _cdc_key_match(unique_key, winners, 'tombstones_folded') }}
+        on {{ cdc_lakehouse._cdc_key_match(unique_key, winners, 'tombstones_folded') }}
     where {{ winners }}._cdc_op = 'd' and {{ winners }}._cdc_is_deleted
         and ({{ winners }}._cdc_source_id, {{ winners }}._cdc_position) in (
             select _cdc_carry_source_id, _cdc_position from pk_creates)
@@ -252,13 +252,13 @@ pk_tombstones as (
 
     select
         {%- for column in unique_key %}
-        {{ cdc_quote(column) }},
+        {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         _cdc_source_id as _cdc_carry_source_id,
         _cdc_position,
         _cdc_sort_key
         {%- for name in carried_columns %},
-        {{ cdc_quote(name) }}
+        {{ cdc_lakehouse.cdc_quote(name) }}
         {%- endfor %}
     from ({{ stored_tombstones_sql }}) as stored_tombstones
     where _cdc_op = 'd' and _cdc_is_deleted
@@ -272,15 +272,15 @@ pk_pairs as (
 
     select
         {%- for column in unique_key %}
-        pk_creates.{{ cdc_quote(column) }},
+        pk_creates.{{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         pk_creates._cdc_sort_key
         {%- for name in carried_columns %},
-        pk_tombstones.{{ cdc_quote(name) }} as {{ cdc_quote('previous_' ~ name) }}
+        pk_tombstones.{{ cdc_lakehouse.cdc_quote(name) }} as {{ cdc_lakehouse.cdc_quote('previous_' ~ name) }}
         {%- endfor %},
         row_number() over (
             partition by
-                {%- for column in unique_key %} pk_creates.{{ cdc_quote(column) }},{% endfor %}
+                {%- for column in unique_key %} pk_creates.{{ cdc_lakehouse.cdc_quote(column) }},{% endfor %}
                 pk_creates._cdc_sort_key
             order by pk_tombstones._cdc_sort_key desc
         ) as pair_rank
@@ -288,7 +288,7 @@ pk_pairs as (
     inner join pk_tombstones
         on pk_creates._cdc_carry_source_id = pk_tombstones._cdc_carry_source_id
         and pk_creates._cdc_position = pk_tombstones._cdc_position
-        and not ({{ _cdc_key_match(unique_key, 'pk_creates', 'pk_tombstones') }})
+        and not ({{ cdc_lakehouse._cdc_key_match(unique_key, 'pk_creates', 'pk_tombstones') }})
 
 ),
 
@@ -296,7 +296,7 @@ patched_sources as (
 
     select
         {%- for column in unique_key %}
-        carry_sources.{{ cdc_quote(column) }},
+        carry_sources.{{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         carry_sources._cdc_sort_key,
         carry_sources._cdc_is_deleted,
@@ -304,27 +304,27 @@ patched_sources as (
         carry_sources._cdc_key_only
         {%- for column in carry.typed %},
         if(pk_pairs.pair_rank is not null
-            and carry_sources.{{ cdc_quote(column.name) }} <=> {{ _cdc_carry_literal(carry, column) }},
-            pk_pairs.{{ cdc_quote('previous_' ~ column.name) }}, carry_sources.{{ cdc_quote(column.name) }}) as {{ cdc_quote(column.name) }}
+            and carry_sources.{{ cdc_lakehouse.cdc_quote(column.name) }} <=> {{ cdc_lakehouse._cdc_carry_literal(carry, column) }},
+            pk_pairs.{{ cdc_lakehouse.cdc_quote('previous_' ~ column.name) }}, carry_sources.{{ cdc_lakehouse.cdc_quote(column.name) }}) as {{ cdc_lakehouse.cdc_quote(column.name) }}
         {%- endfor %}
         {%- for name in carry.json %},
         if(pk_pairs.pair_rank is null, carry_sources.{{ name }},
-            {{ _cdc_carry_json(carry, 'carry_sources.' ~ name, 'pk_pairs.' ~ cdc_quote('previous_' ~ name), 'false') }})
+            {{ cdc_lakehouse._cdc_carry_json(carry, 'carry_sources.' ~ name, 'pk_pairs.' ~ cdc_lakehouse.cdc_quote('previous_' ~ name), 'false') }})
             as {{ name }}
         {%- endfor %}
     from carry_sources
     left outer join pk_pairs
-        on {{ _cdc_key_match(unique_key, 'carry_sources', 'pk_pairs') }}
+        on {{ cdc_lakehouse._cdc_key_match(unique_key, 'carry_sources', 'pk_pairs') }}
         and carry_sources._cdc_sort_key = pk_pairs._cdc_sort_key
         and carry_sources._cdc_op = 'c'
         and pk_pairs.pair_rank = 1
 
 ),
 
-{{ _cdc_carry_fold_ctes(carry, 'carry_folded', 'carry_keys', 'patched_sources') }},
+{{ cdc_lakehouse._cdc_carry_fold_ctes(carry, 'carry_folded', 'carry_keys', 'patched_sources') }},
   {%- else %}
 
-{{ _cdc_carry_fold_ctes(carry, 'carry_folded', 'carry_keys', 'carry_sources') }},
+{{ cdc_lakehouse._cdc_carry_fold_ctes(carry, 'carry_folded', 'carry_keys', 'carry_sources') }},
   {%- endif %}
 
 carried as (
@@ -332,17 +332,17 @@ carried as (
     select
         {%- for column in columns %}
         {%- if column in carried_columns %}
-        if(carry_folded.folded is null, {{ winners }}.{{ cdc_quote(column) }}, carry_folded.folded.{{ cdc_quote(column) }})
-            as {{ cdc_quote(column) }},
+        if(carry_folded.folded is null, {{ winners }}.{{ cdc_lakehouse.cdc_quote(column) }}, carry_folded.folded.{{ cdc_lakehouse.cdc_quote(column) }})
+            as {{ cdc_lakehouse.cdc_quote(column) }},
         {%- else %}
-        {{ winners }}.{{ cdc_quote(column) }},
+        {{ winners }}.{{ cdc_lakehouse.cdc_quote(column) }},
         {%- endif %}
         {%- endfor %}
         {{ winners }}._cdc_is_deleted,
         {{ winners }}.cdc_bucket
     from {{ winners }}
     left outer join carry_folded
-        on {{ _cdc_key_match(unique_key, winners, 'carry_folded') }}
+        on {{ cdc_lakehouse._cdc_key_match(unique_key, winners, 'carry_folded') }}
 
 )
 {% endmacro %}
@@ -357,13 +357,13 @@ carried as (
   -#}
     select
         {%- for column in columns %}
-        stored.{{ cdc_quote(column) }}{{ "," if not loop.last }}
+        stored.{{ cdc_lakehouse.cdc_quote(column) }}{{ "," if not loop.last }}
         {%- endfor %}
     from {{ state_relation }} as stored
     left semi join (
-        select {{ cdc_quote_list(carry.unique_key) }}, _cdc_sort_key, cdc_bucket
+        select {{ cdc_lakehouse.cdc_quote_list(carry.unique_key) }}, _cdc_sort_key, cdc_bucket
         from {{ state_relation }}
-        where cdc_bucket >= {{ _cdc_partition('delta') }} and cdc_bucket != {{ _cdc_partition('truncate_markers') }}
+        where cdc_bucket >= {{ cdc_lakehouse._cdc_partition('delta') }} and cdc_bucket != {{ cdc_lakehouse._cdc_partition('truncate_markers') }}
             and _cdc_op = 'c' and not _cdc_is_deleted
             and (_cdc_source_id, _cdc_position) in (
                 select _cdc_source_id, _cdc_position
@@ -372,30 +372,30 @@ carried as (
             )
     ) as waiting
         on stored.cdc_bucket = waiting.cdc_bucket
-        and {{ _cdc_key_match(carry.unique_key, 'stored', 'waiting') }}
+        and {{ cdc_lakehouse._cdc_key_match(carry.unique_key, 'stored', 'waiting') }}
         and stored._cdc_sort_key = waiting._cdc_sort_key
-    where stored.cdc_bucket != {{ _cdc_partition('truncate_markers') }}
-        and {{ _cdc_carry_has_placeholder(carry, 'stored.') }}
+    where stored.cdc_bucket != {{ cdc_lakehouse._cdc_partition('truncate_markers') }}
+        and {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, 'stored.') }}
 {% endmacro %}
 
 {% macro _cdc_carry_published(carry, column) -%}
   {#- A column as the view shows it: a placeholder that could not be resolved reads as null. -#}
-  {%- if carry is none -%}{{ cdc_quote(column) }}
+  {%- if carry is none -%}{{ cdc_lakehouse.cdc_quote(column) }}
   {%- elif column in carry.json -%}
-  replace({{ cdc_quote(column) }}, ':"{{ carry.placeholder }}"', ':null') as {{ cdc_quote(column) }}
+  replace({{ cdc_lakehouse.cdc_quote(column) }}, ':"{{ carry.placeholder }}"', ':null') as {{ cdc_lakehouse.cdc_quote(column) }}
   {%- else -%}
     {%- set typed_column = carry.typed | selectattr('name', 'equalto', column) | list -%}
     {%- if typed_column -%}
-  nullif({{ cdc_quote(column) }}, {{ _cdc_carry_literal(carry, typed_column[0]) }}) as {{ cdc_quote(column) }}
-    {%- else -%}{{ cdc_quote(column) }}{%- endif -%}
+  nullif({{ cdc_lakehouse.cdc_quote(column) }}, {{ cdc_lakehouse._cdc_carry_literal(carry, typed_column[0]) }}) as {{ cdc_lakehouse.cdc_quote(column) }}
+    {%- else -%}{{ cdc_lakehouse.cdc_quote(column) }}{%- endif -%}
   {%- endif -%}
 {%- endmacro %}
 
 {% macro _cdc_carry_source_columns(carry, prefix='') -%}
   {#- The columns a carry source row needs, qualified by prefix. -#}
-  {%- set names = carry.unique_key + ['_cdc_sort_key', '_cdc_is_deleted', '_cdc_op'] + _cdc_carry_columns(carry) -%}
-  {%- for name in names %}{{ prefix }}{{ cdc_quote(name) }}, {% endfor -%}
-  {{ _cdc_carry_key_only(carry, prefix) }} as _cdc_key_only,
+  {%- set names = carry.unique_key + ['_cdc_sort_key', '_cdc_is_deleted', '_cdc_op'] + cdc_lakehouse._cdc_carry_columns(carry) -%}
+  {%- for name in names %}{{ prefix }}{{ cdc_lakehouse.cdc_quote(name) }}, {% endfor -%}
+  {{ cdc_lakehouse._cdc_carry_key_only(carry, prefix) }} as _cdc_key_only,
   {%- if carry.by_position -%}
   {{ prefix }}_cdc_source_id as _cdc_carry_source_id, {{ prefix }}_cdc_position
   {%- else -%}
@@ -410,7 +410,7 @@ carried as (
       fills with defaults where the column is not optional), a PostgreSQL message (or any
       message when the model has no _cdc_connector column). -#}
   {%- if carry.typed -%}
-  ({% for column in carry.typed %}{{ prefix }}{{ cdc_quote(column.name) }} is null{{ ' and ' if not loop.last }}{% endfor %})
+  ({% for column in carry.typed %}{{ prefix }}{{ cdc_lakehouse.cdc_quote(column.name) }} is null{{ ' and ' if not loop.last }}{% endfor %})
   {%- elif carry.connector_column -%}
   coalesce({{ prefix }}{{ carry.connector_column }} = 'postgresql', false)
   {%- else -%}
@@ -421,8 +421,8 @@ carried as (
 {% macro _cdc_carry_needed_condition(carry) -%}
   {#- True for a change the carry-over could alter: it holds a placeholder, or it deletes
       with a before image that holds only its key. -#}
-  ({{ _cdc_carry_has_placeholder(carry, '') }}
-    or (_cdc_op = 'd' and {{ _cdc_carry_key_only(carry, '') }}))
+  ({{ cdc_lakehouse._cdc_carry_has_placeholder(carry, '') }}
+    or (_cdc_op = 'd' and {{ cdc_lakehouse._cdc_carry_key_only(carry, '') }}))
 {%- endmacro %}
 
 {% macro _cdc_carry_needed_sql(carry, changes_relation, state_relation) %}
@@ -432,9 +432,9 @@ carried as (
       the carry-over would leave every row as it is, and the run skips it. -#}
     select count(*) from (
         select 1 from {{ changes_relation }}
-        where {{ _cdc_carry_needed_condition(carry) }}
+        where {{ cdc_lakehouse._cdc_carry_needed_condition(carry) }}
         union all
         select 1 from {{ state_relation }}
-        where cdc_bucket = {{ _cdc_partition('delta') }} and {{ _cdc_carry_has_placeholder(carry, '') }}
+        where cdc_bucket = {{ cdc_lakehouse._cdc_partition('delta') }} and {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, '') }}
     ) as needing_carry
 {% endmacro %}

@@ -49,7 +49,7 @@
       A run killed after staging but before `applied` left its staged buckets behind:
       overwrite them again (idempotent) before anything else.
   -#}
-  {{ _cdc_create_runs_table(runs_relation) }}
+  {{ cdc_lakehouse._cdc_create_runs_table(runs_relation) }}
   {%- set last = run_query(
       "select status, cast(loaded_through as string), kind from " ~ runs_relation
       ~ " order by recorded_at desc, status desc limit 1") -%}
@@ -59,8 +59,8 @@
           identifier=staging_relation.identifier) -%}
     {%- if staging is not none -%}
       {{ log("Resuming an interrupted run of " ~ this ~ ": re-applying staged buckets", info=True) }}
-      {{ _cdc_apply_staging(state_relation, staging_relation, last.rows[0][2], 'cdc_resume') }}
-      {{ _cdc_record_run(runs_relation, last.rows[0][1], 'applied', last.rows[0][2]) }}
+      {{ cdc_lakehouse._cdc_apply_staging(state_relation, staging_relation, last.rows[0][2], 'cdc_resume') }}
+      {{ cdc_lakehouse._cdc_record_run(runs_relation, last.rows[0][1], 'applied', last.rows[0][2]) }}
       {{ adapter.drop_relation(staging_relation) }}
     {%- endif -%}
   {%- endif -%}
@@ -77,7 +77,7 @@
   {% endcall %}
   {%- if kind == 'compaction' %}
     {% call statement('cdc_drop_delta') %}
-      alter table {{ state_relation }} drop if exists partition (cdc_bucket = {{ _cdc_partition('delta') }})
+      alter table {{ state_relation }} drop if exists partition (cdc_bucket = {{ cdc_lakehouse._cdc_partition('delta') }})
     {% endcall %}
   {%- endif %}
 {% endmacro %}
@@ -85,7 +85,7 @@
 {% macro _cdc_state_counts(state_relation) %}
   {#- Rows of the compacted buckets and of the delta partition, as a dict. -#}
   {%- set result = run_query(
-      "select count_if(cdc_bucket >= 0), count_if(cdc_bucket = " ~ _cdc_partition('delta') ~ ") from " ~ state_relation) -%}
+      "select count_if(cdc_bucket >= 0), count_if(cdc_bucket = " ~ cdc_lakehouse._cdc_partition('delta') ~ ") from " ~ state_relation) -%}
   {{ return({'compacted': result.rows[0][0] | int, 'delta': result.rows[0][1] | int}) }}
 {% endmacro %}
 
@@ -106,11 +106,11 @@
         {%- elif column == '_loaded_at' %}
         current_timestamp() as _loaded_at,
         {%- else %}
-        null as {{ cdc_quote(column) }},
+        null as {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endif %}
         {%- endfor %}
         true as _cdc_is_deleted,
-        {{ _cdc_partition('truncate_markers') }} as cdc_bucket
+        {{ cdc_lakehouse._cdc_partition('truncate_markers') }} as cdc_bucket
     from truncates
     where exists (select 1 from new_truncates)
 {% endmacro %}
@@ -157,7 +157,7 @@ truncates as (
         union all
         select _cdc_source_id, _cdc_sort_key as truncated_before
         from {{ state_relation }}
-        where cdc_bucket = {{ _cdc_partition('truncate_markers') }}
+        where cdc_bucket = {{ cdc_lakehouse._cdc_partition('truncate_markers') }}
         {%- endif %}
     ) as all_truncates
     group by _cdc_source_id

@@ -50,14 +50,14 @@
   {{ return({
       'cdc': cdc,
       'write_path': 'rebuild' if full_refresh else ('merge_into' if cdc.merge_into else 'merge_on_read'),
-      'state_relation': _cdc_companion_relation('__cdc_state'),
-      'runs_relation': _cdc_companion_relation('__cdc_runs'),
-      'staging_relation': _cdc_companion_relation('__cdc_staging'),
-      'batch_relation': _cdc_companion_relation('__cdc_batch'),
+      'state_relation': cdc_lakehouse._cdc_companion_relation('__cdc_state'),
+      'runs_relation': cdc_lakehouse._cdc_companion_relation('__cdc_runs'),
+      'staging_relation': cdc_lakehouse._cdc_companion_relation('__cdc_staging'),
+      'batch_relation': cdc_lakehouse._cdc_companion_relation('__cdc_batch'),
       'state_columns': state_columns,
       'published_columns': state_columns | reject('in', ['_cdc_sort_key']) | list,
       'readable_only': 'where _cdc_error_reason is null' if '_cdc_error_reason' in model_columns else '',
       'readable': '_cdc_error_reason is null' if '_cdc_error_reason' in model_columns else 'true',
-      'carry': _cdc_carry_spec(sql, cdc.unique_key, state_columns),
+      'carry': cdc_lakehouse._cdc_carry_spec(sql, cdc.unique_key, state_columns),
   }) }}
 {% endmacro %}

@@ -23,7 +23,7 @@ compacted as (
 changed as (
 
     select * from {{ state_relation }}
-    where cdc_bucket = {{ _cdc_partition('delta') }}
+    where cdc_bucket = {{ cdc_lakehouse._cdc_partition('delta') }}
 
 ),
 
@@ -31,7 +31,7 @@ truncates as (
 
     select _cdc_source_id, _cdc_sort_key as truncated_before
     from {{ state_relation }}
-    where cdc_bucket = {{ _cdc_partition('truncate_markers') }}
+    where cdc_bucket = {{ cdc_lakehouse._cdc_partition('truncate_markers') }}
 
 ),
 
@@ -40,7 +40,7 @@ latest_rows as (
     select compacted.*
     from compacted
     left anti join changed
-        on {{ _cdc_key_match(unique_key, 'compacted', 'changed') }}
+        on {{ cdc_lakehouse._cdc_key_match(unique_key, 'compacted', 'changed') }}
 
     union all
 
@@ -52,10 +52,10 @@ current_rows as (
 
     select
       {%- for column in columns %}
-      latest_rows.{{ cdc_quote(column) }},
+      latest_rows.{{ cdc_lakehouse.cdc_quote(column) }},
       {%- endfor %}
       latest_rows._cdc_is_deleted
-      or {{ _cdc_hidden_by_truncate('latest_rows._cdc_sort_key', 'truncates.truncated_before') }}
+      or {{ cdc_lakehouse._cdc_hidden_by_truncate('latest_rows._cdc_sort_key', 'truncates.truncated_before') }}
       as _cdc_is_deleted
     from latest_rows
     left outer join truncates
@@ -67,7 +67,7 @@ published as (
 
     select
       {%- for column in columns %}
-      {{ _cdc_carry_published(carry, column) }}{{ "," if not loop.last }}
+      {{ cdc_lakehouse._cdc_carry_published(carry, column) }}{{ "," if not loop.last }}
       {%- endfor %}
       {%- if delete_mode == 'soft' %},
       _cdc_is_deleted,
@@ -84,10 +84,10 @@ final as (
 
     {%- set items = [] -%}
     {%- for column in columns if column | lower not in unpublished_columns -%}
-      {%- do items.append(cdc_quote(column)) -%}
+      {%- do items.append(cdc_lakehouse.cdc_quote(column)) -%}
     {%- endfor -%}
     {%- for name, expression in columns_on_read.items() -%}
-      {%- do items.append(expression ~ ' as ' ~ cdc_quote(name)) -%}
+      {%- do items.append(expression ~ ' as ' ~ cdc_lakehouse.cdc_quote(name)) -%}
     {%- endfor -%}
     {%- if delete_mode == 'soft' -%}
       {%- do items.extend(['_cdc_is_deleted', '_cdc_deleted_at']) -%}

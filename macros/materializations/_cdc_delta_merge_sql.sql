@@ -16,14 +16,14 @@
       change (_cdc_carry_revisit_sql, already part of changes_sql) is written to the delta
       even though its compacted row has the same sort key.
   -#}
-  {%- set key_list = cdc_quote_list(unique_key) -%}
+  {%- set key_list = cdc_lakehouse.cdc_quote_list(unique_key) -%}
 with
 
 new_changes as (
 
     select
         {%- for column in columns %}
-        {{ cdc_quote(column) }},
+        {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         _cdc_op = 'd' as _cdc_is_deleted
     from ({{ changes_sql }}) as changes
@@ -35,11 +35,11 @@ stored_delta as (
 
     select
         {%- for column in columns %}
-        {{ cdc_quote(column) }},
+        {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         _cdc_is_deleted
     from {{ state_relation }}
-    where cdc_bucket = {{ _cdc_partition('delta') }}
+    where cdc_bucket = {{ cdc_lakehouse._cdc_partition('delta') }}
 
 ),
 
@@ -47,25 +47,25 @@ compacted as (
 
     select {% if small_batch %}/*+ broadcast(batch_keys) */{% endif %}
         {%- for column in unique_key %}
-        compacted_rows.{{ cdc_quote(column) }},
+        compacted_rows.{{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         compacted_rows._cdc_sort_key
     from {{ state_relation }} as compacted_rows
     left semi join (
         select distinct {{ key_list }} from new_changes
     ) as batch_keys
-        on {{ _cdc_key_match(unique_key, 'compacted_rows', 'batch_keys') }}
+        on {{ cdc_lakehouse._cdc_key_match(unique_key, 'compacted_rows', 'batch_keys') }}
     where compacted_rows.cdc_bucket >= 0
 
 ),
 
-{{ _cdc_truncates_ctes('(' ~ changes_sql ~ ') as changes', state_relation) }},
+{{ cdc_lakehouse._cdc_truncates_ctes('(' ~ changes_sql ~ ') as changes', state_relation) }},
 
 ranked as (
 
     select
         *,
-        {{ _cdc_latest_change_rank(unique_key) }} as change_rank
+        {{ cdc_lakehouse._cdc_latest_change_rank(unique_key) }} as change_rank
     from (
         select * from new_changes
         union all
@@ -85,23 +85,23 @@ winners as (
 
     select
         {%- for column in columns %}
-        {{ cdc_quote(column) }},
+        {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         _cdc_is_deleted,
-        {{ _cdc_partition('delta') }} as cdc_bucket
+        {{ cdc_lakehouse._cdc_partition('delta') }} as cdc_bucket
     from latest
 
 ),
 
-{{ _cdc_carry_ctes(
+{{ cdc_lakehouse._cdc_carry_ctes(
     carry, columns, 'winners',
-    'select ' ~ _cdc_carry_source_columns(carry) ~ ' from new_changes union all select '
-    ~ _cdc_carry_source_columns(carry) ~ ' from stored_delta union all select '
-    ~ _cdc_carry_source_columns(carry, 'compacted_rows.') ~ ' from ' ~ state_relation
+    'select ' ~ cdc_lakehouse._cdc_carry_source_columns(carry) ~ ' from new_changes union all select '
+    ~ cdc_lakehouse._cdc_carry_source_columns(carry) ~ ' from stored_delta union all select '
+    ~ cdc_lakehouse._cdc_carry_source_columns(carry, 'compacted_rows.') ~ ' from ' ~ state_relation
     ~ ' as compacted_rows left semi join carry_keys on '
-    ~ _cdc_key_match(unique_key, 'compacted_rows', 'carry_keys')
+    ~ cdc_lakehouse._cdc_key_match(unique_key, 'compacted_rows', 'carry_keys')
     ~ ' where compacted_rows.cdc_bucket >= 0',
-    'select * from ' ~ state_relation ~ ' where cdc_bucket != ' ~ _cdc_partition('truncate_markers')) }},
+    'select * from ' ~ state_relation ~ ' where cdc_bucket != ' ~ cdc_lakehouse._cdc_partition('truncate_markers')) }},
 
 revisited as (
     {%- if not carry.by_position %}
@@ -112,16 +112,16 @@ revisited as (
     select carried.*, coalesce(stored._cdc_op = 'c', false) as _cdc_revisited
     from carried
     left outer join (
-        select {{ cdc_quote_list(unique_key) }}, _cdc_sort_key, _cdc_op
+        select {{ cdc_lakehouse.cdc_quote_list(unique_key) }}, _cdc_sort_key, _cdc_op
         from {{ state_relation }}
         where cdc_bucket >= 0 and _cdc_op = 'c'
             and (_cdc_source_id, _cdc_position) in (
                 select _cdc_source_id, _cdc_position from new_changes where _cdc_op = 'd'
             )
     ) as stored
-        on {{ _cdc_key_match(unique_key, 'carried', 'stored') }}
+        on {{ cdc_lakehouse._cdc_key_match(unique_key, 'carried', 'stored') }}
         and carried._cdc_sort_key = stored._cdc_sort_key
-        and not {{ _cdc_carry_has_placeholder(carry, 'carried.') }}
+        and not {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, 'carried.') }}
     {%- endif %}
 
 ),
@@ -131,11 +131,11 @@ final as (
 
     select
         {%- for column in columns %}
-        latest.{{ cdc_quote(column) }},
+        latest.{{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         latest._cdc_is_deleted
-        or {{ _cdc_hidden_by_truncate('latest._cdc_sort_key', 'truncates.truncated_before') }} as _cdc_is_deleted,
-        {{ _cdc_partition('delta') }} as cdc_bucket
+        or {{ cdc_lakehouse._cdc_hidden_by_truncate('latest._cdc_sort_key', 'truncates.truncated_before') }} as _cdc_is_deleted,
+        {{ cdc_lakehouse._cdc_partition('delta') }} as cdc_bucket
     {%- if carry is not none %}
     from revisited as latest
     {%- else %}
@@ -144,7 +144,7 @@ final as (
     left outer join truncates
         on latest._cdc_source_id = truncates._cdc_source_id
     left anti join compacted
-        on {{ _cdc_key_match(unique_key, 'compacted', 'latest') }}
+        on {{ cdc_lakehouse._cdc_key_match(unique_key, 'compacted', 'latest') }}
         and compacted._cdc_sort_key >= latest._cdc_sort_key
         {%- if carry is not none %}
         and not latest._cdc_revisited
@@ -156,5 +156,5 @@ select * from final
 
 union all
 
-{{ _cdc_truncate_marker_rows(columns) }}
+{{ cdc_lakehouse._cdc_truncate_marker_rows(columns) }}
 {% endmacro %}

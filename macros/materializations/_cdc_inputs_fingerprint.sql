@@ -34,7 +34,7 @@
             {#- a table that records what it read through (cdc_read_through) changes its
                 record whenever it gains rows: no need to count them -#}
             {#- (not by relation.type: a relation this run created is cached without one) -#}
-            {%- set read_through = cdc_read_through(relation) -%}
+            {%- set read_through = cdc_lakehouse.cdc_read_through(relation) -%}
             {%- if read_through is not none -%}
                 {%- do parts.append(
                       unique_id ~ ': created ' ~ described.at ~ ', read through ' ~ read_through) -%}

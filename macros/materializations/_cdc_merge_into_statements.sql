@@ -13,7 +13,7 @@
   -#}
   {%- set key_match = [] -%}
   {%- for column in unique_key -%}
-    {%- do key_match.append('target.' ~ cdc_quote(column) ~ ' <=> source.' ~ cdc_quote(column)) -%}
+    {%- do key_match.append('target.' ~ cdc_lakehouse.cdc_quote(column) ~ ' <=> source.' ~ cdc_lakehouse.cdc_quote(column)) -%}
   {%- endfor -%}
   {%- set statements = [] -%}
 
@@ -26,10 +26,10 @@
         where _cdc_op = 't'
         group by _cdc_source_id
     ) as source
-    on target.cdc_bucket = {{ _cdc_partition('truncate_markers') }} and target._cdc_source_id = source._cdc_source_id
+    on target.cdc_bucket = {{ cdc_lakehouse._cdc_partition('truncate_markers') }} and target._cdc_source_id = source._cdc_source_id
     when matched and source.truncated_before > target._cdc_sort_key then update set
         target._cdc_sort_key = source.truncated_before
-    when not matched then insert ({{ cdc_quote_list(columns) }}, _cdc_is_deleted, cdc_bucket)
+    when not matched then insert ({{ cdc_lakehouse.cdc_quote_list(columns) }}, _cdc_is_deleted, cdc_bucket)
     values (
       {%- for column in columns %}
         {%- if column == '_cdc_source_id' %}source._cdc_source_id
@@ -37,16 +37,16 @@
         {%- elif column == '_cdc_op' %}'t'
         {%- elif column == '_loaded_at' %}current_timestamp()
         {%- else %}null{% endif %}, {% endfor -%}
-        true, {{ _cdc_partition('truncate_markers') }}
+        true, {{ cdc_lakehouse._cdc_partition('truncate_markers') }}
     )
   {%- endset -%}
   {%- do statements.append(truncate_markers) -%}
 
   {#- 2. the latest change of each key in the batch, merged by sort key -#}
   {%- if carry is not none -%}
-    {%- set batch_sql = "select " ~ cdc_quote_list(columns) ~ " from (" ~ changes_sql ~ ") as batch" -%}
+    {%- set batch_sql = "select " ~ cdc_lakehouse.cdc_quote_list(columns) ~ " from (" ~ changes_sql ~ ") as batch" -%}
     {%- if carry.by_position -%}
-      {%- set batch_sql = batch_sql ~ " union all " ~ _cdc_carry_revisit_sql(
+      {%- set batch_sql = batch_sql ~ " union all " ~ cdc_lakehouse._cdc_carry_revisit_sql(
             carry, columns, changes_sql, state_relation) -%}
     {%- endif -%}
   {%- endif -%}
@@ -60,7 +60,7 @@
 
             select
                 {%- for column in columns %}
-                {{ cdc_quote(column) }},
+                {{ cdc_lakehouse.cdc_quote(column) }},
                 {%- endfor %}
                 _cdc_op = 'd' as _cdc_is_deleted
             from ({{ batch_sql }}) as batch
@@ -72,35 +72,35 @@
 
             select
                 {%- for column in columns %}
-                ranked.{{ cdc_quote(column) }},
+                ranked.{{ cdc_lakehouse.cdc_quote(column) }},
                 {%- endfor %}
                 ranked._cdc_is_deleted
-                or {{ _cdc_hidden_by_truncate('ranked._cdc_sort_key', 'markers._cdc_sort_key') }} as _cdc_is_deleted,
-                {{ _cdc_bucket(unique_key, buckets, 'ranked.') }} as cdc_bucket
+                or {{ cdc_lakehouse._cdc_hidden_by_truncate('ranked._cdc_sort_key', 'markers._cdc_sort_key') }} as _cdc_is_deleted,
+                {{ cdc_lakehouse._cdc_bucket(unique_key, buckets, 'ranked.') }} as cdc_bucket
             from (
                 select
                     *,
-                    {{ _cdc_latest_change_rank(unique_key) }} as change_rank
+                    {{ cdc_lakehouse._cdc_latest_change_rank(unique_key) }} as change_rank
                 from batch_changes
             ) as ranked
             left outer join (
                 select _cdc_source_id, _cdc_sort_key
                 from {{ state_relation }}
-                where cdc_bucket = {{ _cdc_partition('truncate_markers') }}
+                where cdc_bucket = {{ cdc_lakehouse._cdc_partition('truncate_markers') }}
             ) as markers
                 on ranked._cdc_source_id = markers._cdc_source_id
             where ranked.change_rank = 1
 
         ),
 
-        {{ _cdc_carry_ctes(
+        {{ cdc_lakehouse._cdc_carry_ctes(
             carry, columns, 'winners',
-            'select ' ~ _cdc_carry_source_columns(carry) ~ ' from batch_changes union all select '
-            ~ _cdc_carry_source_columns(carry, 'stored_rows.') ~ ' from ' ~ state_relation
+            'select ' ~ cdc_lakehouse._cdc_carry_source_columns(carry) ~ ' from batch_changes union all select '
+            ~ cdc_lakehouse._cdc_carry_source_columns(carry, 'stored_rows.') ~ ' from ' ~ state_relation
             ~ ' as stored_rows left semi join carry_keys on '
-            ~ _cdc_key_match(unique_key, 'stored_rows', 'carry_keys')
+            ~ cdc_lakehouse._cdc_key_match(unique_key, 'stored_rows', 'carry_keys')
             ~ ' where stored_rows.cdc_bucket >= 0',
-            'select * from ' ~ state_relation ~ ' where cdc_bucket != ' ~ _cdc_partition('truncate_markers')) }}
+            'select * from ' ~ state_relation ~ ' where cdc_bucket != ' ~ cdc_lakehouse._cdc_partition('truncate_markers')) }}
 
         select * from carried
     ) as source
@@ -109,29 +109,29 @@
         and source._cdc_is_deleted and {{ retention_days }} = 0 then delete
     when matched and (source._cdc_sort_key > target._cdc_sort_key
         or (source._cdc_sort_key = target._cdc_sort_key
-            and {{ _cdc_carry_has_placeholder(carry, 'target.') }}
-            and not {{ _cdc_carry_has_placeholder(carry, 'source.') }})) then update set *
+            and {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, 'target.') }}
+            and not {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, 'source.') }})) then update set *
     when not matched and not (source._cdc_is_deleted and {{ retention_days }} = 0) then insert *
     {%- else %}
     using (
         select
             {%- for column in columns %}
-            ranked.{{ cdc_quote(column) }},
+            ranked.{{ cdc_lakehouse.cdc_quote(column) }},
             {%- endfor %}
             ranked._cdc_op = 'd'
-            or {{ _cdc_hidden_by_truncate('ranked._cdc_sort_key', 'markers._cdc_sort_key') }} as _cdc_is_deleted,
-            {{ _cdc_bucket(unique_key, buckets, 'ranked.') }} as cdc_bucket
+            or {{ cdc_lakehouse._cdc_hidden_by_truncate('ranked._cdc_sort_key', 'markers._cdc_sort_key') }} as _cdc_is_deleted,
+            {{ cdc_lakehouse._cdc_bucket(unique_key, buckets, 'ranked.') }} as cdc_bucket
         from (
             select
                 *,
-                {{ _cdc_latest_change_rank(unique_key, is_deleted="_cdc_op = 'd'") }} as change_rank
+                {{ cdc_lakehouse._cdc_latest_change_rank(unique_key, is_deleted="_cdc_op = 'd'") }} as change_rank
             from ({{ changes_sql }}) as batch
             where _cdc_op != 't'
         ) as ranked
         left outer join (
             select _cdc_source_id, _cdc_sort_key
             from {{ state_relation }}
-            where cdc_bucket = {{ _cdc_partition('truncate_markers') }}
+            where cdc_bucket = {{ cdc_lakehouse._cdc_partition('truncate_markers') }}
         ) as markers
             on ranked._cdc_source_id = markers._cdc_source_id
         where ranked.change_rank = 1
@@ -151,11 +151,11 @@
     using (
         select _cdc_source_id, _cdc_sort_key as truncated_before
         from {{ state_relation }}
-        where cdc_bucket = {{ _cdc_partition('truncate_markers') }}
+        where cdc_bucket = {{ cdc_lakehouse._cdc_partition('truncate_markers') }}
     ) as source
     on target.cdc_bucket >= 0
         and target._cdc_source_id = source._cdc_source_id
-        and {{ _cdc_hidden_by_truncate('target._cdc_sort_key', 'source.truncated_before') }}
+        and {{ cdc_lakehouse._cdc_hidden_by_truncate('target._cdc_sort_key', 'source.truncated_before') }}
         and not target._cdc_is_deleted
     when matched then update set target._cdc_is_deleted = true
   {%- endset -%}

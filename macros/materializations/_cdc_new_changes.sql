@@ -12,7 +12,7 @@
       test_unavailable_values took 14 s against 5 s over the written batch). The caller
       drops it when done.
   -#}
-  {%- set watermark = _cdc_watermark(plan.runs_relation) -%}
+  {%- set watermark = cdc_lakehouse._cdc_watermark(plan.runs_relation) -%}
   {%- set batch_sql -%}
     select * from ({{ sql }}) as model_changes
     {%- if watermark is not none %}
@@ -21,7 +21,7 @@
   {%- endset -%}
   {%- if batch_relation is not none -%}
     {%- set written_sql -%}
-      select {{ cdc_quote_list(plan.state_columns) }}, {{ plan.readable }} as _cdc_is_readable
+      select {{ cdc_lakehouse.cdc_quote_list(plan.state_columns) }}, {{ plan.readable }} as _cdc_is_readable
       from ({{ batch_sql }}) as batch
     {%- endset -%}
     {#- created empty, then filled (as _cdc_stage does): a run killed while writing leaves
@@ -40,7 +40,7 @@
   {{ return({
       'loaded_through': stats[0],
       'rows': stats[1] | int,
-      'sql': "select " ~ cdc_quote_list(plan.state_columns) ~ " from " ~ read_from ~ " as batch "
+      'sql': "select " ~ cdc_lakehouse.cdc_quote_list(plan.state_columns) ~ " from " ~ read_from ~ " as batch "
           ~ (plan.readable_only if batch_relation is none else 'where _cdc_is_readable'),
   }) }}
 {% endmacro %}

@@ -8,7 +8,7 @@
   -#}
   {%- set fingerprint = local_md5(view_sql) -%}
   {%- if force or existing_target is none or existing_target.type != 'view'
-        or _cdc_table_properties(state_relation).get('cdc.published_view') != fingerprint %}
+        or cdc_lakehouse._cdc_table_properties(state_relation).get('cdc.published_view') != fingerprint %}
     {% call statement('cdc_publish_view') %}
       {{ view_sql }}
     {% endcall %}

@@ -23,7 +23,7 @@
   {%- endif -%}
   {%- set columns = plan.state_columns + (['_cdc_error_reason'] if plan.readable_only else []) -%}
   {%- set markers_sql -%}
-    select {{ cdc_quote_list(columns) }} from (
+    select {{ cdc_lakehouse.cdc_quote_list(columns) }} from (
         {{ sql }}
     ) as model_changes
 
@@ -41,7 +41,7 @@
         completed_loaded_at
       {%- else %}
         null
-      {%- endif %} as {{ cdc_quote(column) }}{{ "," if not loop.last }}
+      {%- endif %} as {{ cdc_lakehouse.cdc_quote(column) }}{{ "," if not loop.last }}
       {%- endfor %}
     from {{ ref('int_cdc__snapshots') }}
     where is_complete

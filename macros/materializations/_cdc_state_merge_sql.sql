@@ -14,20 +14,20 @@ new_changes as (
 
     select
         {%- for column in columns %}
-        {{ cdc_quote(column) }},
+        {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
-        {{ _cdc_bucket(unique_key, buckets) }} as cdc_bucket
+        {{ cdc_lakehouse._cdc_bucket(unique_key, buckets) }} as cdc_bucket
     from ({{ changes_sql }}) as changes
 
 ),
 
-{{ _cdc_truncates_ctes('new_changes', state_relation) }},
+{{ cdc_lakehouse._cdc_truncates_ctes('new_changes', state_relation) }},
 
 candidates as (
 
     select
         {%- for column in columns %}
-        {{ cdc_quote(column) }},
+        {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         _cdc_op = 'd' as _cdc_is_deleted,
         cdc_bucket
@@ -39,7 +39,7 @@ candidates as (
 
     select
         {%- for column in columns %}
-        {{ cdc_quote(column) }},
+        {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         _cdc_is_deleted,
         cdc_bucket
@@ -57,7 +57,7 @@ ranked as (
 
     select
         *,
-        {{ _cdc_latest_change_rank(unique_key) }} as change_rank
+        {{ cdc_lakehouse._cdc_latest_change_rank(unique_key) }} as change_rank
     from candidates
 
 ),
@@ -67,7 +67,7 @@ winners as (
 
     select
         {%- for column in columns %}
-        {{ cdc_quote(column) }},
+        {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         _cdc_is_deleted,
         cdc_bucket
@@ -76,20 +76,20 @@ winners as (
 
 ),
 
-{{ _cdc_carry_ctes(
+{{ cdc_lakehouse._cdc_carry_ctes(
     carry, columns, 'winners',
-    'select ' ~ _cdc_carry_source_columns(carry) ~ ' from candidates',
-    none if state_relation is none else 'select * from ' ~ state_relation ~ ' where cdc_bucket != ' ~ _cdc_partition('truncate_markers')) }},
+    'select ' ~ cdc_lakehouse._cdc_carry_source_columns(carry) ~ ' from candidates',
+    none if state_relation is none else 'select * from ' ~ state_relation ~ ' where cdc_bucket != ' ~ cdc_lakehouse._cdc_partition('truncate_markers')) }},
 {%- endif %}
 
 applied as (
 
     select
         {%- for column in columns %}
-        ranked.{{ cdc_quote(column) }},
+        ranked.{{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         ranked._cdc_is_deleted
-        or {{ _cdc_hidden_by_truncate('ranked._cdc_sort_key', 'truncates.truncated_before') }} as _cdc_is_deleted,
+        or {{ cdc_lakehouse._cdc_hidden_by_truncate('ranked._cdc_sort_key', 'truncates.truncated_before') }} as _cdc_is_deleted,
         ranked.cdc_bucket
     {%- if carry is not none %}
     from carried as ranked
@@ -112,7 +112,7 @@ final as (
 
     union all
 
-    {{ _cdc_truncate_marker_rows(columns) }}
+    {{ cdc_lakehouse._cdc_truncate_marker_rows(columns) }}
 
 )
 

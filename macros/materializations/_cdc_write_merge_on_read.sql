@@ -7,9 +7,9 @@
       one (_cdc_resume_interrupted_run).
   -#}
   {%- set cdc = plan.cdc -%}
-  {{ _cdc_resume_interrupted_run(plan.state_relation, plan.runs_relation, plan.staging_relation) }}
+  {{ cdc_lakehouse._cdc_resume_interrupted_run(plan.state_relation, plan.runs_relation, plan.staging_relation) }}
   {#- the batch is computed once, into plan.batch_relation, and read from there -#}
-  {%- set batch = _cdc_new_changes(plan, sql, batch_relation=plan.batch_relation) -%}
+  {%- set batch = cdc_lakehouse._cdc_new_changes(plan, sql, batch_relation=plan.batch_relation) -%}
   {%- if batch.loaded_through is none -%}
     {{ adapter.drop_relation(plan.batch_relation) }}
     {% call statement('main') %}
@@ -17,41 +17,41 @@
     {% endcall %}
     {{ return('') }}
   {%- endif -%}
-  {%- set counts = _cdc_state_counts(plan.state_relation) -%}
+  {%- set counts = cdc_lakehouse._cdc_state_counts(plan.state_relation) -%}
   {%- set kind = 'compaction' if counts['delta'] + batch.rows > cdc.compaction_ratio * counts['compacted']
         else 'delta' -%}
   {%- set carry = plan.carry -%}
   {%- set changes_sql = batch.sql -%}
   {%- if carry is not none and carry.by_position -%}
     {#- stored creates of a primary-key change waiting for their delete -#}
-    {%- set changes_sql = batch.sql ~ " union all " ~ _cdc_carry_revisit_sql(
+    {%- set changes_sql = batch.sql ~ " union all " ~ cdc_lakehouse._cdc_carry_revisit_sql(
           carry, plan.state_columns, batch.sql, plan.state_relation) -%}
   {%- endif -%}
   {#- A run skips the carry-over when it would change nothing (one cheap count). The
       revisited creates all hold placeholders, so then there are none: the staging query
       reads the batch alone, not the state scan that finds them again. -#}
-  {%- if carry is not none and run_query(_cdc_carry_needed_sql(
+  {%- if carry is not none and run_query(cdc_lakehouse._cdc_carry_needed_sql(
         carry, '(' ~ changes_sql ~ ') as changes', plan.state_relation)).rows[0][0] | int == 0 -%}
     {%- set carry = none -%}
     {%- set changes_sql = batch.sql -%}
   {%- endif -%}
   {%- if kind == 'compaction' -%}
-    {%- set staged_sql = _cdc_state_merge_sql(
-          changes_sql ~ " union all select " ~ cdc_quote_list(plan.state_columns)
-          ~ " from " ~ plan.state_relation ~ " where cdc_bucket = " ~ _cdc_partition('delta'),
+    {%- set staged_sql = cdc_lakehouse._cdc_state_merge_sql(
+          changes_sql ~ " union all select " ~ cdc_lakehouse.cdc_quote_list(plan.state_columns)
+          ~ " from " ~ plan.state_relation ~ " where cdc_bucket = " ~ cdc_lakehouse._cdc_partition('delta'),
           plan.state_columns, cdc.unique_key, plan.state_relation, cdc.buckets, cdc.retention_days,
           carry) -%}
   {%- else -%}
     {#- up to 500k batch rows, their keys are broadcast (tens of MB at most) -#}
-    {%- set staged_sql = _cdc_delta_merge_sql(
+    {%- set staged_sql = cdc_lakehouse._cdc_delta_merge_sql(
           changes_sql, plan.state_columns, cdc.unique_key, plan.state_relation, carry,
           small_batch=batch.rows <= 500000) -%}
   {%- endif -%}
-  {{ _cdc_stage(plan.staging_relation, plan.state_relation, staged_sql) }}
-  {{ _cdc_record_run(plan.runs_relation, batch.loaded_through, 'staged', kind) }}
-  {{ cdc_after_staging(this) }}
-  {{ _cdc_apply_staging(plan.state_relation, plan.staging_relation, kind) }}
-  {{ _cdc_record_run(plan.runs_relation, batch.loaded_through, 'applied', kind) }}
+  {{ cdc_lakehouse._cdc_stage(plan.staging_relation, plan.state_relation, staged_sql) }}
+  {{ cdc_lakehouse._cdc_record_run(plan.runs_relation, batch.loaded_through, 'staged', kind) }}
+  {{ cdc_lakehouse.cdc_after_staging(this) }}
+  {{ cdc_lakehouse._cdc_apply_staging(plan.state_relation, plan.staging_relation, kind) }}
+  {{ cdc_lakehouse._cdc_record_run(plan.runs_relation, batch.loaded_through, 'applied', kind) }}
   {{ adapter.drop_relation(plan.staging_relation) }}
   {{ adapter.drop_relation(plan.batch_relation) }}
 {% endmacro %}

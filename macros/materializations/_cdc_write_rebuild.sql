@@ -12,7 +12,7 @@
   {%- set carry_count = "0" -%}
   {%- if plan.carry is not none -%}
     {%- set carry_count = "count_if(" ~ ("_cdc_error_reason is null and " if plan.readable_only else "")
-          ~ _cdc_carry_needed_condition(plan.carry) ~ ")" -%}
+          ~ cdc_lakehouse._cdc_carry_needed_condition(plan.carry) ~ ")" -%}
   {%- endif -%}
   {%- set first_pass = run_query(
         "select cast(max(_loaded_at) as string), " ~ carry_count ~ " from (" ~ sql ~ ")").rows[0] -%}
@@ -21,11 +21,11 @@
     using {{ cdc.file_format }}
     partitioned by (cdc_bucket)
     as
-    {{ _cdc_state_merge_sql(
+    {{ cdc_lakehouse._cdc_state_merge_sql(
           "select * from (" ~ sql ~ ") as model_changes " ~ plan.readable_only,
           plan.state_columns, cdc.unique_key, none, cdc.buckets, cdc.retention_days,
           plan.carry if first_pass[1] | int > 0 else none) }}
   {% endcall %}
-  {{ _cdc_create_runs_table(plan.runs_relation) }}
-  {{ _cdc_record_run(plan.runs_relation, first_pass[0], 'applied', 'full') }}
+  {{ cdc_lakehouse._cdc_create_runs_table(plan.runs_relation) }}
+  {{ cdc_lakehouse._cdc_record_run(plan.runs_relation, first_pass[0], 'applied', 'full') }}
 {% endmacro %}

@@ -52,9 +52,9 @@
       the `main` statement), publish the view (only when its SQL changed: the state
       table's property `cdc.published_view`), record the read-through, grants, docs.
   -#}
-  {%- set cdc = _cdc_current_state_config() -%}
+  {%- set cdc = cdc_lakehouse._cdc_current_state_config() -%}
   {%- set target_relation = this.incorporate(type='view') -%}
-  {%- set state_relation = _cdc_companion_relation('__cdc_state') -%}
+  {%- set state_relation = cdc_lakehouse._cdc_companion_relation('__cdc_state') -%}
   {%- set existing_state = adapter.get_relation(
         database=state_relation.database, schema=state_relation.schema,
         identifier=state_relation.identifier) -%}
@@ -62,10 +62,10 @@
         database=this.database, schema=this.schema, identifier=this.identifier) -%}
 
   {#- Inputs that hold nothing the state has not applied: no Spark job at all -#}
-  {%- set inputs_read_through = cdc_inputs_read_through() -%}
-  {%- set previous_read_through = cdc_read_through(existing_state) if not should_full_refresh() else none -%}
+  {%- set inputs_read_through = cdc_lakehouse.cdc_inputs_read_through() -%}
+  {%- set previous_read_through = cdc_lakehouse.cdc_read_through(existing_state) if not should_full_refresh() else none -%}
   {%- if existing_target is not none and existing_target.type == 'view'
-        and cdc_is_up_to_date(existing_state, inputs_read_through) -%}
+        and cdc_lakehouse.cdc_is_up_to_date(existing_state, inputs_read_through) -%}
     {{ run_hooks(pre_hooks) }}
     {{ log("cdc_current_state: " ~ this ~ " has applied everything its inputs hold, left as it is") }}
     {% call statement('main') %}
@@ -77,19 +77,19 @@
 
   {{ run_hooks(pre_hooks) }}
 
-  {%- set plan = _cdc_current_state_plan(cdc, sql, existing_state) -%}
+  {%- set plan = cdc_lakehouse._cdc_current_state_plan(cdc, sql, existing_state) -%}
   {% call statement('cdc_set_overwrite_mode') %}
     set spark.sql.sources.partitionOverwriteMode = dynamic
   {% endcall %}
   {%- set write_paths = {
-        'rebuild': _cdc_write_rebuild,
-        'merge_into': _cdc_write_merge_into,
-        'merge_on_read': _cdc_write_merge_on_read,
+        'rebuild': cdc_lakehouse._cdc_write_rebuild,
+        'merge_into': cdc_lakehouse._cdc_write_merge_into,
+        'merge_on_read': cdc_lakehouse._cdc_write_merge_on_read,
   } -%}
   {#- a completed snapshot acts as a truncate at its start (_cdc_snapshot_markers) -#}
   {%- set changes_sql = sql -%}
   {%- if cdc.snapshot_reconciliation != 'off' -%}
-    {%- set changes_sql = _cdc_snapshot_markers(plan, sql) -%}
+    {%- set changes_sql = cdc_lakehouse._cdc_snapshot_markers(plan, sql) -%}
   {%- endif -%}
   {{ write_paths[plan.write_path](plan, changes_sql) }}
 
@@ -97,19 +97,19 @@
     {{ adapter.drop_relation(existing_target) }}
   {%- endif -%}
   {#- the published view is created again only when its SQL changed (_cdc_publish_view) -#}
-  {{ _cdc_publish_view(
-        _cdc_current_view_sql(
+  {{ cdc_lakehouse._cdc_publish_view(
+        cdc_lakehouse._cdc_current_view_sql(
             target_relation, state_relation, plan.published_columns, cdc.unique_key,
             cdc.delete_mode, plan.carry, cdc.columns_on_read, cdc.unpublished_columns),
         state_relation, existing_target, force=plan.write_path == 'rebuild') }}
-  {{ cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
+  {{ cdc_lakehouse.cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
 
   {% set should_revoke = should_revoke(existing_target, full_refresh_mode=plan.write_path == 'rebuild') %}
   {% do apply_grants(target_relation, config.get('grants'), should_revoke) %}
   {% do persist_docs(target_relation, model) %}
 
   {{ run_hooks(post_hooks) }}
-  {%- do _cdc_forget_relation(this) -%}
+  {%- do cdc_lakehouse._cdc_forget_relation(this) -%}
 
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}

@@ -36,16 +36,16 @@
   {%- endif -%}
   {%- set compaction_ratio = config.get('cdc_compaction_ratio', var('cdc_compaction_ratio', 0.1)) | float -%}
   {%- set target_relation = this.incorporate(type='view') -%}
-  {%- set state_relation = _cdc_companion_relation('__cdc_state') -%}
+  {%- set state_relation = cdc_lakehouse._cdc_companion_relation('__cdc_state') -%}
   {%- set existing_state = adapter.get_relation(
         database=state_relation.database, schema=state_relation.schema,
         identifier=state_relation.identifier) -%}
   {%- set existing_target = adapter.get_relation(
         database=this.database, schema=this.schema, identifier=this.identifier) -%}
 
-  {%- set inputs_read_through = cdc_inputs_read_through() -%}
+  {%- set inputs_read_through = cdc_lakehouse.cdc_inputs_read_through() -%}
   {%- if existing_target is not none and existing_target.type == 'view'
-        and cdc_is_up_to_date(existing_state, inputs_read_through) -%}
+        and cdc_lakehouse.cdc_is_up_to_date(existing_state, inputs_read_through) -%}
     {{ run_hooks(pre_hooks) }}
     {{ log("cdc_history: " ~ this ~ " has applied everything its inputs hold, left as it is") }}
     {% call statement('main') %}
@@ -57,18 +57,18 @@
 
   {{ run_hooks(pre_hooks) }}
 
-  {%- set columns = _cdc_history_columns(sql, unique_key) -%}
+  {%- set columns = cdc_lakehouse._cdc_history_columns(sql, unique_key) -%}
   {%- set readable_sql -%}
     select * from ({{ sql }}) as model_changes
     {%- if columns.has_error_reason %}
     where _cdc_error_reason is null
     {%- endif %}
   {%- endset -%}
-  {%- set stored_columns = _cdc_history_stored_columns(columns.key, columns.value) -%}
+  {%- set stored_columns = cdc_lakehouse._cdc_history_stored_columns(columns.key, columns.value) -%}
   {%- set previous_read_through = none -%}
   {%- set rebuild = should_full_refresh() or existing_state is none -%}
   {%- if not rebuild -%}
-    {%- set previous_read_through = cdc_read_through(existing_state) -%}
+    {%- set previous_read_through = cdc_lakehouse.cdc_read_through(existing_state) -%}
     {%- set existing_columns = adapter.get_columns_in_relation(existing_state)
           | map(attribute='name') | map('lower') | reject('equalto', 'cdc_bucket') | list -%}
     {%- set rebuild = existing_columns != stored_columns | map('lower') | list -%}
@@ -80,11 +80,11 @@
   {%- if not rebuild -%}
     {%- set batch_sql -%}
       select * from ({{ readable_sql }}) as readable_changes
-      where _loaded_at > {{ cdc_loaded_watermark(existing_state) }}
+      where _loaded_at > {{ cdc_lakehouse.cdc_loaded_watermark(existing_state) }}
     {%- endset -%}
     {%- set batch_rows = run_query("select count(*) from (" ~ batch_sql ~ ")").rows[0][0] | int -%}
     {%- set counts = run_query(
-          "select count_if(cdc_bucket = 0), count_if(cdc_bucket = " ~ _cdc_partition('delta')
+          "select count_if(cdc_bucket = 0), count_if(cdc_bucket = " ~ cdc_lakehouse._cdc_partition('delta')
           ~ ") from " ~ state_relation).rows[0] -%}
     {%- if batch_rows == 0 -%}
       {% call statement('main') %}
@@ -94,15 +94,15 @@
       {{ log("cdc_history: " ~ this ~ "'s delta outgrew the compaction ratio, resolved again") }}
       {%- set rebuild = true -%}
     {%- else -%}
-      {{ cdc_record_read_through(state_relation, none, when='before') }}
+      {{ cdc_lakehouse.cdc_record_read_through(state_relation, none, when='before') }}
       {% call statement('main') %}
-        insert into {{ state_relation }} partition (cdc_bucket = {{ _cdc_partition('delta') }})
+        insert into {{ state_relation }} partition (cdc_bucket = {{ cdc_lakehouse._cdc_partition('delta') }})
         select
           {%- for column in stored_columns %}
           {%- if column in ['valid_to', 'is_current', 'next_position', 'closing_position'] %}
           null as {{ column }}{{ ',' if not loop.last }}
           {%- else %}
-          {{ cdc_quote(column) }}{{ ',' if not loop.last }}
+          {{ cdc_lakehouse.cdc_quote(column) }}{{ ',' if not loop.last }}
           {%- endif %}
           {%- endfor %}
         from ({{ batch_sql }}) as batch
@@ -118,9 +118,9 @@
       using {{ config.get('file_format') or 'parquet' }}
       partitioned by (cdc_bucket)
       as
-      select {{ cdc_quote_list(stored_columns) }}, 0 as cdc_bucket
+      select {{ cdc_lakehouse.cdc_quote_list(stored_columns) }}, 0 as cdc_bucket
       from (
-        {{ _cdc_history_sql('(' ~ readable_sql ~ ')', columns.key, columns.value, readable='true', stored=true) }}
+        {{ cdc_lakehouse._cdc_history_sql('(' ~ readable_sql ~ ')', columns.key, columns.value, readable='true', stored=true) }}
       ) as resolved
     {% endcall %}
   {%- endif -%}
@@ -128,17 +128,17 @@
   {%- if existing_target is not none and existing_target.type != 'view' -%}
     {{ adapter.drop_relation(existing_target) }}
   {%- endif -%}
-  {{ _cdc_publish_view(
-        _cdc_history_view_sql(target_relation, state_relation, columns.key, columns.value),
+  {{ cdc_lakehouse._cdc_publish_view(
+        cdc_lakehouse._cdc_history_view_sql(target_relation, state_relation, columns.key, columns.value),
         state_relation, existing_target, force=rebuild) }}
-  {{ cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
+  {{ cdc_lakehouse.cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
 
   {% set should_revoke = should_revoke(existing_target, full_refresh_mode=rebuild) %}
   {% do apply_grants(target_relation, config.get('grants'), should_revoke) %}
   {% do persist_docs(target_relation, model) %}
 
   {{ run_hooks(post_hooks) }}
-  {%- do _cdc_forget_relation(this) -%}
+  {%- do cdc_lakehouse._cdc_forget_relation(this) -%}
 
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}

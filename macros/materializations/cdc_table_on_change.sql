@@ -18,11 +18,11 @@
   {%- set old_relation = adapter.get_relation(database=database, schema=schema, identifier=identifier) -%}
   {%- set target_relation = api.Relation.create(
         identifier=identifier, schema=schema, database=database, type='table') -%}
-  {%- set fingerprint = _cdc_inputs_fingerprint(model, compiled_code) -%}
+  {%- set fingerprint = cdc_lakehouse._cdc_inputs_fingerprint(model, compiled_code) -%}
   {%- set up_to_date = old_relation is not none
         and old_relation.is_table
         and not should_full_refresh()
-        and _cdc_table_properties(old_relation).get('cdc.inputs_fingerprint') == fingerprint -%}
+        and cdc_lakehouse._cdc_table_properties(old_relation).get('cdc.inputs_fingerprint') == fingerprint -%}
 
   {{ run_hooks(pre_hooks) }}
 
@@ -45,14 +45,14 @@
           'cdc.built_by_invocation' = '{{ invocation_id }}'
       )
     {% endcall %}
-    {{ cdc_record_read_through(target_relation, cdc_inputs_read_through()) }}
+    {{ cdc_lakehouse.cdc_record_read_through(target_relation, cdc_lakehouse.cdc_inputs_read_through()) }}
     {% set should_revoke = should_revoke(old_relation, full_refresh_mode=True) %}
     {% do apply_grants(target_relation, grant_config, should_revoke) %}
     {% do persist_docs(target_relation, model) %}
   {% endif %}
 
   {{ run_hooks(post_hooks) }}
-  {%- do _cdc_forget_relation(target_relation) -%}
+  {%- do cdc_lakehouse._cdc_forget_relation(target_relation) -%}
 
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}

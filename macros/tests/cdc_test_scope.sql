@@ -12,7 +12,7 @@
                                                had read before it (cdc_record_read_through)
     -#}
     {%- set accepted = ['loaded', 'all'] -%}
-    {%- set mode = var('cdc_test_scope', 'loaded') -%}
+    {%- set mode = var('cdc_test_scope', env_var('CDC_TEST_SCOPE', 'loaded')) -%}
     {%- if mode not in accepted -%}
         {{ exceptions.raise_compiler_error(
             "var cdc_test_scope='" ~ mode ~ "' is not one of: " ~ accepted | join(', ')) }}
@@ -21,17 +21,17 @@
     {%- if not execute or mode == 'all' or flags.WHICH != 'build' or flags.FULL_REFRESH -%}
         {{ return(everything) }}
     {%- endif -%}
-    {%- set node = _cdc_node_of(relation) -%}
+    {%- set node = cdc_lakehouse._cdc_node_of(relation) -%}
     {%- if node is none -%}
         {{ return(everything) }}
     {%- endif -%}
-    {%- set tables = _cdc_table_relations([node.unique_id]) -%}
+    {%- set tables = cdc_lakehouse._cdc_table_relations([node.unique_id]) -%}
     {%- if not tables or none in tables -%}
         {{ return(everything) }}
     {%- endif -%}
     {%- set since = [] -%}
     {%- for table in tables -%}
-        {%- set properties = _cdc_table_properties(table) -%}
+        {%- set properties = cdc_lakehouse._cdc_table_properties(table) -%}
         {%- if not properties.get('cdc.read_through') -%}
             {{ return(everything) }}
         {%- elif properties.get('cdc.written_by') == invocation_id -%}
@@ -45,7 +45,7 @@
     {%- if not since -%}
         {{ return({'kind': 'nothing'}) }}
     {%- endif -%}
-    {%- set columns = _cdc_column_names(relation) -%}
+    {%- set columns = cdc_lakehouse._cdc_column_names(relation) -%}
     {%- if '_loaded_at' not in columns -%}
         {{ return(everything) }}
     {%- endif -%}

@@ -1,4 +1,10 @@
 {% macro get_where_subquery(relation) -%}
+    {#- the data tests of this project (and of a project that installs it, through dbt's
+        dispatch: README, "Use it in your own dbt project") read spark__get_where_subquery -#}
+    {{ return(cdc_lakehouse.spark__get_where_subquery(relation)) }}
+{%- endmacro %}
+
+{% macro spark__get_where_subquery(relation) -%}
     {#-
         dbt's `where` test config, with one placeholder: `__cdc_loaded_in_this_run__`
         (set for every data test of the project in dbt_project.yml) becomes the rows this
@@ -13,13 +19,13 @@
     {%- set test_name = (model.get('test_metadata') or {}).get('name') -%}
     {%- set keys = none -%}
     {%- if placeholder in where -%}
-        {%- set scope = {'kind': 'all'} if test_name in _cdc_self_scoped_tests() else cdc_test_scope(relation) -%}
+        {%- set scope = {'kind': 'all'} if test_name in cdc_lakehouse._cdc_self_scoped_tests() else cdc_lakehouse.cdc_test_scope(relation) -%}
         {%- if scope.kind == 'nothing' -%}
             {#- nothing to check: rows of the relation's columns, none of them, without
                 reading the relation (Spark would analyse a view's whole plan to find none) -#}
             {%- set columns = [] -%}
-            {%- for name in _cdc_column_names(relation) -%}
-                {%- do columns.append('null as ' ~ cdc_quote(name)) -%}
+            {%- for name in cdc_lakehouse._cdc_column_names(relation) -%}
+                {%- do columns.append('null as ' ~ cdc_lakehouse.cdc_quote(name)) -%}
             {%- endfor -%}
             {{ return('(select ' ~ (columns | join(', ') or 'null as nothing') ~ ' where false) dbt_subquery') }}
         {%- endif -%}
@@ -38,10 +44,10 @@
                 {%- do conditions.append('touched.__cdc_key_' ~ loop.index ~ ' <=> (' ~ key ~ ')') -%}
             {%- endfor -%}
             {%- set where = where | replace(placeholder, 'exists (select 1 from (select '
-                  ~ touched_keys | join(', ') ~ ' from ' ~ relation ~ ' where ' ~ cdc_scope_predicate(scope)
+                  ~ touched_keys | join(', ') ~ ' from ' ~ relation ~ ' where ' ~ cdc_lakehouse.cdc_scope_predicate(scope)
                   ~ ') as touched where ' ~ conditions | join(' and ') ~ ')') -%}
         {%- else -%}
-            {%- set where = where | replace(placeholder, cdc_scope_predicate(scope)) -%}
+            {%- set where = where | replace(placeholder, cdc_lakehouse.cdc_scope_predicate(scope)) -%}
         {%- endif -%}
     {%- endif -%}
     {%- if where | trim in ['', 'true'] -%}

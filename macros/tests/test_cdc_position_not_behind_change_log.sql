@@ -9,9 +9,9 @@
         `changes` when they differ from the model's (a gold column named after a source
         column it renames), in the same order; names are quoted (cdc_quote).
     -#}
-    {%- set change_columns = _cdc_column_names(changes) -%}
-    {%- set model_columns = _cdc_column_names(model) -%}
-    {%- set scope = cdc_test_scope(changes) if '__cdc_loaded_in_this_run__' in (config.get('where') or '')
+    {%- set change_columns = cdc_lakehouse._cdc_column_names(changes) -%}
+    {%- set model_columns = cdc_lakehouse._cdc_column_names(model) -%}
+    {%- set scope = cdc_lakehouse.cdc_test_scope(changes) if '__cdc_loaded_in_this_run__' in (config.get('where') or '')
           else {'kind': 'all'} -%}
     {%- set scoped = scope.kind != 'all' -%}
     {%- set change_keys = change_key_columns or key_columns -%}
@@ -27,8 +27,8 @@
     {%- set touched_changes = [] -%}
     {%- set touched_gold = [] -%}
     {%- for column in key_columns -%}
-        {%- set change_column = cdc_quote(change_keys[loop.index0]) -%}
-        {%- set model_column = cdc_quote(column) -%}
+        {%- set change_column = cdc_lakehouse.cdc_quote(change_keys[loop.index0]) -%}
+        {%- set model_column = cdc_lakehouse.cdc_quote(column) -%}
         {%- do change_key_select.append(change_column ~ ' as ' ~ model_column) -%}
         {%- do join_keys.append('live.' ~ model_column ~ ' <=> latest.' ~ model_column) -%}
         {%- do touched_changes.append('touched.' ~ model_column ~ ' <=> readable_changes.' ~ change_column) -%}
@@ -45,7 +45,7 @@ touched as (
 
     select distinct {{ change_key_select | join(', ') }}
     from {{ changes }}
-    where {{ cdc_scope_predicate(scope) }}
+    where {{ cdc_lakehouse.cdc_scope_predicate(scope) }}
 
 ),
 
@@ -53,7 +53,7 @@ touched_sources as (
 
     select distinct _cdc_source_id
     from {{ changes }}
-    where _cdc_op = 't' and {{ cdc_scope_predicate(scope) }}
+    where _cdc_op = 't' and {{ cdc_lakehouse.cdc_scope_predicate(scope) }}
 
 ),
 {% endif %}
@@ -89,7 +89,7 @@ latest as (
         max_by(_cdc_op, _cdc_sort_key) as latest_op
     from readable
     where _cdc_op != 't'
-    group by {{ cdc_quote_list(change_keys) }}
+    group by {{ cdc_lakehouse.cdc_quote_list(change_keys) }}
 
 ),
 
@@ -127,7 +127,7 @@ final as (
 
     select
         {%- for column in key_columns %}
-        live.{{ cdc_quote(column) }},
+        live.{{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         live._cdc_position as gold_position,
         latest.latest_position,

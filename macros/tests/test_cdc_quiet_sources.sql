@@ -13,7 +13,7 @@
     -#}
     {%- set patterns = var('cdc_replayed_sources', []) if replayed_sources is none else replayed_sources -%}
     {%- set patterns = [patterns] if patterns is string else (patterns or []) | list -%}
-    {%- set is_replayed = cdc_source_matches({'database': patterns}, source_column, "''", "''")
+    {%- set is_replayed = cdc_lakehouse.cdc_source_matches({'database': patterns}, source_column, "''", "''")
           if patterns else 'false' %}
 with
 

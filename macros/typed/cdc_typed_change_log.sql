@@ -23,13 +23,13 @@
         type fills _cdc_error_reason (the row is quarantined, not applied).
     -#}
     {%- set meta = config.get('meta') or {} -%}
-    {%- set source = cdc_source_contract(meta, this) -%}
+    {%- set source = cdc_lakehouse.cdc_source_contract(meta, this) -%}
     {%- set key = meta.get('cdc_key') or [] -%}
-    {%- set contract = _cdc_contract_columns() -%}
+    {%- set contract = cdc_lakehouse._cdc_contract_columns() -%}
     {%- if execute -%}
         {%- if source is none -%}
             {{ exceptions.raise_compiler_error(
-                "Model " ~ this ~ " calls cdc_typed_change_log() but has no "
+                "Model " ~ this ~ " calls cdc_lakehouse.cdc_typed_change_log() but has no "
                 ~ "config.meta.cdc_source (the source database, schema and table it types)."
             ) }}
         {%- endif -%}
@@ -52,13 +52,13 @@ with
 changes as (
 
     select * from {{ ref(source_model) }}
-    where {{ cdc_source_matches(
+    where {{ cdc_lakehouse.cdc_source_matches(
             source or {'table': ''}, '_cdc_source_db', '_cdc_source_schema', '_cdc_source_table'
         ) }}
         -- a document contract types document collections, a row contract tables
-        and {{ '' if meta.get('cdc_document') else 'not ' }}{{ cdc_in_list('_cdc_envelope', cdc_document_families()) }}
-    {%- if is_incremental() %}
-        and _loaded_at > {{ cdc_loaded_watermark(this) }}
+        and {{ '' if meta.get('cdc_document') else 'not ' }}{{ cdc_lakehouse.cdc_in_list('_cdc_envelope', cdc_lakehouse.cdc_document_families()) }}
+    {%- if cdc_lakehouse.cdc_is_incremental() %}
+        and _loaded_at > {{ cdc_lakehouse.cdc_loaded_watermark(this) }}
     {%- endif %}
 
 ),
@@ -69,8 +69,8 @@ row_images as (
         *,
         case
             when _cdc_op = 'd'
-                then coalesce({{ cdc_json_map('_cdc_before') }}, {{ cdc_json_map('_cdc_key') }})
-            when _cdc_op in ('c', 'r', 'u') then {{ cdc_json_map('_cdc_after') }}
+                then coalesce({{ cdc_lakehouse.cdc_json_map('_cdc_before') }}, {{ cdc_lakehouse.cdc_json_map('_cdc_key') }})
+            when _cdc_op in ('c', 'r', 'u') then {{ cdc_lakehouse.cdc_json_map('_cdc_after') }}
         end as row_image,
         case
             when _cdc_op = 'd' then coalesce(_cdc_before, _cdc_key)
@@ -97,18 +97,18 @@ decoded as (
     select
         *,
         {%- for column in contract %}
-        {{ cdc_decode_value(
+        {{ cdc_lakehouse.cdc_decode_value(
             column.text,
             column.data_type,
             column.encoding,
-            "_cdc_column_types['" ~ cdc_escape_string(column.types_key) ~ "']",
+            "_cdc_column_types['" ~ cdc_lakehouse.cdc_escape_string(column.types_key) ~ "']",
             '_cdc_connector'
         ) }} as {{ column.quoted }},
         {%- endfor %}
         map_filter(
             row_image,
             (k, v) -> not array_contains(
-                cast(array({% for name in contract | map(attribute='image_keys') | sum(start=[]) %}'{{ cdc_escape_string(name) }}'{{ ', ' if not loop.last }}{% endfor %}) as array<string>),
+                cast(array({% for name in contract | map(attribute='image_keys') | sum(start=[]) %}'{{ cdc_lakehouse.cdc_escape_string(name) }}'{{ ', ' if not loop.last }}{% endfor %}) as array<string>),
                 k
             )
         ) as undeclared_columns
@@ -143,15 +143,15 @@ final as (
             {%- for column in contract %}
             case
                 when {{ column.text }} is not null and {{ column.quoted }} is null
-                    then 'type_mismatch: {{ cdc_escape_string(column.name) }} = '
+                    then 'type_mismatch: {{ cdc_lakehouse.cdc_escape_string(column.name) }} = '
                         || left({{ column.text }}, 100)
-                        || ' is not a {{ cdc_escape_string(column.data_type) }}'
+                        || ' is not a {{ cdc_lakehouse.cdc_escape_string(column.data_type) }}'
             end,
             {%- endfor %}
             {%- for key_column in key %}
             case
-                when _cdc_op != 't' and {{ cdc_quote(key_column) }} is null
-                    then 'missing_key: key column {{ cdc_escape_string(key_column) }} is null'
+                when _cdc_op != 't' and {{ cdc_lakehouse.cdc_quote(key_column) }} is null
+                    then 'missing_key: key column {{ cdc_lakehouse.cdc_escape_string(key_column) }} is null'
             end,
             {%- endfor %}
             cast(null as string)
@@ -211,7 +211,7 @@ select * from final
                     {%- set part = part | string -%}
                     {%- do steps.append('[' ~ part ~ ']' if part.isdigit() else "['" ~ part ~ "']") -%}
                 {%- endfor -%}
-                {%- set value = "get_json_object(row_json, '$" ~ cdc_escape_string(steps | join('')) ~ "')" -%}
+                {%- set value = "get_json_object(row_json, '$" ~ cdc_lakehouse.cdc_escape_string(steps | join('')) ~ "')" -%}
                 {%- set types_key = path | join('.') -%}
                 {%- set image_keys = [] -%}
             {%- else -%}
@@ -219,19 +219,19 @@ select * from final
                     {%- set source_name = (path if path is string else path[0]) | string -%}
                 {%- endif -%}
                 {%- set folded = source_name | lower -%}
-                {%- set value = "row_image['" ~ cdc_escape_string(folded) ~ "']" -%}
+                {%- set value = "row_image['" ~ cdc_lakehouse.cdc_escape_string(folded) ~ "']" -%}
                 {%- if folded != source_name -%}
-                    {%- set value = "coalesce(row_image['" ~ cdc_escape_string(source_name) ~ "'], " ~ value ~ ")" -%}
+                    {%- set value = "coalesce(row_image['" ~ cdc_lakehouse.cdc_escape_string(source_name) ~ "'], " ~ value ~ ")" -%}
                 {%- endif -%}
                 {%- set types_key = folded -%}
                 {%- set image_keys = [folded] if folded == source_name else [folded, source_name] -%}
             {%- endif -%}
             {%- if meta_document -%}
-                {%- set value = cdc_unwrap_extended_json(value) | trim -%}
+                {%- set value = cdc_lakehouse.cdc_unwrap_extended_json(value) | trim -%}
             {%- endif -%}
             {%- do contract.append({
                 'name': column.name,
-                'quoted': cdc_quote(column.name),
+                'quoted': cdc_lakehouse.cdc_quote(column.name),
                 'source_name': source_name,
                 'types_key': types_key,
                 'image_keys': image_keys,

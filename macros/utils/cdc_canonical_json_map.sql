@@ -10,9 +10,9 @@
     case
         when canonical_map is not null and size(canonical_map) > 0
             then to_json(map_from_entries(array_sort(map_entries(
-                {{ cdc_fold_keys('canonical_map') }}
+                {{ cdc_lakehouse.cdc_fold_keys('canonical_map') }}
             ))))
     end
     {%- endset -%}
-    {{ cdc_let(map_expression, 'canonical_map', canonical) }}
+    {{ cdc_lakehouse.cdc_let(map_expression, 'canonical_map', canonical) }}
 {% endmacro %}

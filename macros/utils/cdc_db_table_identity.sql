@@ -9,6 +9,6 @@
         when {{ table }} is not null then named_struct(
             'db', {{ db }}, 'schema', cast(null as string), 'table', {{ table }}
         )
-        else {{ cdc_topic_identity(topic, db) }}
+        else {{ cdc_lakehouse.cdc_topic_identity(topic, db) }}
     end
 {% endmacro %}

@@ -8,18 +8,18 @@
         that column (cdc_key_from_image): the plan holds the declared keys once, however
         many hooks read them.
     -#}
-    {%- set keys = cdc_declared_table_keys() -%}
+    {%- set keys = cdc_lakehouse.cdc_declared_table_keys() -%}
     {%- if keys | length == 0 -%}
         cast(null as array<string>)
     {%- else -%}
         case
         {%- for entry in keys %}
-            when {{ cdc_source_matches(
+            when {{ cdc_lakehouse.cdc_source_matches(
                 entry.source,
                 source_identity ~ '.db',
                 source_identity ~ '.schema',
                 source_identity ~ '.table'
-            ) }} then array({% for column in entry.columns | sort %}'{{ cdc_escape_string(column) }}'{{ ', ' if not loop.last }}{% endfor %})
+            ) }} then array({% for column in entry.columns | sort %}'{{ cdc_lakehouse.cdc_escape_string(column) }}'{{ ', ' if not loop.last }}{% endfor %})
         {%- endfor %}
         end
     {%- endif -%}

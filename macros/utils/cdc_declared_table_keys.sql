@@ -30,7 +30,7 @@
         {%- for node in graph.nodes.values() | sort(attribute='name')
                 if node.resource_type == 'model' -%}
             {%- set meta = node.config.meta or {} -%}
-            {%- set source = cdc_source_contract(meta, node.name) -%}
+            {%- set source = cdc_lakehouse.cdc_source_contract(meta, node.name) -%}
             {%- if source is not none and meta.get('cdc_key') and not meta.get('cdc_document') -%}
                 {%- do from_contracts.append({
                     'source': source, 'columns': meta['cdc_key'] | map('lower') | list

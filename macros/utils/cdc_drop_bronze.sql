@@ -10,7 +10,7 @@
         identifier='bronze_cdc_messages',
         type='table') -%}
     {%- set relation = load_relation(bronze) -%}
-    {%- set loaded_files = load_relation(cdc_loaded_files_relation(bronze)) -%}
+    {%- set loaded_files = load_relation(cdc_lakehouse.cdc_loaded_files_relation(bronze)) -%}
     {%- if loaded_files is not none -%}
         {%- do adapter.drop_relation(loaded_files) -%}
     {%- endif -%}

@@ -4,9 +4,9 @@
         except keys that differ only by case, which keep their exact case
         (cdc_fold_names). Null for a null map.
     -#}
-    {{ cdc_let(
+    {{ cdc_lakehouse.cdc_let(
         map_expression,
         'fold_map',
-        'map_from_arrays(' ~ cdc_fold_names('map_keys(fold_map)') ~ ', map_values(fold_map))'
+        'map_from_arrays(' ~ cdc_lakehouse.cdc_fold_names('map_keys(fold_map)') ~ ', map_values(fold_map))'
     ) }}
 {% endmacro %}

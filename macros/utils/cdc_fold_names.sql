@@ -16,5 +16,5 @@
             )
     end
     {%- endset -%}
-    {{ cdc_let(names, 'fold_names', folded) }}
+    {{ cdc_lakehouse.cdc_let(names, 'fold_names', folded) }}
 {% endmacro %}

@@ -10,7 +10,7 @@
     {%- else -%}
         {{ expression }} in (
         {%- for value in values %}
-            '{{ cdc_escape_string(value) }}'{{ ',' if not loop.last }}
+            '{{ cdc_lakehouse.cdc_escape_string(value) }}'{{ ',' if not loop.last }}
         {%- endfor %}
         )
     {%- endif -%}

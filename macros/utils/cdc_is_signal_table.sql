@@ -24,7 +24,7 @@
                 ~ "database.schema.table"
             ) }}
         {%- endif -%}
-        {%- do tests.append(cdc_source_matches(
+        {%- do tests.append(cdc_lakehouse.cdc_source_matches(
             {
                 'database': parts[0] if parts | length > 1 else '*',
                 'schema': parts[1] if parts | length == 3 else '*',

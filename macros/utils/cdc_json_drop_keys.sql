@@ -14,17 +14,17 @@
                 json_key -> concat(
                     substr(to_json(array(json_key)), 2, length(to_json(array(json_key))) - 2),
                     ':',
-                    {{ _cdc_json_raw_value('json_values', 'json_variants', 'json_key') }}
+                    {{ cdc_lakehouse._cdc_json_raw_value('json_values', 'json_variants', 'json_key') }}
                 )
             ), ','), '}')
         end
     {%- endset -%}
     case
         when {{ json_expression }} is not null
-            then {{ cdc_let(
+            then {{ cdc_lakehouse.cdc_let(
                 "from_json(" ~ json_expression ~ ", 'map<string, string>')",
                 'json_values',
-                cdc_let("from_json(" ~ json_expression ~ ", 'map<string, variant>')", 'json_variants', rebuilt)
+                cdc_lakehouse.cdc_let("from_json(" ~ json_expression ~ ", 'map<string, variant>')", 'json_variants', rebuilt)
             ) }}
     end
 {% endmacro %}

@@ -3,5 +3,5 @@
         A JSON object's text parsed to map<string, string> with lower-cased keys; keys
         that differ only by case keep their exact case (cdc_fold_names).
     -#}
-    {{ cdc_fold_keys("from_json(" ~ json_expression ~ ", 'map<string, string>')") }}
+    {{ cdc_lakehouse.cdc_fold_keys("from_json(" ~ json_expression ~ ", 'map<string, string>')") }}
 {% endmacro %}

@@ -23,8 +23,8 @@
                     ':',
                     case
                         when map_contains_key(parsed.overlay, overlay_column)
-                            then {{ _cdc_json_raw_value('parsed.overlay', 'parsed.overlay_variant', 'overlay_column') }}
-                        else {{ _cdc_json_raw_value('parsed.base', 'parsed.base_variant', 'overlay_column') }}
+                            then {{ cdc_lakehouse._cdc_json_raw_value('parsed.overlay', 'parsed.overlay_variant', 'overlay_column') }}
+                        else {{ cdc_lakehouse._cdc_json_raw_value('parsed.base', 'parsed.base_variant', 'overlay_column') }}
                     end
                 )
             ), ','), '}')

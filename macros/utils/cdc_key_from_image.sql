@@ -31,11 +31,11 @@
                 transform(announced_columns, key_column -> {{ image_map }}[key_column])
             )) end
     {%- endif %}
-        else {{ cdc_canonical_json_map(image_map) }}
+        else {{ cdc_lakehouse.cdc_canonical_json_map(image_map) }}
     end
     {%- endset -%}
     {%- if announced_key is not none -%}
-        {%- set key_case = cdc_let('array_sort(' ~ announced_key ~ ')', 'announced_columns', key_case) -%}
+        {%- set key_case = cdc_lakehouse.cdc_let('array_sort(' ~ announced_key ~ ')', 'announced_columns', key_case) -%}
     {%- endif -%}
-    {{ cdc_let(image_map_expression, 'key_image', key_case) }}
+    {{ cdc_lakehouse.cdc_let(image_map_expression, 'key_image', key_case) }}
 {% endmacro %}

@@ -3,7 +3,7 @@
         (`alias.`), joined by commas: a select, group-by or partition list. -#}
     {%- set items = [] -%}
     {%- for name in names -%}
-        {%- do items.append(prefix ~ cdc_quote(name)) -%}
+        {%- do items.append(prefix ~ cdc_lakehouse.cdc_quote(name)) -%}
     {%- endfor -%}
     {{- return(items | join(', ')) -}}
 {% endmacro %}

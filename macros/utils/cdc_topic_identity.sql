@@ -19,10 +19,10 @@
                 ~ "', which is not database.table or database.schema.table"
             ) }}
         {%- endif %}
-        when {{ topic }} = '{{ cdc_escape_string(name) }}' then named_struct(
-            'db', '{{ cdc_escape_string(parts[0]) }}',
-            'schema', {{ "'" ~ cdc_escape_string(parts[1]) ~ "'" if parts | length == 3 else 'cast(null as string)' }},
-            'table', '{{ cdc_escape_string(parts[-1]) }}'
+        when {{ topic }} = '{{ cdc_lakehouse.cdc_escape_string(name) }}' then named_struct(
+            'db', '{{ cdc_lakehouse.cdc_escape_string(parts[0]) }}',
+            'schema', {{ "'" ~ cdc_lakehouse.cdc_escape_string(parts[1]) ~ "'" if parts | length == 3 else 'cast(null as string)' }},
+            'table', '{{ cdc_lakehouse.cdc_escape_string(parts[-1]) }}'
         )
     {%- endfor %}
     {%- if conventional is not none %}

@@ -1,6 +1,6 @@
 {{
     config(
-        materialized='incremental',
+        materialized='cdc_incremental',
         incremental_strategy='append',
         full_refresh=false,
         post_hook=["{{ cdc_record_loaded_files() }}", "{{ cdc_release_landing_views() }}"],
@@ -14,7 +14,7 @@
     table first (see README, "Rebuilding").
 -#}
 
-{%- set new_files = cdc_new_landing_files(this if is_incremental() else none) -%}
+{%- set new_files = cdc_new_landing_files(this if cdc_is_incremental() else none) -%}
 {#-
     Every file is read line by line by Spark's text source (cdc_landing_lines_relation),
     which streams it (a file is never held whole) and decompresses .gz, .bz2, .deflate

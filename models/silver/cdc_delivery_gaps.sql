@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized='cdc_view') }}
 
 {%- set transactions = cdc_transaction_settings() -%}
 {%- set tolerant_topics = var('cdc_gap_tolerant_topics', []) -%}

@@ -1,11 +1,17 @@
-{{ config(materialized='view') }}
+{{ config(materialized='cdc_view') }}
 
--- Typed change logs whose rejected rows this view unions (kept by cdc_tools.scaffold;
--- a typed model missing here fails compilation with a message that says so):
--- depends_on: {{ ref('stg_inventory__customers') }}
--- depends_on: {{ ref('stg_inventory__order_lines') }}
--- depends_on: {{ ref('stg_inventory__orders') }}
--- depends_on: {{ ref('stg_shop__customers') }}
+-- Typed change logs whose rejected rows this view unions (a typed model missing here fails
+-- compilation with a message that says so): the example tables' when they are built
+-- (cdc_examples_enabled), those the var cdc_typed_change_logs names (a project that
+-- installs this one as a package lists its own there), and a line for each that
+-- cdc_tools.scaffold adds.
+{%- set example_change_logs = [
+    'stg_inventory__customers', 'stg_inventory__order_lines', 'stg_inventory__orders',
+    'stg_shop__customers',
+] if cdc_examples_enabled() else [] %}
+{%- for typed_change_log in example_change_logs + var('cdc_typed_change_logs', []) %}
+-- depends_on: {{ ref(typed_change_log) }}
+{%- endfor %}
 
 -- Everything that could not be applied, with the reason: messages silver cannot read,
 -- and row changes whose values break their table's contract (every typed change log).

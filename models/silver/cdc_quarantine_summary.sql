@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized='cdc_view') }}
 
 -- What was quarantined, per load, reason and source, with what the reason means and
 -- what to do about it.

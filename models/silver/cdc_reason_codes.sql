@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized='cdc_view') }}
 
 -- Every quarantine reason code, what it means and what to do about it. A model rather than
 -- a seed, so that a plain `dbt run` on a new schema builds everything that depends on it.

@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized='cdc_view') }}
 
 {#- the common shape: each part selects these columns, in this order -#}
 {%- set change_log_columns = [

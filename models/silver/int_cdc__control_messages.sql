@@ -1,6 +1,6 @@
 {{
     config(
-        materialized='incremental',
+        materialized='cdc_incremental',
         incremental_strategy='append',
     )
 }}
@@ -13,7 +13,7 @@
 -- joins, 42 s a test at 5M events. The read-through mark keeps a run to new loads even
 -- while there are no control messages at all.
 
-{%- set watermark = cdc_loaded_watermark(this) if is_incremental() else none %}
+{%- set watermark = cdc_loaded_watermark(this) if cdc_is_incremental() else none %}
 
 with
 
@@ -39,7 +39,7 @@ control_messages as (
         _loaded_at
     from {{ ref('stg_cdc__messages') }}
     where _cdc_message_kind in ('transaction', 'schema_change', 'signal')
-    {% if is_incremental() %}
+    {% if cdc_is_incremental() %}
         and _loaded_at > {{ watermark }}
     {% endif %}
 
@@ -51,7 +51,7 @@ bronze as (
         _message_id,
         message_value
     from {{ ref('bronze_cdc_messages') }}
-    {% if is_incremental() %}
+    {% if cdc_is_incremental() %}
         -- a message's bronze and silver rows share _loaded_at
         where _loaded_at > {{ watermark }}
     {% endif %}

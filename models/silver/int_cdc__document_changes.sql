@@ -1,12 +1,12 @@
 {{
     config(
-        materialized='incremental',
+        materialized='cdc_incremental',
         incremental_strategy='append',
     )
 }}
 
 {#- one watermark query, shared by the batch filter and the late keys' history filter -#}
-{%- set watermark = cdc_loaded_watermark(this) if is_incremental() else none %}
+{%- set watermark = cdc_loaded_watermark(this) if cdc_is_incremental() else none %}
 {#- without a new folded change a run has nothing to do (one probe, no Spark job) -#}
 {%- set has_input = cdc_has_rows(
         ref('stg_cdc__messages'),
@@ -38,7 +38,7 @@ new_changes as (
     from {{ ref('stg_cdc__messages') }}
     where _cdc_message_kind = 'change'
         and {{ cdc_is_folded_change() }}
-    {%- if is_incremental() %}
+    {%- if cdc_is_incremental() %}
         and _loaded_at > {{ watermark }}
     {%- endif %}
     {%- if not has_input %}
@@ -68,7 +68,7 @@ resolution as (
 
 ),
 
-{% if is_incremental() %}
+{% if cdc_is_incremental() %}
 
 stored_latest as (
 
@@ -182,7 +182,7 @@ involved_keys as (
 
 ),
 
-{%- if is_incremental() %}
+{%- if cdc_is_incremental() %}
 
 stored_retired as (
 
@@ -211,7 +211,7 @@ fold_input as (
         bases.base_doc,
         coalesce(bases.base_partial, false) as base_partial,
         key_changes._message_id is not null and to_fold._cdc_row_index > 0 as is_key_change,
-        {{ 'stored_retired.retired' if is_incremental() else 'cast(null as struct<doc: string, partial: boolean>)' }}
+        {{ 'stored_retired.retired' if cdc_is_incremental() else 'cast(null as struct<doc: string, partial: boolean>)' }}
             as carried_base,
         -- a document, or a row no key change touched, is folded alone; the rows of key
         -- changes are folded together with the rest of their table's involved keys
@@ -225,7 +225,7 @@ fold_input as (
     left outer join involved_keys
         on to_fold._cdc_source_id = involved_keys._cdc_source_id
         and to_fold._cdc_key = involved_keys._cdc_key
-    {%- if is_incremental() %}
+    {%- if cdc_is_incremental() %}
     left outer join stored_retired
         on to_fold._message_id = stored_retired._message_id
         and to_fold._cdc_row_index > 0

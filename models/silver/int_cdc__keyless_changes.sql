@@ -1,11 +1,11 @@
 {{
     config(
-        materialized='incremental',
+        materialized='cdc_incremental',
         incremental_strategy='append',
     )
 }}
 
-{%- set watermark = cdc_loaded_watermark(this) if is_incremental() else none %}
+{%- set watermark = cdc_loaded_watermark(this) if cdc_is_incremental() else none %}
 {#- what this model resolves: keyless rows, and (incremental) truncates of their tables;
     without any, a run has nothing to do (one probe, no Spark job for the model) -#}
 {%- set truncates_of_keyless_tables -%}
@@ -14,7 +14,7 @@
 {%- set has_input = cdc_has_rows(
         ref('stg_cdc__messages'),
         "_cdc_message_kind = 'change' and (_cdc_is_keyless"
-            ~ (" or (" ~ truncates_of_keyless_tables ~ "))" if is_incremental() else ")"),
+            ~ (" or (" ~ truncates_of_keyless_tables ~ "))" if cdc_is_incremental() else ")"),
         loaded_after=watermark) %}
 {%- if not has_input %}
 {{ cdc_no_new_input() }}
@@ -105,7 +105,7 @@ touched as (
         _cdc_source_id,
         row_content
     from row_deltas
-    {%- if is_incremental() %}
+    {%- if cdc_is_incremental() %}
     where _loaded_at > {{ watermark }}
 
     union
@@ -140,12 +140,12 @@ resolution as (
         date_format(max(_loaded_at), 'yyyyMMddHHmmssSSSSSS') as resolution_stamp
     from (
         select _loaded_at from keyless_messages
-        {%- if is_incremental() %}
+        {%- if cdc_is_incremental() %}
         where _loaded_at > {{ watermark }}
         {%- endif %}
         union all
         select _loaded_at from truncates
-        {%- if is_incremental() %}
+        {%- if cdc_is_incremental() %}
         where _loaded_at > {{ watermark }}
         {%- endif %}
     ) as batch
@@ -155,7 +155,7 @@ resolution as (
 stored_copies as (
 
     -- the highest copy an earlier run wrote for each content resolved again
-    {%- if is_incremental() %}
+    {%- if cdc_is_incremental() %}
     select
         stored._cdc_source_id,
         stored._cdc_row_content as row_content,

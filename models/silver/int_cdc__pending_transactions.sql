@@ -1,5 +1,5 @@
 {{ config(
-    materialized='view',
+    materialized='cdc_view',
     enabled=cdc_transaction_settings().sources | length > 0,
 ) }}
 

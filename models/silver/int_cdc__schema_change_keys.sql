@@ -1,6 +1,6 @@
 {{
     config(
-        materialized='incremental',
+        materialized='cdc_incremental',
         incremental_strategy='append',
     )
 }}
@@ -23,7 +23,7 @@ bronze as (
         bronze_messages._loaded_at
     from {{ ref('bronze_cdc_messages') }} as bronze_messages
     where bronze_messages.message_value like '%"tableChanges"%'
-    {% if is_incremental() %}
+    {% if cdc_is_incremental() %}
         -- few messages are schema changes: the read-through mark keeps a run to new loads
         and bronze_messages._loaded_at > {{ cdc_loaded_watermark(this) }}
     {% endif %}

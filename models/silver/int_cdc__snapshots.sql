@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized='cdc_view') }}
 
 -- One row per snapshot of a source table: the blocking (initial or ad hoc) snapshots by
 -- the position their reads share, and the incremental reads of each table together.

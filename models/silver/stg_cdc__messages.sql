@@ -1,6 +1,6 @@
 {{
     config(
-        materialized='incremental',
+        materialized='cdc_incremental',
         incremental_strategy='append',
     )
 }}
@@ -12,7 +12,7 @@
 -- with the union schema of every family (cdc_envelope_schema); the hooks compiled are
 -- those of the families the new messages hold (cdc_present_families).
 
-{%- set watermark = cdc_loaded_watermark(this) if is_incremental() else none %}
+{%- set watermark = cdc_loaded_watermark(this) if cdc_is_incremental() else none %}
 {#-
     the hooks of the families the new messages hold, when they are few
     (var cdc_family_probe_max_messages); a run that will leave the table as it is
@@ -47,7 +47,7 @@ bronze as (
         bronze_messages._loaded_at,
         bronze_messages._load_id
     from {{ ref('bronze_cdc_messages') }} as bronze_messages
-    {% if is_incremental() %}
+    {% if cdc_is_incremental() %}
         where bronze_messages._loaded_at > {{ watermark }}
     {% endif %}
 

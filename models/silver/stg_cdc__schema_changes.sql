@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized='cdc_view') }}
 
 -- The schema history: one row per table change of every Debezium schema-change event
 -- (topic <server>), with the table's primary key and columns after the change; and one

@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized='cdc_view') }}
 
 -- How far each sync source has got: one row per source (the Kafka topic, else the landing
 -- folder) and envelope, with the latest times its heartbeats (DataWorks MHEARTBEAT) and

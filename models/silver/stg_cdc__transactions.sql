@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized='cdc_view') }}
 
 -- Transaction markers: Debezium transaction metadata (topic <server>.transaction), one row
 -- per BEGIN or END event with the per-table event counts of END events; and the DataWorks

@@ -52,9 +52,9 @@ def project(dbt_project, tmp_path_factory) -> Path:  # type: ignore[no-untyped-d
     for table, options in RECONCILED.items():
         model = project / "models" / "gold" / "inventory" / f"{table}.sql"
         sql, count = re.subn(
-            r"\{\{ config\(materialized='cdc_current_state', ",
-            "{{ config(materialized='cdc_current_state', "
-            f"cdc_snapshot_reconciliation='delete', {options}, ",
+            r"\n(\s+)materialized='cdc_current_state',\n",
+            "\n\\1materialized='cdc_current_state',\n"
+            f"\\1cdc_snapshot_reconciliation='delete',\n\\1{options},\n",
             model.read_text(),
         )
         assert count == 1

@@ -646,6 +646,22 @@ def test_pth_line() -> None:
     assert lines[1].startswith("import ")
 
 
+def test_install_pth_writes_the_hook_for_a_package_folder(tmp_path: Path) -> None:
+    """A host project's `python -m python_udfs.session_hook` (README, "Use it in your own
+    dbt project"): the .pth file names the package's folder, reached through the
+    dbt_packages symlink that `dbt deps` makes for a local package."""
+    from python_udfs.session_hook import PTH_FILE, install_pth
+
+    link = tmp_path / "dbt_packages" / "cdc_lakehouse"
+    link.parent.mkdir()
+    link.symlink_to(REPO_ROOT)
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    path = install_pth(link, site)
+    assert path == site / PTH_FILE
+    assert path.read_text() == pth_line(REPO_ROOT) + "\n"
+
+
 def test_session_hook_wraps_get_or_create_lazily() -> None:
     script = (
         "import sys\n"

@@ -56,9 +56,9 @@
 {% macro alibaba_dataworks__message_kind(message) %}
     {#- An unknown op is a change whose op is null: error_reason names it (unknown_op). -#}
     case
-        when {{ cdc_in_list(message ~ '.body.op', _alibaba_dataworks_ops('transaction')) }} then 'transaction'
-        when {{ cdc_in_list(message ~ '.body.op', _alibaba_dataworks_ops('schema_change')) }} then 'schema_change'
-        when {{ cdc_in_list(message ~ '.body.op', _alibaba_dataworks_ops('heartbeat')) }} then 'heartbeat'
+        when {{ cdc_lakehouse.cdc_in_list(message ~ '.body.op', cdc_lakehouse._alibaba_dataworks_ops('transaction')) }} then 'transaction'
+        when {{ cdc_lakehouse.cdc_in_list(message ~ '.body.op', cdc_lakehouse._alibaba_dataworks_ops('schema_change')) }} then 'schema_change'
+        when {{ cdc_lakehouse.cdc_in_list(message ~ '.body.op', cdc_lakehouse._alibaba_dataworks_ops('heartbeat')) }} then 'heartbeat'
         else 'change'
     end
 {% endmacro %}
@@ -73,7 +73,7 @@
         when 'DELETE' then 'd'
         when 'TRUNCATE' then 't'
         else case
-            when {{ alibaba_dataworks__message_kind(message) }} != 'change' then {{ message }}.body.op
+            when {{ cdc_lakehouse.alibaba_dataworks__message_kind(message) }} != 'change' then {{ message }}.body.op
         end
     end
 {% endmacro %}
@@ -111,13 +111,13 @@
         two row changes: a delete of the before image's key, then the update. Null (the
         message's own before/after) otherwise.
     -#}
-    {%- set keys = _alibaba_dataworks_key_columns(message) -%}
-    {%- set before = _alibaba_dataworks_image(message ~ '.body.before') -%}
-    {%- set after = _alibaba_dataworks_image(message ~ '.body.after') -%}
+    {%- set keys = cdc_lakehouse._alibaba_dataworks_key_columns(message) -%}
+    {%- set before = cdc_lakehouse._alibaba_dataworks_image(message ~ '.body.before') -%}
+    {%- set after = cdc_lakehouse._alibaba_dataworks_image(message ~ '.body.after') -%}
     case
         when {{ message }}.body.op = 'UPDATE_AFTER' and {{ before }} is not null and {{ after }} is not null
-            and not ({{ cdc_key_from_image(message ~ '.declared_key', cdc_json_map(before), keys) }}
-                <=> {{ cdc_key_from_image(message ~ '.declared_key', cdc_json_map(after), keys) }})
+            and not ({{ cdc_lakehouse.cdc_key_from_image(message ~ '.declared_key', cdc_lakehouse.cdc_json_map(before), keys) }}
+                <=> {{ cdc_lakehouse.cdc_key_from_image(message ~ '.declared_key', cdc_lakehouse.cdc_json_map(after), keys) }})
             then array(
                 named_struct('before', {{ before }}, 'after', cast(null as string)),
                 named_struct('before', {{ before }}, 'after', {{ after }})
@@ -128,15 +128,15 @@
 {% macro alibaba_dataworks__key(message, announced_key) %}
     {#- The key columns (see _alibaba_dataworks_key_columns) read off the image (`before` for d). -#}
     case
-        when {{ message }}.op = 'd' then {{ cdc_key_from_image(
+        when {{ message }}.op = 'd' then {{ cdc_lakehouse.cdc_key_from_image(
             message ~ '.declared_key',
-            cdc_json_map(alibaba_dataworks__before(message)),
-            _alibaba_dataworks_key_columns(message)
+            cdc_lakehouse.cdc_json_map(cdc_lakehouse.alibaba_dataworks__before(message)),
+            cdc_lakehouse._alibaba_dataworks_key_columns(message)
         ) }}
-        when {{ message }}.op in ('c', 'r', 'u') then {{ cdc_key_from_image(
+        when {{ message }}.op in ('c', 'r', 'u') then {{ cdc_lakehouse.cdc_key_from_image(
             message ~ '.declared_key',
-            cdc_json_map(alibaba_dataworks__after(message)),
-            _alibaba_dataworks_key_columns(message)
+            cdc_lakehouse.cdc_json_map(cdc_lakehouse.alibaba_dataworks__after(message)),
+            cdc_lakehouse._alibaba_dataworks_key_columns(message)
         ) }}
     end
 {% endmacro %}
@@ -182,25 +182,25 @@
 {% endmacro %}
 
 {% macro alibaba_dataworks__source_ts(message) %}
-    {{ _alibaba_dataworks_ms(message ~ '.body.timestamp.eventTime') }}
+    {{ cdc_lakehouse._alibaba_dataworks_ms(message ~ '.body.timestamp.eventTime') }}
 {% endmacro %}
 
 {% macro alibaba_dataworks__emitted_ts(message) %}
-    {{ _alibaba_dataworks_ms(message ~ '.body.timestamp.systemTime') }}
+    {{ cdc_lakehouse._alibaba_dataworks_ms(message ~ '.body.timestamp.systemTime') }}
 {% endmacro %}
 
 {% macro alibaba_dataworks__checkpoint_ts(message) %}
-    {{ _alibaba_dataworks_ms(message ~ '.body.timestamp.checkpointTime') }}
+    {{ cdc_lakehouse._alibaba_dataworks_ms(message ~ '.body.timestamp.checkpointTime') }}
 {% endmacro %}
 
 {% macro alibaba_dataworks__before(message) %}
-    coalesce({{ message }}.row_image.before, {{ _alibaba_dataworks_image(message ~ '.body.before') }})
+    coalesce({{ message }}.row_image.before, {{ cdc_lakehouse._alibaba_dataworks_image(message ~ '.body.before') }})
 {% endmacro %}
 
 {% macro alibaba_dataworks__after(message) %}
     case
         when {{ message }}.row_image is not null then {{ message }}.row_image.after
-        else {{ _alibaba_dataworks_image(message ~ '.body.after') }}
+        else {{ cdc_lakehouse._alibaba_dataworks_image(message ~ '.body.after') }}
     end
 {% endmacro %}
 

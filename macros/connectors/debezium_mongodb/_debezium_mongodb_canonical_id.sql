@@ -13,13 +13,13 @@
         else concat('{"_id":', case
             when schema_of_variant({{ id_variant }}) in ('TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'FLOAT', 'DOUBLE')
                 or schema_of_variant({{ id_variant }}) like 'DECIMAL(%'
-                then {{ _debezium_mongodb_number_text('to_json(' ~ id_variant ~ ')') }}
+                then {{ cdc_lakehouse._debezium_mongodb_number_text('to_json(' ~ id_variant ~ ')') }}
         {%- for wrapper in numeric_wrappers %}
             when schema_of_variant({{ id_variant }}) like 'OBJECT<`{{ wrapper }}`: %>'
-                and {{ _debezium_mongodb_number_text(
+                and {{ cdc_lakehouse._debezium_mongodb_number_text(
                     "variant_get(" ~ id_variant ~ ", '$[\\'" ~ wrapper ~ "\\']', 'string')"
                 ) }} is not null
-                then {{ _debezium_mongodb_number_text(
+                then {{ cdc_lakehouse._debezium_mongodb_number_text(
                     "variant_get(" ~ id_variant ~ ", '$[\\'" ~ wrapper ~ "\\']', 'string')"
                 ) }}
         {%- endfor %}

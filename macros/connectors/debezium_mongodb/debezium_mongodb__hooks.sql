@@ -13,13 +13,13 @@
         'updateDescription': 'struct<removedFields: array<string>, updatedFields: string, '
             ~ 'truncatedArrays: array<struct<field: string, size: string>>>',
         'op': 'string', 'ts_ms': 'string',
-        'source': debezium_source_type(),
+        'source': cdc_lakehouse.debezium_source_type(),
         'transaction': 'struct<id: string, total_order: string, data_collection_order: string>',
     }) }}
 {% endmacro %}
 
 {% macro debezium_mongodb__schema_fields() %}
-    {{ return(_debezium_schema_fields()) }}
+    {{ return(cdc_lakehouse._debezium_schema_fields()) }}
 {% endmacro %}
 
 {% macro debezium_mongodb__detect(message) %}
@@ -67,7 +67,7 @@
         the update's `filter`, the `before` image, else the Kafka key `{"id": "<_id as
         extended JSON>"}`. `announced_key` is not used: a document's key is always `_id`.
     -#}
-    {{ cdc_let(_debezium_mongodb_id(message), 'mongodb_id', _debezium_mongodb_canonical_id('mongodb_id')) }}
+    {{ cdc_lakehouse.cdc_let(cdc_lakehouse._debezium_mongodb_id(message), 'mongodb_id', cdc_lakehouse._debezium_mongodb_canonical_id('mongodb_id')) }}
 {% endmacro %}
 
 {% macro debezium_mongodb__position(message) %}
@@ -92,7 +92,7 @@
 {% endmacro %}
 
 {% macro debezium_mongodb__is_snapshot(message) %}
-    {{ debezium_is_snapshot(message ~ '.body.source') }}
+    {{ cdc_lakehouse.debezium_is_snapshot(message ~ '.body.source') }}
 {% endmacro %}
 
 {% macro debezium_mongodb__snapshot(message) %}
@@ -126,7 +126,7 @@
             then to_json(named_struct(
                 'patch', {{ message }}.body.patch,
                 'update_description', {{ message }}.body.updateDescription,
-                'id', to_json({{ _debezium_mongodb_id(message) }})
+                'id', to_json({{ cdc_lakehouse._debezium_mongodb_id(message) }})
             ))
     end
 {% endmacro %}

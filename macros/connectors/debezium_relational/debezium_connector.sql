@@ -27,7 +27,7 @@
                 ~ "`connector` among: " ~ accepted | join(', ')
             ) }}
         {%- endif %}
-        when {{ locator }} rlike '{{ cdc_escape_string(override['pattern']) }}'
+        when {{ locator }} rlike '{{ cdc_lakehouse.cdc_escape_string(override['pattern']) }}'
             then '{{ override['connector'] }}'
     {%- endfor %}
         when {{ source }}.connector is not null then lower({{ source }}.connector)
@@ -39,6 +39,6 @@
             or {{ source }}.commit_lsn is not null then 'db2'
         when {{ source }}.lsn is not null then 'postgresql'
         when {{ source }}.file is not null and {{ source }}.pos is not null then 'mysql'
-        when not {{ debezium_has_position(source) }} then 'debezium'
+        when not {{ cdc_lakehouse.debezium_has_position(source) }} then 'debezium'
     end
 {% endmacro %}

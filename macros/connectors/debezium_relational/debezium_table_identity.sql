@@ -35,7 +35,7 @@
             'schema', try_element_at({{ from_schema_name }}, -3),
             'table', try_element_at({{ from_schema_name }}, -2)
         )
-        when {{ is_change }} then {{ cdc_topic_identity(topic, source ~ '.db', from_topic) }}
+        when {{ is_change }} then {{ cdc_lakehouse.cdc_topic_identity(topic, source ~ '.db', from_topic) }}
         else named_struct(
             'db', {{ source }}.db,
             'schema', ({{ from_topic }}).schema,

@@ -61,12 +61,12 @@
         when 'bootstrap-insert' then 'r'
         when 'update' then case when {{ message }}.row_image is not null and {{ message }}.row_image.after is null then 'd' else 'u' end
         when 'delete' then 'd'
-        else case when {{ maxwell__message_kind(message) }} != 'change' then {{ message }}.body.type end
+        else case when {{ cdc_lakehouse.maxwell__message_kind(message) }} != 'change' then {{ message }}.body.type end
     end
 {% endmacro %}
 
 {% macro maxwell__table_identity(message) %}
-    {{ cdc_db_table_identity(message ~ '.body.database', message ~ '.body.table', message ~ '._kafka_topic') }}
+    {{ cdc_lakehouse.cdc_db_table_identity(message ~ '.body.database', message ~ '.body.table', message ~ '._kafka_topic') }}
 {% endmacro %}
 
 {% macro maxwell__key(message, announced_key) %}
@@ -78,26 +78,26 @@
     -#}
     case
         when size({{ message }}.body.primary_key_columns) > 0 or {{ message }}.message_key is null
-            then {{ cdc_key_from_image(
+            then {{ cdc_lakehouse.cdc_key_from_image(
                 message ~ '.declared_key',
-                cdc_json_map(_maxwell_image(message)),
+                cdc_lakehouse.cdc_json_map(cdc_lakehouse._maxwell_image(message)),
                 'transform(' ~ message ~ '.body.primary_key_columns, key_column -> lower(key_column))'
             ) }}
         when {{ message }}.body.type = 'update' and {{ message }}.row_image is not null
             and {{ message }}.row_image.after is null
-            then {{ _maxwell_key_of(cdc_json_map(message ~ '.row_image.before'), _maxwell_key_columns(message)) }}
+            then {{ cdc_lakehouse._maxwell_key_of(cdc_lakehouse.cdc_json_map(message ~ '.row_image.before'), cdc_lakehouse._maxwell_key_columns(message)) }}
         else coalesce(
-            {{ cdc_canonical_json_map(
-                'transform_keys(' ~ _maxwell_kafka_key_fields(message) ~ ', (k, v) -> substr(k, 4))'
+            {{ cdc_lakehouse.cdc_canonical_json_map(
+                'transform_keys(' ~ cdc_lakehouse._maxwell_kafka_key_fields(message) ~ ', (k, v) -> substr(k, 4))'
             ) }},
-            {{ cdc_key_from_image(message ~ '.declared_key', cdc_json_map(_maxwell_image(message))) }}
+            {{ cdc_lakehouse.cdc_key_from_image(message ~ '.declared_key', cdc_lakehouse.cdc_json_map(cdc_lakehouse._maxwell_image(message))) }}
         )
     end
 {% endmacro %}
 
 {% macro _maxwell_kafka_key_fields(message) %}
     {#- The `pk.<column>` fields of the Kafka key (map<string, string>), null without one. -#}
-    map_filter({{ cdc_json_map(message ~ '.message_key') }}, (k, v) -> k like 'pk.%')
+    map_filter({{ cdc_lakehouse.cdc_json_map(message ~ '.message_key') }}, (k, v) -> k like 'pk.%')
 {% endmacro %}
 
 {% macro _maxwell_key_columns(message) %}
@@ -109,7 +109,7 @@
     case
         when size({{ message }}.body.primary_key_columns) > 0
             then transform({{ message }}.body.primary_key_columns, key_column -> lower(key_column))
-        else transform(map_keys({{ _maxwell_kafka_key_fields(message) }}), key_field -> substr(key_field, 4))
+        else transform(map_keys({{ cdc_lakehouse._maxwell_kafka_key_fields(message) }}), key_field -> substr(key_field, 4))
     end
 {% endmacro %}
 
@@ -122,17 +122,17 @@
     {%- set key -%}
         case
             when forall(key_names, key_column -> key_image[key_column] is not null)
-                then {{ cdc_canonical_json_map(
+                then {{ cdc_lakehouse.cdc_canonical_json_map(
                     'map_from_arrays(key_names, transform(key_names, key_column -> key_image[key_column]))'
                 ) }}
         end
     {%- endset -%}
-    {{ cdc_let(key_columns, 'key_names', cdc_let(image_map, 'key_image', key)) }}
+    {{ cdc_lakehouse.cdc_let(key_columns, 'key_names', cdc_lakehouse.cdc_let(image_map, 'key_image', key)) }}
 {% endmacro %}
 
 {% macro _maxwell_image(message) %}
     {#- The row image a change is keyed by: `before` for d, else `after`. -#}
-    case when {{ message }}.op = 'd' then {{ maxwell__before(message) }} else {{ maxwell__after(message) }} end
+    case when {{ message }}.op = 'd' then {{ cdc_lakehouse.maxwell__before(message) }} else {{ cdc_lakehouse.maxwell__after(message) }} end
 {% endmacro %}
 
 {% macro maxwell__row_images(message) %}
@@ -145,12 +145,12 @@
     case
         when {{ message }}.body.type = 'update'
             and exists(
-                {{ _maxwell_key_columns(message) }},
-                key_column -> map_contains_key({{ cdc_json_map(message ~ '.body.old') }}, key_column)
+                {{ cdc_lakehouse._maxwell_key_columns(message) }},
+                key_column -> map_contains_key({{ cdc_lakehouse.cdc_json_map(message ~ '.body.old') }}, key_column)
             )
             then array(
-                named_struct('before', {{ cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}, 'after', cast(null as string)),
-                named_struct('before', {{ cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}, 'after', {{ message }}.body.data)
+                named_struct('before', {{ cdc_lakehouse.cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}, 'after', cast(null as string)),
+                named_struct('before', {{ cdc_lakehouse.cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}, 'after', {{ message }}.body.data)
             )
     end
 {% endmacro %}
@@ -203,7 +203,7 @@
 {% macro maxwell__before(message) %}
     case
         when {{ message }}.row_image is not null then {{ message }}.row_image.before
-        when {{ message }}.body.type = 'update' then {{ cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}
+        when {{ message }}.body.type = 'update' then {{ cdc_lakehouse.cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}
         when {{ message }}.body.type = 'delete' then {{ message }}.body.data
     end
 {% endmacro %}

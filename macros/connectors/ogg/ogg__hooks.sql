@@ -75,17 +75,17 @@
     {#- `primary_keys` read off the row image (`before` for d); none: the whole row image. -#}
     case
         when {{ message }}.op = 'd'
-            then {{ _ogg_key_of(message ~ '.declared_key', ogg__before(message), message) }}
+            then {{ cdc_lakehouse._ogg_key_of(message ~ '.declared_key', cdc_lakehouse.ogg__before(message), message) }}
         when {{ message }}.op in ('c', 'u')
-            then {{ _ogg_key_of(message ~ '.declared_key', ogg__after(message), message) }}
+            then {{ cdc_lakehouse._ogg_key_of(message ~ '.declared_key', cdc_lakehouse.ogg__after(message), message) }}
     end
 {% endmacro %}
 
 {% macro _ogg_key_of(declared_key, image_json, message) %}
     {#- The canonical key of an OGG row image (cdc_key_from_image with `primary_keys`). -#}
-    {{ cdc_key_from_image(
+    {{ cdc_lakehouse.cdc_key_from_image(
         declared_key,
-        cdc_json_map(image_json),
+        cdc_lakehouse.cdc_json_map(image_json),
         'transform(' ~ message ~ '.body.primary_keys, key_column -> lower(key_column))'
     ) }}
 {% endmacro %}
@@ -112,8 +112,8 @@
                 size({{ message }}.body.primary_keys) > 0
                 or {{ message }}.declared_key is not null
             )
-                and {{ _ogg_key_of(message ~ '.declared_key', 'ogg_before', message) }}
-                    != {{ _ogg_key_of(message ~ '.declared_key', 'ogg_after', message) }}
+                and {{ cdc_lakehouse._ogg_key_of(message ~ '.declared_key', 'ogg_before', message) }}
+                    != {{ cdc_lakehouse._ogg_key_of(message ~ '.declared_key', 'ogg_after', message) }}
                 then array(
                     named_struct('before', ogg_before, 'after', cast(null as string)),
                     named_struct('before', ogg_before, 'after', ogg_after)
@@ -123,14 +123,14 @@
     case
         when {{ message }}.body.op_type = 'U' and {{ message }}.body.before is not null
             and {{ message }}.body.after is not null
-            then {{ cdc_let(_ogg_image(message ~ '.body.before'), 'ogg_before',
-                cdc_let(_ogg_image(message ~ '.body.after'), 'ogg_after', key_change)) }}
+            then {{ cdc_lakehouse.cdc_let(cdc_lakehouse._ogg_image(message ~ '.body.before'), 'ogg_before',
+                cdc_lakehouse.cdc_let(cdc_lakehouse._ogg_image(message ~ '.body.after'), 'ogg_after', key_change)) }}
     end
 {% endmacro %}
 
 {% macro _ogg_image(image_json) %}
     {#- A row image without the `<COL>_isMissing` flags and the columns they flag missing. -#}
-    {{ cdc_json_drop_keys(
+    {{ cdc_lakehouse.cdc_json_drop_keys(
         image_json,
         "endswith(json_key, '_isMissing') or coalesce(json_values[concat(json_key, '_isMissing')] = 'true', false)"
     ) }}
@@ -160,14 +160,14 @@
 {% macro ogg__before(message) %}
     case
         when {{ message }}.row_image is not null then {{ message }}.row_image.before
-        else {{ _ogg_image(message ~ '.body.before') }}
+        else {{ cdc_lakehouse._ogg_image(message ~ '.body.before') }}
     end
 {% endmacro %}
 
 {% macro ogg__after(message) %}
     case
         when {{ message }}.row_image is not null then {{ message }}.row_image.after
-        else {{ _ogg_image(message ~ '.body.after') }}
+        else {{ cdc_lakehouse._ogg_image(message ~ '.body.after') }}
     end
 {% endmacro %}
 

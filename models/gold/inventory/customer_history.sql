@@ -1,4 +1,10 @@
-{{ config(materialized='cdc_history', unique_key=['_cdc_source_id', 'id']) }}
+{{
+    config(
+        materialized='cdc_history',
+        unique_key=['_cdc_source_id', 'id'],
+        enabled=cdc_examples_enabled(),
+    )
+}}
 
 -- Type-2 history of customers: every version with its validity period (cdc_history:
 -- the key, the value columns, and the CDC columns the versions are resolved from). A run

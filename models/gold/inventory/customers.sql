@@ -1,4 +1,10 @@
-{{ config(materialized='cdc_current_state', unique_key=['_cdc_source_id', 'id']) }}
+{{
+    config(
+        materialized='cdc_current_state',
+        unique_key=['_cdc_source_id', 'id'],
+        enabled=cdc_examples_enabled(),
+    )
+}}
 
 with
 

@@ -1,4 +1,10 @@
-{{ config(materialized='cdc_current_state', unique_key=['_cdc_source_id', 'order_id', 'line_no']) }}
+{{
+    config(
+        materialized='cdc_current_state',
+        unique_key=['_cdc_source_id', 'order_id', 'line_no'],
+        enabled=cdc_examples_enabled(),
+    )
+}}
 
 with
 

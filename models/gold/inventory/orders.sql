@@ -1,4 +1,11 @@
-{{ config(materialized='cdc_current_state', unique_key=['_cdc_source_id', 'order_id'], cdc_delete_mode='soft') }}
+{{
+    config(
+        materialized='cdc_current_state',
+        unique_key=['_cdc_source_id', 'order_id'],
+        cdc_delete_mode='soft',
+        enabled=cdc_examples_enabled(),
+    )
+}}
 
 with
 

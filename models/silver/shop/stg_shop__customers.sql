@@ -1,3 +1,10 @@
-{{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail') }}
+{{
+    config(
+        materialized='cdc_incremental',
+        incremental_strategy='append',
+        on_schema_change='fail',
+        enabled=cdc_examples_enabled(),
+    )
+}}
 
-{{ cdc_typed_change_log() }}
+{{ cdc_lakehouse.cdc_typed_change_log() }}

@@ -1,0 +1,108 @@
+{% materialization cdc_incremental, adapter='spark', supported_languages=['sql', 'python'] -%}
+  {#-
+      dbt-spark's incremental materialization (same configs, strategies and validation),
+      with the project's run bookkeeping (macros/incremental/):
+        - a run whose inputs hold nothing the table has not read (cdc_is_up_to_date), or
+          whose SQL found nothing new to read (cdc_no_new_input: bronze without a new
+          landing file, a model whose kind of rows did not arrive, cdc_has_rows), leaves
+          the table as it is, without a Spark job (the latter records that it read
+          through what its inputs hold);
+        - every write is bracketed by cdc_record_read_through ('before', 'after'), so that
+          the next run knows its watermark and its inputs' without reading data;
+        - an append whose schema changes are ignored is one `insert ... select` of the
+          model's SQL (_cdc_append_sql), without dbt-spark's staging view.
+  -#}
+  {%- set raw_file_format = config.get('file_format', default='parquet') -%}
+  {%- set raw_strategy = config.get('incremental_strategy') or 'append' -%}
+  {%- set grant_config = config.get('grants') -%}
+  {%- set file_format = dbt_spark_validate_get_file_format(raw_file_format) -%}
+  {%- set strategy = dbt_spark_validate_get_incremental_strategy(raw_strategy, file_format) -%}
+
+  {%- set unique_key = config.get('unique_key', none) -%}
+  {%- set partition_by = config.get('partition_by', none) -%}
+  {%- set language = model['language'] -%}
+  {%- set on_schema_change = incremental_validate_on_schema_change(config.get('on_schema_change'), default='ignore') -%}
+  {%- set incremental_predicates = config.get('predicates', none) or config.get('incremental_predicates', none) -%}
+  {%- set target_relation = this -%}
+  {%- set existing_relation = load_relation(this) -%}
+  {%- set tmp_relation = this.incorporate(path={"identifier": this.identifier ~ '__dbt_tmp'}) -%}
+  {%- if language == 'sql' -%}
+    {%- set tmp_relation = tmp_relation.include(database=false, schema=false) -%}
+  {%- endif -%}
+
+  {%- set rebuild = existing_relation is none or existing_relation.is_view or should_full_refresh() -%}
+  {%- set inputs_read_through = cdc_lakehouse.cdc_inputs_read_through() -%}
+  {%- set up_to_date = not rebuild and cdc_lakehouse.cdc_is_up_to_date(existing_relation, inputs_read_through) -%}
+  {%- set nothing_new = not rebuild and cdc_lakehouse._cdc_no_new_input_marker() in compiled_code -%}
+  {%- set unchanged = up_to_date or nothing_new -%}
+
+  {%- if strategy in ['insert_overwrite', 'microbatch'] and partition_by and not unchanged -%}
+    {%- call statement() -%}
+      set spark.sql.sources.partitionOverwriteMode = DYNAMIC
+    {%- endcall -%}
+  {%- endif -%}
+
+  {{ run_hooks(pre_hooks) }}
+
+  {%- if unchanged -%}
+    {{ log("incremental: " ~ target_relation ~ " holds everything its inputs hold, left as it is") }}
+    {%- call statement('main') -%}
+      select 'inputs unchanged' as cdc_status
+    {%- endcall -%}
+    {%- if not up_to_date and inputs_read_through is not none -%}
+      {#- its inputs gained rows, none of them its own kind (cdc_has_rows): it holds
+          everything they hold, and says so for the models that read it -#}
+      {{ cdc_lakehouse.cdc_record_read_through(
+            existing_relation, inputs_read_through, previous=cdc_lakehouse.cdc_read_through(existing_relation)) }}
+    {%- endif -%}
+  {%- elif rebuild -%}
+    {%- if existing_relation is not none
+          and not (file_format == 'delta' and existing_relation.is_delta) -%}
+      {% do adapter.drop_relation(existing_relation) %}
+    {%- endif -%}
+    {%- call statement('main', language=language) -%}
+      {{ create_table_as(False, target_relation, compiled_code, language) }}
+    {%- endcall -%}
+    {% do persist_constraints(target_relation, model) %}
+    {{ cdc_lakehouse.cdc_record_read_through(
+          target_relation, inputs_read_through or cdc_lakehouse._cdc_newest_loaded_at(target_relation)) }}
+  {%- else -%}
+    {%- set previous = cdc_lakehouse.cdc_read_through(existing_relation) -%}
+    {{ cdc_lakehouse.cdc_record_read_through(existing_relation, none, when='before') }}
+    {%- if language == 'sql' and strategy == 'append' and on_schema_change == 'ignore' -%}
+      {#- no schemas to compare: the new rows go in by one statement, analysed once -#}
+      {%- call statement('main') -%}
+        {{ cdc_lakehouse._cdc_append_sql(compiled_code, target_relation) }}
+      {%- endcall -%}
+    {%- else -%}
+      {%- call statement('create_tmp_relation', language=language) -%}
+        {{ create_table_as(True, tmp_relation, compiled_code, language) }}
+      {%- endcall -%}
+      {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
+      {%- call statement('main') -%}
+        {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, existing_relation, unique_key, incremental_predicates) }}
+      {%- endcall -%}
+      {%- if language == 'python' -%}
+        {% call statement('drop_relation') -%}
+          drop table if exists {{ tmp_relation }}
+        {%- endcall %}
+      {%- else -%}
+        {%- do cdc_lakehouse._cdc_release_temp_view(tmp_relation) -%}
+      {%- endif -%}
+    {%- endif -%}
+    {{ cdc_lakehouse.cdc_record_read_through(
+          target_relation,
+          inputs_read_through or cdc_lakehouse._cdc_newest_loaded_at(
+              target_relation, "timestamp'" ~ previous ~ "'" if previous else none) or previous,
+          previous=previous) }}
+  {%- endif -%}
+
+  {% set should_revoke = should_revoke(existing_relation, full_refresh_mode) %}
+  {% do apply_grants(target_relation, grant_config, should_revoke) %}
+  {% do persist_docs(target_relation, model) %}
+
+  {{ run_hooks(post_hooks) }}
+  {%- do cdc_lakehouse._cdc_forget_relation(target_relation) -%}
+
+  {{ return({'relations': [target_relation]}) }}
+{%- endmaterialization %}
