@@ -17,7 +17,7 @@ venv: check-java $(STAMP)
 	@mkdir -p landing
 	@# a plain `dbt run` (dbt-spark method: session) registers python_udfs on the session it
 	@# creates: a .pth file in the venv installs the hook (python_udfs/session_hook.py)
-	@$(PY) -m python_udfs.session_hook $(CURDIR) >/dev/null
+	@$(PY) -m python_udfs $(CURDIR) >/dev/null
 
 setup: venv
 	@# once: the classes a Spark driver loads, archived for every later session to map

@@ -200,7 +200,7 @@ def install_pth(repo_root: str | Path, site_packages: str | Path | None = None) 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m python_udfs.session_hook [REPO_ROOT]`: install_pth (default: the folder
+    """`python -m python_udfs [REPO_ROOT]` (__main__.py): install_pth (default: the folder
     holding this package, the repository or a host project's dbt_packages/cdc_lakehouse)."""
     args = list(sys.argv[1:] if argv is None else argv)
     root = Path(args[0]) if args else Path(__file__).resolve().parents[1]

@@ -198,6 +198,17 @@ select * from final
                     ~ "boolean, string, double, decimal(p,s), date, timestamp)."
                 ) }}
             {%- endif -%}
+            {%- set data_type = column.data_type | string -%}
+            {%- if data_type.count('(') != data_type.count(')')
+                    or data_type.count('<') != data_type.count('>') -%}
+                {#- `{name: balance, data_type: decimal(12,2)}`: YAML's flow mapping splits at the comma -#}
+                {{ exceptions.raise_compiler_error(
+                    "Model " ~ this ~ ": column '" ~ column.name ~ "' has data_type '"
+                    ~ data_type ~ "' in its YAML, not a whole type (unbalanced brackets). "
+                    ~ "In a flow mapping ({name: ..., data_type: ...}) a comma ends the value: "
+                    ~ "quote the type, data_type: 'decimal(12,2)'."
+                ) }}
+            {%- endif -%}
             {%- set source_name = column_meta.get('cdc_source_column') or column.name -%}
             {%- set path = column_meta.get('cdc_source_path') -%}
             {%- if path is none and meta_document and column_meta.get('cdc_source_column')

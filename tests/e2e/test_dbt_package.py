@@ -289,23 +289,48 @@ def test_host_project_builds_gold_equal_to_the_sources(
         assert called == {"crm_customers", "store_accounts"}, called
 
 
-def test_host_quarantine_reads_the_host_typed_change_logs(
-    dbt_project: DbtProject, host: Path
-) -> None:
+# A contract written the way YAML invites a mistake: in a flow mapping the comma of
+# decimal(12,2) ends the value (data_type 'decimal(12', and a key '2)').
+FLOW_STYLE_CONTRACT = """version: 2
+models:
+  - name: stg_crm__flow
+    config:
+      meta:
+        cdc_source: {database: HOSTDB, schema: inventory, table: customers}
+        cdc_key: [id]
+    columns:
+      - {name: id, data_type: bigint}
+      - {name: balance, data_type: decimal(12,2)}
+"""
+
+
+def test_host_compile_errors_name_the_fix(dbt_project: DbtProject, host: Path) -> None:
     """A typed change log the host forgets in var cdc_typed_change_logs fails the build's
-    compilation with the fix named, instead of its rejected rows going missing."""
+    compilation with the fix named, instead of its rejected rows going missing; so does a
+    contract type that YAML cut at its comma, instead of a Spark syntax error."""
     project = json.loads(json.dumps(yaml.safe_load((host / "dbt_project.yml").read_text())))
-    project["vars"]["cdc_typed_change_logs"] = ["stg_crm__customers"]
+    project["vars"]["cdc_typed_change_logs"] = ["stg_crm__customers", "stg_crm__flow"]
     (host / "dbt_project.yml").write_text(yaml.safe_dump(project, sort_keys=False))
+    staging = host / "models" / "staging"
+    flow_files = [staging / "_flow__models.yml", staging / "stg_crm__flow.sql"]
+    flow_files[0].write_text(FLOW_STYLE_CONTRACT)
+    flow_files[1].write_text(TYPED_SQL)
+    messages = {}
     try:
-        result = dbt_project.run(
-            "compile", "--select", "cdc_quarantine", project_dir=host,
-            expect_success=False,
-        )  # fmt: skip
+        # one node per command: dbt compile stops at the first node that fails
+        for node in ("cdc_quarantine", "stg_crm__flow"):
+            result = dbt_project.run(
+                "compile", "--select", node, project_dir=host, expect_success=False
+            )
+            assert not result.success, node
+            messages[node] = str(result.exception) + " ".join(
+                str(r.message) for r in getattr(result.result, "results", None) or []
+            )
     finally:
+        for path in flow_files:
+            path.unlink()
         write_host_project(host)
-    assert not result.success
-    messages = str(result.exception) + " ".join(
-        str(r.message) for r in getattr(result.result, "results", None) or []
-    )
-    assert "add 'stg_store__accounts' to the var cdc_typed_change_logs" in messages, messages
+    quarantine, flow = messages["cdc_quarantine"], messages["stg_crm__flow"]
+    assert "add 'stg_store__accounts' to the var cdc_typed_change_logs" in quarantine, quarantine
+    assert "column 'balance' has data_type 'decimal(12'" in flow, flow
+    assert "quote the type, data_type: 'decimal(12,2)'" in flow, flow
