@@ -2,6 +2,8 @@
     config(
         materialized='cdc_incremental',
         incremental_strategy='append',
+        pre_hook="{{ cdc_drop_latest_versions() }}",
+        post_hook="{{ cdc_record_latest_versions() }}",
     )
 }}
 
@@ -23,7 +25,8 @@
 -- row after it, its columns set on the row before it (_cdc_row_image_fold). A key change
 -- (a message that deletes one key and writes another) starts the new key from the row
 -- the delete ended. A run folds its new changes onto the latest
--- document this model holds for each key; a key that receives a change older than that
+-- document this model holds for each key (looked up in its table of latest versions,
+-- a row per key kept by its post-hook: cdc_record_latest_versions); a key that receives a change older than that
 -- one (a late or replayed event) is folded again from its whole change history, and all
 -- its versions are written again with a newer resolution stamp, so the newest resolution
 -- wins downstream. A patch whose base document was never seen gives a partial document
@@ -72,15 +75,15 @@ resolution as (
 
 stored_latest as (
 
+    -- the latest stored version of each key of the batch, from the table of latest
+    -- versions (a row per key) and the rows loaded since it was brought up to date
+    -- (cdc_latest_versions_sql): not from every version this model holds
     select
         stored._cdc_source_id,
         stored._cdc_key,
-        max_by(
-            struct(stored._cdc_after as document, stored._cdc_is_partial as is_partial),
-            stored._cdc_sort_key
-        ) as latest_version,
-        max(stored._cdc_message_sort_key) as latest_message_sort_key
-    from {{ this }} as stored
+        max_by(stored.latest_version, stored.latest_sort_key) as latest_version,
+        max(stored.latest_message_sort_key) as latest_message_sort_key
+    from ({{ cdc_latest_versions_sql(this) }}) as stored
     left semi join batch_keys
         on stored._cdc_source_id = batch_keys._cdc_source_id
         and stored._cdc_key = batch_keys._cdc_key
@@ -198,6 +201,9 @@ stored_retired as (
     left semi join key_changes
         on stored._message_id = key_changes._message_id
     where stored._cdc_op = 'd'
+        -- only row-image families change keys: parquet statistics skip the files of
+        -- documents alone
+        and {{ cdc_in_list('stored._cdc_envelope', cdc_folded_families() | reject('in', cdc_document_families()) | list) }}
     group by stored._message_id
 
 ),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from datetime import datetime, timezone
 from decimal import Decimal
 
@@ -84,12 +85,49 @@ def _document_changes(dbt_project) -> list[dict]:  # type: ignore[no-untyped-def
     )
 
 
+def _document_changes_then_lose_their_bookkeeping(dbt_project) -> list[dict]:  # type: ignore[no-untyped-def]
+    """Before the no-op build: the count of the model's rows, then its table of latest
+    versions as a run killed after its first load's post-hook leaves it (complete through
+    that load only): the next run must make it good."""
+    counted = _document_changes(dbt_project)
+    model = f"{dbt_project.layer('silver')}.int_cdc__document_changes"
+    [first] = dbt_project.sql(f"select cast(min(_loaded_at) as string) as t from {model}")
+    latest = f"{model}__cdc_latest"
+    dbt_project.sql(f"drop table {latest}")
+    dbt_project.sql(
+        f"create table {latest} using parquet as select _cdc_source_id, _cdc_key, "
+        "max_by(named_struct('document', _cdc_after, 'is_partial', _cdc_is_partial), "
+        "_cdc_sort_key) as latest_version, max(_cdc_sort_key) as latest_sort_key, "
+        f"max(_cdc_message_sort_key) as latest_message_sort_key from {model} "
+        f"where _loaded_at <= timestamp'{first['t']}' group by _cdc_source_id, _cdc_key"
+    )
+    dbt_project.sql(
+        f"alter table {latest} set tblproperties ('cdc.read_through' = '{first['t']}', "
+        "'cdc.compacted_rows' = '0')"
+    )
+    return counted
+
+
+EPOCH = "1970-01-01 00:00:00"
+
+
+def _latest_versions_forget_their_read_through(dbt_project) -> None:  # type: ignore[no-untyped-def]
+    """Before the second batch: the table of latest versions keeps its rows but knows
+    nothing for sure (read-through 1970), as after a run killed between its writes: the
+    second batch's lookup must read the model's rows too, and its post-hook make it good."""
+    latest = f"{dbt_project.layer('silver')}.int_cdc__document_changes__cdc_latest"
+    dbt_project.sql(f"alter table {latest} set tblproperties ('cdc.read_through' = '{EPOCH}')")
+
+
 register(
     Part(
         PART,
         land=batch_lander(_simulations),
         databases=tuple(database for database, *_ in SOURCES),
-        before={"noop": _document_changes},
+        before={
+            "batch1": _latest_versions_forget_their_read_through,
+            "noop": _document_changes_then_lose_their_bookkeeping,
+        },
     )
 )
 
@@ -240,3 +278,86 @@ def test_a_run_without_new_files_changes_nothing(dbt_project, simulations, strea
 def test_full_refresh_gives_what_the_incremental_runs_gave(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     _assert_documents_match(dbt_project, simulations, 1)
     _assert_typed_customers_match(dbt_project, simulations, 1)
+
+
+def _properties(dbt_project, table: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    rows = dbt_project.sql(f"show tblproperties {dbt_project.layer('silver')}.{table}")
+    return {str(r["key"]): str(r["value"]) for r in rows}
+
+
+def _latest_versions(dbt_project, relation: str, columns: str) -> set[tuple]:  # type: ignore[no-untyped-def]
+    """(source, key, document, partial, sort key, message sort key) of every key."""
+    rows = dbt_project.sql(
+        f"select _cdc_source_id, _cdc_key, max_by({columns[0]}, {columns[1]}) as v, "
+        f"max({columns[1]}) as s, max({columns[2]}) as m from {relation} "
+        "group by _cdc_source_id, _cdc_key"
+    )
+    return {
+        (r["_cdc_source_id"], r["_cdc_key"], r["v"]["document"], r["v"]["is_partial"])
+        + (r["s"], r["m"])
+        for r in rows
+    }
+
+
+def _assert_latest_versions_are_the_models(dbt_project) -> int:  # type: ignore[no-untyped-def]
+    """The table of latest versions holds, per key, the model's newest version, and is
+    complete through the model's read-through. Returns its number of rows."""
+    model = f"{dbt_project.layer('silver')}.int_cdc__document_changes"
+    kept = _latest_versions(
+        dbt_project, f"{model}__cdc_latest",
+        ("latest_version", "latest_sort_key", "latest_message_sort_key"),
+    )  # fmt: skip
+    whole = _latest_versions(
+        dbt_project, f"(select *, named_struct('document', _cdc_after, 'is_partial', "
+        f"_cdc_is_partial) as version from {model})",
+        ("version", "_cdc_sort_key", "_cdc_message_sort_key"),
+    )  # fmt: skip
+    assert whole, "the model holds no document (a test without teeth)"
+    assert kept == whole
+    through = _properties(dbt_project, "int_cdc__document_changes")["cdc.read_through"]
+    assert (
+        _properties(dbt_project, "int_cdc__document_changes__cdc_latest")["cdc.read_through"]
+        == through
+    )
+    [n] = dbt_project.sql(f"select count(*) as n from {model}__cdc_latest")
+    return int(n["n"])  # type: ignore[call-overload]
+
+
+@pytest.mark.stream("batch1")
+def test_a_run_looks_up_the_latest_versions_not_the_whole_history(dbt_project) -> None:  # type: ignore[no-untyped-def]
+    """The second batch found the documents it patched in the table of latest versions
+    (a row per key and run), and read the model itself only for the loads that table had
+    not taken in (here all: its read-through was set back before the build; a `_loaded_at`
+    literal, which parquet statistics use to skip older files) and for row-image families'
+    key changes; its post-hook made the table whole again: every key's newest version."""
+    model = f"{dbt_project.layer('silver')}.int_cdc__document_changes"
+    kept = _assert_latest_versions_are_the_models(dbt_project)
+    [versions] = dbt_project.sql(f"select count(*) as n from {model}")
+    assert kept < versions["n"], "a row per key and run, fewer than the model's versions"
+    compiled = (
+        dbt_project.target_path
+        / "compiled/cdc_lakehouse/models/silver/int_cdc__document_changes.sql"
+    ).read_text()
+    reads = re.findall(rf"from {re.escape(model)}\b(?!__)(?:\s+as \w+)?\s+(\w+[^\n]*)", compiled)
+    assert f"from {model}__cdc_latest" in compiled
+    assert f"where _loaded_at > timestamp'{EPOCH}'" in reads, (
+        "a table of latest versions that knows nothing for sure is read with the model's rows"
+    )
+    allowed = ("where _loaded_at > timestamp'", "left semi join key_changes")
+    for following in reads:
+        assert following.startswith(allowed), following
+
+
+@pytest.mark.stream("noop")
+def test_a_run_makes_good_the_latest_versions_a_killed_run_left(dbt_project) -> None:  # type: ignore[no-untyped-def]
+    """Before the no-op build, the table of latest versions was set back to the first
+    load (a run killed before its post-hook): the no-op build's post-hook added the rest."""
+    _assert_latest_versions_are_the_models(dbt_project)
+
+
+@pytest.mark.stream("full_refresh")
+def test_a_full_refresh_rebuilds_the_latest_versions(dbt_project) -> None:  # type: ignore[no-untyped-def]
+    model = f"{dbt_project.layer('silver')}.int_cdc__document_changes"
+    kept = _assert_latest_versions_are_the_models(dbt_project)
+    [keys] = dbt_project.sql(f"select count(distinct _cdc_source_id, _cdc_key) as n from {model}")
+    assert kept == keys["n"], "a full build keeps one row per key"

@@ -1,0 +1,40 @@
+{% macro _cdc_compact_latest_versions(registry) %}
+    {#-
+        Keeps one row per key in a table of latest versions (cdc_record_latest_versions):
+        the grouped rows overwrite a staging table (`<identifier>__compacting`, kept
+        between compactions: dropping it cost as much as writing it), which then
+        overwrites the table (Spark does not overwrite a table it reads in the same
+        statement). A run killed in between leaves the table as it was, or rewritten:
+        either answers the same. Returns the number of rows kept.
+    -#}
+    {%- set staging = registry.incorporate(
+          path={'identifier': registry.identifier ~ '__compacting'}, type='table') -%}
+    {%- set compacted_sql -%}
+        select
+            _cdc_source_id,
+            _cdc_key,
+            max_by(latest_version, latest_sort_key) as latest_version,
+            max(latest_sort_key) as latest_sort_key,
+            max(latest_message_sort_key) as latest_message_sort_key
+        from {{ registry }}
+        group by _cdc_source_id, _cdc_key
+    {%- endset -%}
+    {%- call statement('cdc_compact_latest_versions') -%}
+        {%- if load_relation(staging) is none %}
+        create table {{ staging }} using parquet as {{ compacted_sql }}
+        {%- else %}
+        insert overwrite table {{ staging }} {{ compacted_sql }}
+        {%- endif %}
+    {%- endcall -%}
+    {%- call statement('cdc_compact_latest_versions') -%}
+        insert overwrite table {{ registry }}
+        select
+            _cdc_source_id,
+            _cdc_key,
+            latest_version,
+            latest_sort_key,
+            latest_message_sort_key
+        from {{ staging }}
+    {%- endcall -%}
+    {{ return(cdc_lakehouse._cdc_latest_versions_rows(registry)) }}
+{% endmacro %}
