@@ -28,13 +28,7 @@
     {%- endcall -%}
     {%- call statement('cdc_compact_latest_versions') -%}
         insert overwrite table {{ registry }}
-        select
-            _cdc_source_id,
-            _cdc_key,
-            latest_version,
-            latest_sort_key,
-            latest_message_sort_key
-        from {{ staging }}
+        select * from {{ staging }}
     {%- endcall -%}
     {{ return(cdc_lakehouse._cdc_latest_versions_rows(registry)) }}
 {% endmacro %}

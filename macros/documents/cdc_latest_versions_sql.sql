@@ -14,8 +14,7 @@
     {%- if registry is not none -%}
         {%- set read_through = cdc_lakehouse._cdc_table_properties(registry).get('cdc.read_through') -%}
     {%- endif -%}
-    {%- if read_through and read_through == cdc_lakehouse.cdc_read_through(relation) -%}
-        {#- complete through the model's own read-through: the table alone -#}
+    {%- if read_through -%}
         select
             _cdc_source_id,
             _cdc_key,
@@ -23,16 +22,11 @@
             latest_sort_key,
             latest_message_sort_key
         from {{ registry }}
-    {%- elif read_through -%}
-        select
-            _cdc_source_id,
-            _cdc_key,
-            latest_version,
-            latest_sort_key,
-            latest_message_sort_key
-        from {{ registry }}
+        {%- if read_through != cdc_lakehouse.cdc_read_through(relation) %}
+        {#- not complete through the model's own read-through: its later rows too #}
         union all
         {{ cdc_lakehouse._cdc_latest_versions_grouped(relation, read_through) }}
+        {%- endif %}
     {%- else -%}
         {{ cdc_lakehouse._cdc_latest_versions_grouped(relation) }}
     {%- endif -%}
