@@ -9,9 +9,10 @@
         table): a compaction reads a row per key after at least as many rows were added,
         so its cost follows the batches too. It builds the table from all of the model's
         rows when it does not exist (the pre-hook cdc_drop_latest_versions drops it before
-        a full build) or the model was built from nothing, unless the model holds no row. Nothing when it is up to date or
-        the model's read-through is not known (the lookup, cdc_latest_versions_sql, then
-        reads the rows after the table's read-through from the model itself). A run killed
+        a full build) or the model was built from nothing, unless the model holds no row.
+        Nothing when it is up to date or the model's read-through is not known (the
+        lookup, cdc_latest_versions_sql, then reads the rows after the table's
+        read-through from the model itself). A run killed
         between these statements leaves the table's old read-through: the next lookup
         reads those rows from the model, and the next post-hook adds them again, which
         changes no answer (max_by over the same versions). Returns no SQL.

@@ -24,10 +24,10 @@
 -- images may be partial (OGG's compressed updates, cdc_folded_families) with the whole
 -- row after it, its columns set on the row before it (_cdc_row_image_fold). A key change
 -- (a message that deletes one key and writes another) starts the new key from the row
--- the delete ended. A run folds its new changes onto the latest
--- document this model holds for each key (looked up in its table of latest versions,
--- a row per key kept by its post-hook: cdc_record_latest_versions); a key that receives a change older than that
--- one (a late or replayed event) is folded again from its whole change history, and all
+-- the delete ended. A run folds its new changes onto the latest document this model
+-- holds for each key (looked up in its table of latest versions, a row per key kept by
+-- its post-hook: cdc_record_latest_versions); a key that receives a change older than
+-- that one (a late or replayed event) is folded again from its whole change history, and all
 -- its versions are written again with a newer resolution stamp, so the newest resolution
 -- wins downstream. A patch whose base document was never seen gives a partial document
 -- (_cdc_is_partial); a patch that cannot be applied keeps the document as it was and
