@@ -1,14 +1,13 @@
 {% macro _cdc_compact_latest_versions(registry) %}
     {#-
         Keeps one row per key in a table of latest versions (cdc_record_latest_versions):
-        the grouped rows overwrite a staging table (`<identifier>__compacting`, kept
+        the grouped rows overwrite a staging table (_cdc_latest_versions_staging, kept
         between compactions: dropping it cost as much as writing it), which then
         overwrites the table (Spark does not overwrite a table it reads in the same
         statement). A run killed in between leaves the table as it was, or rewritten:
         either answers the same. Returns the number of rows kept.
     -#}
-    {%- set staging = registry.incorporate(
-          path={'identifier': registry.identifier ~ '__compacting'}, type='table') -%}
+    {%- set staging = cdc_lakehouse._cdc_latest_versions_staging(registry) -%}
     {%- set compacted_sql -%}
         select
             _cdc_source_id,

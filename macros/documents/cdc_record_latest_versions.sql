@@ -12,10 +12,10 @@
         a full build) or the model was built from nothing, unless the model holds no row.
         Nothing when it is up to date or the model's read-through is not known (the
         lookup, cdc_latest_versions_sql, then reads the rows after the table's
-        read-through from the model itself). A run killed
-        between these statements leaves the table's old read-through: the next lookup
-        reads those rows from the model, and the next post-hook adds them again, which
-        changes no answer (max_by over the same versions). Returns no SQL.
+        read-through from the model itself). A run killed between these statements leaves
+        the table's old read-through: the next lookup reads those rows from the model,
+        and the next post-hook adds them again, which changes no answer (max_by over the
+        same versions). Returns no SQL.
     -#}
     {%- if not execute -%}
         {{ return('') }}
