@@ -132,6 +132,23 @@
   {% endcall %}
 {% endmacro %}
 
+{% macro _cdc_write_scratch(relation, sql) %}
+  {#-
+      Write a query's rows to a scratch table of the run (`<model>__cdc_batch`,
+      `<model>__cdc_candidates`), so that the statements after it read a table instead of
+      planning and running the query again. Created empty, then filled (as _cdc_stage
+      does): a run killed while writing leaves a registered table, which the next run
+      drops with its files. The caller drops it when done.
+  -#}
+  {{ adapter.drop_relation(relation) }}
+  {% call statement('cdc_create_scratch') %}
+    create table {{ relation }} using parquet as {{ sql }} limit 0
+  {% endcall %}
+  {% call statement('cdc_write_scratch') %}
+    insert into {{ relation }} {{ sql }}
+  {% endcall %}
+{% endmacro %}
+
 {% macro _cdc_truncates_ctes(changes_from, state_relation) %}
   {#-
       CTEs new_truncates (the batch's latest truncate per source table, from the rows of

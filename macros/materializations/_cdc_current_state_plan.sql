@@ -46,6 +46,8 @@
       readable_only: rows with an error reason were quarantined upstream, never applied
       (readable: the same as a condition);
       batch_relation: where merge_on_read writes its batch once (_cdc_new_changes);
+      candidates_relation: where merge_on_read writes its candidates once when it carries
+      values over (_cdc_state_merge_sql, _cdc_delta_merge_sql);
       carry: unavailable values (PostgreSQL TOAST placeholders) are carried over -#}
   {{ return({
       'cdc': cdc,
@@ -54,6 +56,7 @@
       'runs_relation': cdc_lakehouse._cdc_companion_relation('__cdc_runs'),
       'staging_relation': cdc_lakehouse._cdc_companion_relation('__cdc_staging'),
       'batch_relation': cdc_lakehouse._cdc_companion_relation('__cdc_batch'),
+      'candidates_relation': cdc_lakehouse._cdc_companion_relation('__cdc_candidates'),
       'state_columns': state_columns,
       'published_columns': state_columns | reject('in', ['_cdc_sort_key']) | list,
       'readable_only': 'where _cdc_error_reason is null' if '_cdc_error_reason' in model_columns else '',

@@ -1,4 +1,4 @@
-{% macro _cdc_delta_merge_sql(changes_sql, columns, unique_key, state_relation, carry=none, small_batch=false) %}
+{% macro _cdc_delta_merge_sql(changes_sql, columns, unique_key, state_relation, carry=none, small_batch=false, candidates_relation=none, candidates_only=false) %}
   {#-
       The new content of the delta partition (cdc_bucket = -2) of a parquet state table:
       for each key the latest change among the stored delta and `changes_sql`, kept only
@@ -15,6 +15,10 @@
       (key, sort key and the carried columns). A stored create revisited for a primary-key
       change (_cdc_carry_revisit_sql, already part of changes_sql) is written to the delta
       even though its compacted row has the same sort key.
+      candidates_only: the query of the candidates alone (the new changes and the stored
+      delta, `_cdc_is_stored` telling them apart); candidates_relation: a table holding
+      them, read instead of computing them here (the carry-over reads them several times,
+      and Spark inlines a CTE at every reference).
   -#}
   {%- set key_list = cdc_lakehouse.cdc_quote_list(unique_key) -%}
 with
@@ -25,9 +29,15 @@ new_changes as (
         {%- for column in columns %}
         {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
+    {%- if candidates_relation is not none %}
+        _cdc_is_deleted
+    from {{ candidates_relation }}
+    where not _cdc_is_stored
+    {%- else %}
         _cdc_op = 'd' as _cdc_is_deleted
     from ({{ changes_sql }}) as changes
     where _cdc_op != 't'
+    {%- endif %}
 
 ),
 
@@ -38,10 +48,27 @@ stored_delta as (
         {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         _cdc_is_deleted
+    {%- if candidates_relation is not none %}
+    from {{ candidates_relation }}
+    where _cdc_is_stored
+    {%- else %}
     from {{ state_relation }}
     where cdc_bucket = {{ cdc_lakehouse._cdc_partition('delta') }}
+    {%- endif %}
 
 ),
+{%- if candidates_only %}
+
+candidates as (
+
+    select *, false as _cdc_is_stored from new_changes
+    union all
+    select *, true as _cdc_is_stored from stored_delta
+
+)
+
+select * from candidates
+{%- else %}
 
 compacted as (
 
@@ -157,4 +184,5 @@ select * from final
 union all
 
 {{ cdc_lakehouse._cdc_truncate_marker_rows(columns) }}
+{%- endif %}
 {% endmacro %}

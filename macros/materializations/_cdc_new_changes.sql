@@ -24,15 +24,7 @@
       select {{ cdc_lakehouse.cdc_quote_list(plan.state_columns) }}, {{ plan.readable }} as _cdc_is_readable
       from ({{ batch_sql }}) as batch
     {%- endset -%}
-    {#- created empty, then filled (as _cdc_stage does): a run killed while writing leaves
-        a registered table, which the next run drops with its files -#}
-    {{ adapter.drop_relation(batch_relation) }}
-    {% call statement('cdc_create_batch') %}
-      create table {{ batch_relation }} using parquet as {{ written_sql }} limit 0
-    {% endcall %}
-    {% call statement('cdc_write_batch') %}
-      insert into {{ batch_relation }} {{ written_sql }}
-    {% endcall %}
+    {{ cdc_lakehouse._cdc_write_scratch(batch_relation, written_sql) }}
   {%- endif -%}
   {%- set read_from = batch_relation if batch_relation is not none else '(' ~ batch_sql ~ ')' -%}
   {%- set stats = run_query(

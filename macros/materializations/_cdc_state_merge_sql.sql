@@ -1,4 +1,4 @@
-{% macro _cdc_state_merge_sql(changes_sql, columns, unique_key, state_relation, buckets, retention_days, carry=none) %}
+{% macro _cdc_state_merge_sql(changes_sql, columns, unique_key, state_relation, buckets, retention_days, carry=none, candidates_relation=none, candidates_only=false) %}
   {#-
       The new content of every state bucket that `changes_sql` touches (all buckets when
       state_relation is none, i.e. a full build): for each key the change with the
@@ -7,6 +7,12 @@
       tombstones older than the retention are dropped. Truncate markers live in bucket -1.
       carry (_cdc_carry_spec): the winners' unavailable values are carried over from the
       key's older changes (see _cdc_carry_over.sql).
+      candidates_only: the query of the candidates alone (the new changes and the stored
+      rows of the buckets they touch); candidates_relation: a table holding them (written
+      from that query), read instead of computing them in this query. The carry-over reads
+      the candidates in several places, and Spark inlines a CTE at every reference (a
+      compaction of captured_rows in test_unavailable_values: 17.5 s in one statement for
+      10 rows, 1.7 s to write the candidates and 3.8 s to stage from them).
   -#}
 with
 
@@ -24,6 +30,10 @@ new_changes as (
 {{ cdc_lakehouse._cdc_truncates_ctes('new_changes', state_relation) }},
 
 candidates as (
+    {%- if candidates_relation is not none %}
+
+    select * from {{ candidates_relation }}
+    {%- else %}
 
     select
         {%- for column in columns %}
@@ -50,8 +60,12 @@ candidates as (
             or exists (select 1 from new_truncates)
         )
     {%- endif %}
+    {%- endif %}
 
-),
+){%- if candidates_only %}
+
+select * from candidates
+{%- else -%},
 
 ranked as (
 
@@ -118,4 +132,5 @@ final as (
 
 select * from final
 distribute by cdc_bucket
+{%- endif %}
 {% endmacro %}

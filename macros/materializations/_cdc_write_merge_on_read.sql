@@ -36,17 +36,26 @@
     {%- set changes_sql = batch.sql -%}
   {%- endif -%}
   {%- if kind == 'compaction' -%}
-    {%- set staged_sql = cdc_lakehouse._cdc_state_merge_sql(
+    {%- set merge_sql = cdc_lakehouse._cdc_state_merge_sql -%}
+    {%- set merge_args = [
           changes_sql ~ " union all select " ~ cdc_lakehouse.cdc_quote_list(plan.state_columns)
           ~ " from " ~ plan.state_relation ~ " where cdc_bucket = " ~ cdc_lakehouse._cdc_partition('delta'),
-          plan.state_columns, cdc.unique_key, plan.state_relation, cdc.buckets, cdc.retention_days,
-          carry) -%}
+          plan.state_columns, cdc.unique_key, plan.state_relation, cdc.buckets, cdc.retention_days] -%}
+    {%- set merge_options = {} -%}
   {%- else -%}
+    {%- set merge_sql = cdc_lakehouse._cdc_delta_merge_sql -%}
+    {%- set merge_args = [changes_sql, plan.state_columns, cdc.unique_key, plan.state_relation] -%}
     {#- up to 500k batch rows, their keys are broadcast (tens of MB at most) -#}
-    {%- set staged_sql = cdc_lakehouse._cdc_delta_merge_sql(
-          changes_sql, plan.state_columns, cdc.unique_key, plan.state_relation, carry,
-          small_batch=batch.rows <= 500000) -%}
+    {%- set merge_options = {'small_batch': batch.rows <= 500000} -%}
   {%- endif -%}
+  {%- set candidates_relation = none -%}
+  {%- if carry is not none -%}
+    {#- the carry-over reads the candidates several times: they are written once -#}
+    {%- set candidates_relation = plan.candidates_relation -%}
+    {{ cdc_lakehouse._cdc_write_scratch(candidates_relation, merge_sql(*merge_args, candidates_only=true)) }}
+  {%- endif -%}
+  {%- set staged_sql = merge_sql(
+        *merge_args, carry=carry, candidates_relation=candidates_relation, **merge_options) -%}
   {{ cdc_lakehouse._cdc_stage(plan.staging_relation, plan.state_relation, staged_sql) }}
   {{ cdc_lakehouse._cdc_record_run(plan.runs_relation, batch.loaded_through, 'staged', kind) }}
   {{ cdc_lakehouse.cdc_after_staging(this) }}
@@ -54,4 +63,7 @@
   {{ cdc_lakehouse._cdc_record_run(plan.runs_relation, batch.loaded_through, 'applied', kind) }}
   {{ adapter.drop_relation(plan.staging_relation) }}
   {{ adapter.drop_relation(plan.batch_relation) }}
+  {%- if carry is not none %}
+  {{ adapter.drop_relation(plan.candidates_relation) }}
+  {%- endif %}
 {% endmacro %}
