@@ -9,6 +9,7 @@ code the pipeline knows and the reason, never left out silently.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -54,9 +55,12 @@ def _corpus_entries(corpus: Path) -> set[str]:
 def _collected_ids() -> set[str]:
     """The parameter ids of the corpus modules' tests, as pytest collects them."""
     files = [str(Path(module.__file__).relative_to(REPO)) for module in MODULES]  # type: ignore[arg-type]
+    # PYTEST_ADDOPTS of the run that calls this (`-v`, say) would change the listing's form
+    env = {name: value for name, value in os.environ.items() if name != "PYTEST_ADDOPTS"}
     collected = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *files],
         cwd=REPO,
+        env=env,
         capture_output=True,
         text=True,
         check=True,
