@@ -11,8 +11,8 @@ relation built on the cluster must equal the simulator's oracle. After the secon
 `local` target runs the same files in one full `dbt run` (in-process, on the shared session:
 the local target's data tests run in every other module), and the cluster's incrementally
 built gold must equal it row for row, every column but the load time (so the local gold
-equals the oracle too; where it differs, the oracle check says which side is wrong). The cluster is stopped when the module ends, also
-when a step failed.
+equals the oracle too; where it differs, the oracle check says which side is wrong). The
+cluster is stopped when the module ends, also when a step failed.
 """
 
 from __future__ import annotations
