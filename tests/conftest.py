@@ -197,8 +197,8 @@ LONGEST_FIRST: tuple[str, ...] = (
     "tests/cluster/test_thrift_cluster.py",
     "tests/corpus/",
     "tests/e2e/test_crash_recovery.py",
-    "tests/e2e/test_data_tests_catch_faults.py",
     "tests/e2e/test_unavailable_values.py",
+    "tests/e2e/test_data_tests_catch_faults.py",
 )
 
 
