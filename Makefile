@@ -21,14 +21,15 @@ venv: check-java $(STAMP)
 
 setup: venv
 	@# once: the classes a Spark driver loads, archived for every later session to map
-	@# (python_udfs/jvm_class_archive.py: a session starts in 4 s instead of 7)
+	@# (python_udfs/jvm_class_archive.py: a session starts in 4 s instead of 7), after the
+	@# driver's local file system (python_udfs/local_filesystem.py: no chmod process per file)
 	@$(PY) -m cdc_tools.jvm_class_archive
 
 check-java:
 	@v=$$(java -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/'); \
 	if [ -z "$$v" ] || [ "$$v" -lt 17 ] 2>/dev/null; then \
 	  echo "Java 17 or newer is required by Spark 4 (found: '$$v')."; \
-	  echo "Install it with: sudo apt-get install -y openjdk-17-jre-headless (Debian/Ubuntu),"; \
+	  echo "Install it with: sudo apt-get install -y openjdk-17-jdk-headless (Debian/Ubuntu),"; \
 	  echo "brew install openjdk@17 (macOS), or any JDK 17+ on PATH / JAVA_HOME."; \
 	  exit 1; \
 	fi

@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from python_udfs import jvm_class_archive
+from python_udfs import jvm_class_archive, local_filesystem
 
 # What a build does, in small: each statement loads the classes of its kind of work.
 WARM_UP_STATEMENTS: tuple[str, ...] = (
@@ -81,6 +81,7 @@ def write_archive(target: Path) -> float:
     from cdc_tools.local_spark import local_spark_conf
 
     conf = local_spark_conf()
+    local_filesystem.use(conf)  # as the session hook does: the archive is named by the class path
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     conf[jvm_class_archive.JAVA_OPTIONS_KEY] = jvm_class_archive.with_java_option(
         conf, jvm_class_archive.dump_options(partial)
@@ -123,7 +124,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from cdc_tools.local_spark import local_spark_conf
 
-    target = jvm_class_archive.archive_path(local_spark_conf(), pyspark.__version__)
+    # the local file system's jar first (python_udfs.local_filesystem): it is on the class
+    # path of every local session once built, so the archive is written with it
+    jar, said = local_filesystem.build()
+    if jar is None or not said.endswith("is there"):
+        print(f"local file system: {said}")
+    conf = local_spark_conf()
+    local_filesystem.use(conf)
+    target = jvm_class_archive.archive_path(conf, pyspark.__version__)
     if target is None:
         print("JVM class archive: off (CDC_JVM_CLASS_ARCHIVE) or no java on PATH")
         return 0

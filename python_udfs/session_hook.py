@@ -11,7 +11,8 @@ The wrapper also takes the local warehouse's lock (`python_udfs.warehouse_lock`)
 first session of the process is created, so that two `dbt` commands on one `.spark/` run
 one after the other instead of failing inside Derby, and starts the driver JVM from the
 class-data-sharing archive that `make setup` writes (`python_udfs.jvm_class_archive`) when
-there is one.
+there is one, with the local file system that sets file modes without a `chmod` process
+(`python_udfs.local_filesystem`) when its jar is built.
 
 It also quiets PySpark's query-context loggers (`quiet_query_context_logs`): PySpark 4 logs
 every `AnalysisException` it raises, with its Java stack trace, as a JSON line on stderr,
@@ -82,6 +83,21 @@ def _lock_warehouse(options: Any) -> None:
         warnings.warn(f"python_udfs: warehouse lock not taken: {exc!r}", stacklevel=3)
 
 
+def _use_local_filesystem(builder: Any) -> None:
+    """Start a local driver with the file system that sets modes without a `chmod` process
+    (`python_udfs.local_filesystem`) when its jar is built; only before the JVM exists."""
+    try:
+        from pyspark import SparkContext
+
+        from python_udfs import local_filesystem
+
+        options = getattr(builder, "_options", None)
+        if SparkContext._gateway is None and isinstance(options, dict):
+            local_filesystem.use(options)
+    except Exception as exc:  # noqa: BLE001 - it only saves time, never costs a session
+        warnings.warn(f"python_udfs: local file system not used: {exc!r}", stacklevel=3)
+
+
 def _use_class_archive(builder: Any) -> None:
     """Start the driver JVM from the class-data-sharing archive when there is one
     (`python_udfs.jvm_class_archive`); only before the process's JVM exists."""
@@ -108,6 +124,7 @@ def patch_builder(session_module: ModuleType) -> None:
     @functools.wraps(original)
     def get_or_create(self: Any) -> Any:
         _lock_warehouse(getattr(self, "_options", {}))
+        _use_local_filesystem(self)  # first: the class archive is named by the class path
         _use_class_archive(self)
         session = original(self)
         _register_once(session)

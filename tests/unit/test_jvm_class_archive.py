@@ -107,8 +107,11 @@ def test_setup_wrote_the_archive_of_this_machine() -> None:
     import pyspark
 
     from cdc_tools.local_spark import local_spark_conf
+    from python_udfs import local_filesystem
 
-    path = jvm_class_archive.archive_path(local_spark_conf(), pyspark.__version__)
+    conf = local_spark_conf()
+    local_filesystem.use(conf)  # as the session hook does: its jar is on the class path
+    path = jvm_class_archive.archive_path(conf, pyspark.__version__)
     if os.environ.get("CI") != "true" and (path is None or not path.is_file()):
         pytest.skip("no archive here: run `make setup` (CI checks it)")
     assert path is not None and path.is_file() and path.stat().st_size > 0
