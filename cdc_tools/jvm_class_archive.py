@@ -126,8 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # the local file system's jar first (python_udfs.local_filesystem): it is on the class
     # path of every local session once built, so the archive is written with it
-    jar, said = local_filesystem.build()
-    if jar is None or not said.endswith("is there"):
+    said = local_filesystem.build()[1]
+    if said:
         print(f"local file system: {said}")
     conf = local_spark_conf()
     local_filesystem.use(conf)

@@ -69,12 +69,12 @@ def jar_path() -> Path | None:
 
 def build() -> tuple[Path | None, str]:
     """Compile the jar unless it exists; returns it (None when it cannot be built) and what
-    happened, in words."""
+    happened, in words ("" when the jar was there already)."""
     target = jar_path()
     if target is None:
         return None, "no pyspark jars found"
     if target.is_file():
-        return target, f"{target} is there"
+        return target, ""
     javac, jar = shutil.which("javac"), shutil.which("jar")
     java_home = os.environ.get("JAVA_HOME")
     if java_home:
@@ -105,7 +105,7 @@ def use(options: MutableMapping[str, Any]) -> Path | None:
     its JVM starts) when the jar exists; returns the jar used, or None. Idempotent."""
     if not enabled() or FILE_SYSTEM_KEY in options and options[FILE_SYSTEM_KEY] != CLASS_NAME:
         return None
-    master = str(options.get(MASTER_KEY) or os.environ.get("MASTER") or "local")
+    master = str(options.get(MASTER_KEY) or "local")
     if not master.startswith("local"):
         return None
     path = jar_path()

@@ -83,35 +83,23 @@ def _lock_warehouse(options: Any) -> None:
         warnings.warn(f"python_udfs: warehouse lock not taken: {exc!r}", stacklevel=3)
 
 
-def _use_local_filesystem(builder: Any) -> None:
-    """Start a local driver with the file system that sets modes without a `chmod` process
-    (`python_udfs.local_filesystem`) when its jar is built; only before the JVM exists."""
-    try:
-        from pyspark import SparkContext
-
-        from python_udfs import local_filesystem
-
-        options = getattr(builder, "_options", None)
-        if SparkContext._gateway is None and isinstance(options, dict):
-            local_filesystem.use(options)
-    except Exception as exc:  # noqa: BLE001 - it only saves time, never costs a session
-        warnings.warn(f"python_udfs: local file system not used: {exc!r}", stacklevel=3)
-
-
-def _use_class_archive(builder: Any) -> None:
-    """Start the driver JVM from the class-data-sharing archive when there is one
-    (`python_udfs.jvm_class_archive`); only before the process's JVM exists."""
+def _prepare_the_jvm(builder: Any) -> None:
+    """Before the process's JVM exists: the local file system that sets file modes without a
+    `chmod` process when its jar is built (`python_udfs.local_filesystem`), then the
+    class-data-sharing archive when there is one (`python_udfs.jvm_class_archive`), in this
+    order: the archive is named by the class path, which the jar is on."""
     try:
         import pyspark
         from pyspark import SparkContext
 
-        from python_udfs import jvm_class_archive
+        from python_udfs import jvm_class_archive, local_filesystem
 
         options = getattr(builder, "_options", None)
         if SparkContext._gateway is None and isinstance(options, dict):
+            local_filesystem.use(options)
             jvm_class_archive.use_archive(options, pyspark.__version__)
-    except Exception as exc:  # noqa: BLE001 - the archive only saves time, never costs a session
-        warnings.warn(f"python_udfs: class archive not used: {exc!r}", stacklevel=3)
+    except Exception as exc:  # noqa: BLE001 - both only save time, never cost a session
+        warnings.warn(f"python_udfs: JVM options not prepared: {exc!r}", stacklevel=3)
 
 
 def patch_builder(session_module: ModuleType) -> None:
@@ -124,8 +112,7 @@ def patch_builder(session_module: ModuleType) -> None:
     @functools.wraps(original)
     def get_or_create(self: Any) -> Any:
         _lock_warehouse(getattr(self, "_options", {}))
-        _use_local_filesystem(self)  # first: the class archive is named by the class path
-        _use_class_archive(self)
+        _prepare_the_jvm(self)
         session = original(self)
         _register_once(session)
         quiet_query_context_logs()

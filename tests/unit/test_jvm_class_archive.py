@@ -93,12 +93,12 @@ def test_the_hook_adds_it_only_before_the_jvm_exists(
     path.write_bytes(b"archive")
     monkeypatch.setattr(SparkContext, "_gateway", None)
     builder: Any = SimpleNamespace(_options=dict(BASE))
-    session_hook._use_class_archive(builder)
+    session_hook._prepare_the_jvm(builder)
     assert f"-XX:SharedArchiveFile={path}" in builder._options["spark.driver.extraJavaOptions"]
 
     monkeypatch.setattr(SparkContext, "_gateway", object())  # a JVM runs: options are moot
     builder = SimpleNamespace(_options=dict(BASE))
-    session_hook._use_class_archive(builder)
+    session_hook._prepare_the_jvm(builder)
     assert builder._options == BASE
 
 

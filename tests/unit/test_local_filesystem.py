@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -103,3 +105,29 @@ def test_the_sessions_of_the_suite_write_through_it(spark, tmp_path: Path) -> No
     assert len(folders) == 3 and any(p.suffix == ".parquet" for p in files)
     assert {stat.S_IMODE(p.stat().st_mode) for p in folders} == {0o777 & ~umask}
     assert {stat.S_IMODE(p.stat().st_mode) for p in files} == {0o666 & ~umask}
+
+
+def test_the_hook_adds_the_jar_before_naming_the_archive(
+    jar: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The class archive is named by the class path: the hook puts the jar on it first, as
+    `make setup` does before writing the archive (`cdc_tools.jvm_class_archive`)."""
+    import pyspark
+    from pyspark import SparkContext
+
+    from python_udfs import session_hook
+
+    monkeypatch.delenv(jvm_class_archive.ENABLED_ENV, raising=False)
+    with_jar = dict(LOCAL)
+    local_filesystem.use(with_jar)
+    archive = jvm_class_archive.archive_path(with_jar, pyspark.__version__)
+    assert archive is not None and archive != jvm_class_archive.archive_path(
+        LOCAL, pyspark.__version__
+    )
+    archive.write_bytes(b"archive")
+    monkeypatch.setattr(SparkContext, "_gateway", None)
+    builder: Any = SimpleNamespace(_options=dict(LOCAL))
+    session_hook._prepare_the_jvm(builder)
+    assert builder._options[local_filesystem.FILE_SYSTEM_KEY] == local_filesystem.CLASS_NAME
+    java_options = builder._options.get("spark.driver.extraJavaOptions", "")
+    assert f"-XX:SharedArchiveFile={archive}" in java_options
