@@ -68,7 +68,7 @@ def binary_file_statements(folder: Path) -> tuple[str, ...]:
     )
 
 
-def write_archive(target: Path) -> float:
+def write_archive(target: Path, conf: dict[str, str]) -> float:
     """Run the warm-up in a JVM that writes `target` at exit; returns the seconds taken."""
     started = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix="cdc-jvm-archive-"))
@@ -78,10 +78,7 @@ def write_archive(target: Path) -> float:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
-    from cdc_tools.local_spark import local_spark_conf
-
-    conf = local_spark_conf()
-    local_filesystem.use(conf)  # as the session hook does: the archive is named by the class path
+    conf = dict(conf)
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     conf[jvm_class_archive.JAVA_OPTIONS_KEY] = jvm_class_archive.with_java_option(
         conf, jvm_class_archive.dump_options(partial)
@@ -140,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     target.parent.mkdir(parents=True, exist_ok=True)
     print(f"JVM class archive: writing {target} (once; Spark sessions start faster with it) ...")
     try:
-        seconds = write_archive(target)
+        seconds = write_archive(target, conf)
     except Exception as exc:  # noqa: BLE001 - sessions still start without it
         print(f"JVM class archive: not written ({exc!r}); Spark starts without it", file=sys.stderr)
         return 0

@@ -41,8 +41,9 @@ CLASS_PATH_KEYS: tuple[str, ...] = ("spark.driver.extraClassPath", "spark.jars")
 QUIET_LOGGING = "-Xlog:cds=off -Xlog:cds+dynamic=off"
 
 
-def enabled() -> bool:
-    return os.environ.get(ENABLED_ENV, "true").strip().lower() not in ("0", "false", "no", "off")
+def enabled(variable: str = ENABLED_ENV) -> bool:
+    """Whether the switch `variable` (on unless set to 0, false, no or off) is on."""
+    return os.environ.get(variable, "true").strip().lower() not in ("0", "false", "no", "off")
 
 
 def java_executable() -> Path | None:

@@ -29,6 +29,8 @@ from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
+from python_udfs import jvm_class_archive
+
 ENABLED_ENV = "CDC_LOCAL_FS"
 SOURCE = Path(__file__).resolve().parent / "jvm" / "CdcLocalFileSystem.java"
 CLASS_NAME = "cdc.fs.CdcLocalFileSystem"
@@ -38,12 +40,10 @@ MASTER_KEY = "spark.master"
 
 
 def enabled() -> bool:
-    return os.environ.get(ENABLED_ENV, "true").strip().lower() not in ("0", "false", "no", "off")
+    return jvm_class_archive.enabled(ENABLED_ENV)
 
 
 def _folder() -> Path:
-    from python_udfs import jvm_class_archive
-
     return Path(os.environ.get(jvm_class_archive.DIR_ENV) or jvm_class_archive.DEFAULT_DIR)
 
 
@@ -58,9 +58,10 @@ def _hadoop_jar() -> Path | None:
     return jars[-1] if jars else None
 
 
-def jar_path() -> Path | None:
-    """Where the compiled jar is (whether it exists or not), or None (no pyspark jars)."""
-    hadoop = _hadoop_jar()
+def jar_path(hadoop: Path | None = None) -> Path | None:
+    """Where the compiled jar is (whether it exists or not), or None (no pyspark jars);
+    `hadoop`: the Hadoop jar it compiles against, when the caller has found it."""
+    hadoop = hadoop or _hadoop_jar()
     if hadoop is None:
         return None
     identity = SOURCE.read_bytes() + hadoop.name.encode()
@@ -70,8 +71,9 @@ def jar_path() -> Path | None:
 def build() -> tuple[Path | None, str]:
     """Compile the jar unless it exists; returns it (None when it cannot be built) and what
     happened, in words ("" when the jar was there already)."""
-    target = jar_path()
-    if target is None:
+    hadoop = _hadoop_jar()
+    target = jar_path(hadoop)
+    if target is None or hadoop is None:
         return None, "no pyspark jars found"
     if target.is_file():
         return target, ""
@@ -82,7 +84,6 @@ def build() -> tuple[Path | None, str]:
         jar = jar or shutil.which("jar", path=str(Path(java_home, "bin")))
     if javac is None or jar is None:
         return None, "no javac or jar on PATH (a JRE without the JDK's tools): not built"
-    hadoop = _hadoop_jar()
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="cdc-local-fs-") as scratch:
         classes = Path(scratch, "classes")
