@@ -10,7 +10,9 @@
 -- the rows of Debezium signal tables (var cdc_signal_tables), kept out of the change log.
 -- A table, filled from new loads only: as a view, every query of those two models (and
 -- each of their data tests) read the value of every message in bronze to find the few it
--- joins, 42 s a test at 5M events. The read-through mark keeps a run to new loads even
+-- joins, 42 s a test at 5M events. The value comes with the message from
+-- stg_cdc__messages (_cdc_control_value), which carries it for these kinds only: bronze is
+-- read once, by the parsing model. The read-through mark keeps a run to new loads even
 -- while there are no control messages at all.
 
 {%- set watermark = cdc_loaded_watermark(this) if cdc_is_incremental() else none %}
@@ -31,6 +33,7 @@ control_messages as (
         _cdc_position,
         _cdc_source_ts,
         _cdc_transaction_id,
+        _cdc_control_value,
         _kafka_topic,
         _kafka_partition,
         _kafka_offset,
@@ -45,43 +48,28 @@ control_messages as (
 
 ),
 
-bronze as (
-
-    select
-        _message_id,
-        message_value
-    from {{ ref('bronze_cdc_messages') }}
-    {% if cdc_is_incremental() %}
-        -- a message's bronze and silver rows share _loaded_at
-        where _loaded_at > {{ watermark }}
-    {% endif %}
-
-),
-
 final as (
 
     select
-        control_messages._message_id,
-        control_messages._cdc_message_kind,
-        control_messages._cdc_envelope,
-        control_messages._cdc_op,
-        control_messages._cdc_source_db,
-        control_messages._cdc_source_schema,
-        control_messages._cdc_source_table,
-        control_messages._cdc_source_id,
-        control_messages._cdc_position,
-        control_messages._cdc_source_ts,
-        control_messages._cdc_transaction_id,
-        bronze.message_value,
-        control_messages._kafka_topic,
-        control_messages._kafka_partition,
-        control_messages._kafka_offset,
-        control_messages._source_file,
-        control_messages._source_line,
-        control_messages._loaded_at
+        _message_id,
+        _cdc_message_kind,
+        _cdc_envelope,
+        _cdc_op,
+        _cdc_source_db,
+        _cdc_source_schema,
+        _cdc_source_table,
+        _cdc_source_id,
+        _cdc_position,
+        _cdc_source_ts,
+        _cdc_transaction_id,
+        _cdc_control_value as message_value,
+        _kafka_topic,
+        _kafka_partition,
+        _kafka_offset,
+        _source_file,
+        _source_line,
+        _loaded_at
     from control_messages
-    inner join bronze
-        on control_messages._message_id = bronze._message_id
 
 )
 

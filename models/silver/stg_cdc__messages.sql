@@ -22,6 +22,10 @@
 {%- set families = cdc_connector_families() %}
 {%- if not (watermark and cdc_is_up_to_date(this, cdc_inputs_read_through()))
         and load_relation(ref('bronze_cdc_messages')) is not none %}
+    {%- if watermark %}
+        {#- a table built before _cdc_control_value existed is rebuilt, not appended to -#}
+        {%- do cdc_require_columns(this, ['_cdc_control_value']) %}
+    {%- endif %}
     {%- set new_messages = '_loaded_at > ' ~ watermark if watermark else 'true' %}
     {%- if cdc_row_count(ref('bronze_cdc_messages'), new_messages)
             <= var('cdc_family_probe_max_messages', 50000) | int %}
@@ -259,11 +263,10 @@ checked as (
 
 ),
 
-final as (
+classified as (
 
     select
-        _message_id,
-        _cdc_row_index,
+        checked.*,
         case
             when error_reason is not null then 'error'
             when _is_tombstone then 'tombstone'
@@ -271,7 +274,17 @@ final as (
             when kind = 'change' and {{ cdc_is_signal_table('source_db', 'source_schema', 'source_table') }}
                 then 'signal'
             else kind
-        end as _cdc_message_kind,
+        end as message_kind
+    from checked
+
+),
+
+final as (
+
+    select
+        _message_id,
+        _cdc_row_index,
+        message_kind as _cdc_message_kind,
         error_reason as _cdc_error_reason,
         case when error_reason is null and not _is_tombstone then family end as _cdc_envelope,
         -- typed here: the hooks of the families compiled (cdc_present_families) must give
@@ -289,7 +302,7 @@ final as (
         coalesce(
             not {{ cdc_in_list('family', cdc_document_families()) }}
             and declared_key is null
-            and not {{ cdc_family_case('has_row_identity', 'checked.family', 'checked', families) }}
+            and not {{ cdc_family_case('has_row_identity', 'classified.family', 'classified', families) }}
             and row_key = {{ cdc_canonical_json_map(cdc_json_map("case when op = 'd' then before else after end")) }},
             false
         ) as _cdc_is_keyless,
@@ -297,7 +310,7 @@ final as (
         cast(after as string) as _cdc_after,
         cast(patch as string) as _cdc_patch,
         cast(
-            {{ cdc_family_case('column_types', 'checked.family', 'checked', families) }}
+            {{ cdc_family_case('column_types', 'classified.family', 'classified', families) }}
             as map<string, struct<type: string, name: string, scale: string, precision: string>>
         ) as _cdc_column_types,
         cast(position as string) as _cdc_position,
@@ -314,11 +327,16 @@ final as (
             case when _cdc_row_index > 0 then lpad(cast(_cdc_row_index as string), 6, '0') end
         ) as _cdc_sort_key,
         cast(is_snapshot as boolean) as _cdc_is_snapshot,
-        cast({{ cdc_family_case('snapshot', 'checked.family', 'checked', families) }} as string) as _cdc_snapshot,
-        cast({{ cdc_family_case('source_ts', 'checked.family', 'checked', families) }} as timestamp) as _cdc_source_ts,
-        cast({{ cdc_family_case('emitted_ts', 'checked.family', 'checked', families) }} as timestamp) as _cdc_emitted_ts,
-        cast({{ cdc_family_case('checkpoint_ts', 'checked.family', 'checked', families) }} as timestamp) as _cdc_checkpoint_ts,
-        cast({{ cdc_family_case('transaction_id', 'checked.family', 'checked', families) }} as string) as _cdc_transaction_id,
+        cast({{ cdc_family_case('snapshot', 'classified.family', 'classified', families) }} as string) as _cdc_snapshot,
+        cast({{ cdc_family_case('source_ts', 'classified.family', 'classified', families) }} as timestamp) as _cdc_source_ts,
+        cast({{ cdc_family_case('emitted_ts', 'classified.family', 'classified', families) }} as timestamp) as _cdc_emitted_ts,
+        cast({{ cdc_family_case('checkpoint_ts', 'classified.family', 'classified', families) }} as timestamp) as _cdc_checkpoint_ts,
+        cast({{ cdc_family_case('transaction_id', 'classified.family', 'classified', families) }} as string) as _cdc_transaction_id,
+        -- the value of a control message, for the models that parse it on read
+        -- (int_cdc__control_messages): they need not read bronze again
+        case
+            when message_kind in ('transaction', 'schema_change', 'signal') then message_value
+        end as _cdc_control_value,
         _kafka_topic,
         _kafka_partition,
         _kafka_offset,
@@ -326,7 +344,7 @@ final as (
         _source_line,
         _loaded_at,
         _load_id
-    from checked
+    from classified
 
 )
 

@@ -274,3 +274,58 @@ def test_nothing_is_quarantined(built) -> None:  # type: ignore[no-untyped-def]
         f"select reason_code, _cdc_source_id from {built.layer('silver')}.cdc_quarantine"
     )
     assert rows == []
+
+
+def test_control_messages_carry_their_value_from_the_parsing_model(built) -> None:  # type: ignore[no-untyped-def]
+    """Bronze is read once: `int_cdc__control_messages` takes each control message's value
+    from `stg_cdc__messages._cdc_control_value` (null for every other kind), not from a
+    second read of bronze, and it is bronze's `message_value` byte for byte."""
+    silver, bronze = built.layer("silver"), built.layer("bronze")
+    rows = built.sql(
+        "select control._cdc_message_kind as kind, control.message_value = raw.message_value "
+        "as same, control.message_value is not null as has_value "
+        f"from {silver}.int_cdc__control_messages as control "
+        f"inner join {bronze}.bronze_cdc_messages as raw on control._message_id = raw._message_id"
+    )
+    assert sorted((r["kind"], r["same"], r["has_value"]) for r in rows) == [
+        ("signal", True, True),
+        ("signal", True, True),
+    ]
+    carried = built.sql(
+        "select _cdc_message_kind as kind, count(_cdc_control_value) as with_value "
+        f"from {silver}.stg_cdc__messages group by 1"
+    )
+    assert {r["kind"]: r["with_value"] for r in carried} == {
+        "change": 0,
+        "tombstone": 0,
+        "heartbeat": 0,
+        "signal": 2,
+    }
+    manifest = json.loads((built.target_path / "manifest.json").read_text())
+    (node,) = [n for n in manifest["nodes"].values() if n["name"] == "int_cdc__control_messages"]
+    assert [d.split(".")[-1] for d in node["depends_on"]["nodes"]] == ["stg_cdc__messages"]
+
+
+def test_a_parsing_table_without_a_new_column_asks_for_a_rebuild(built) -> None:  # type: ignore[no-untyped-def]
+    """A warehouse built before `_cdc_control_value` existed: the next run stops at
+    `stg_cdc__messages` and names the rebuild (`cdc_require_columns`) instead of appending
+    without the column and failing in the models that read it."""
+    silver = built.layer("silver")
+    table, kept = f"{silver}.stg_cdc__messages", f"{silver}.stg_cdc__messages__kept"
+    built.spark.sql(f"alter table {table} rename to {kept}")  # type: ignore[attr-defined]
+    try:
+        # as an older version left it: the columns but the new one, no run bookkeeping
+        built.spark.sql(  # type: ignore[attr-defined]
+            f"create table {table} using parquet as "
+            f"select * except (_cdc_control_value) from {kept}"
+        )
+        result = built.run("run", "--select", "stg_cdc__messages", vars=VARS, expect_success=False)
+        message = str(result.exception or "") + " ".join(
+            str(r.message) for r in getattr(result.result, "results", None) or []
+        )
+        assert not result.success
+        assert "_cdc_control_value" in message, message
+        assert "dbt build --full-refresh --select stg_cdc__messages+" in message, message
+    finally:
+        built.spark.sql(f"drop table if exists {table}")  # type: ignore[attr-defined]
+        built.spark.sql(f"alter table {kept} rename to {table}")  # type: ignore[attr-defined]
