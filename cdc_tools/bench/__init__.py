@@ -107,6 +107,7 @@ from cdc_tools.bench.summary import (
     build_report,
     check_targets,
     compute_ratios,
+    incremental_growth,
     machine_info,
     scaling_row,
 )
@@ -162,6 +163,7 @@ __all__ = [
     "format_ratio",
     "generate",
     "generate_source",
+    "incremental_growth",
     "landing_format",
     "log_tail",
     "machine_info",

@@ -49,12 +49,15 @@ def _result_rows(report: Mapping[str, Any]) -> list[list[Any]]:
 
 
 def format_ratio(key: str, value: float | None) -> str | None:
-    """full/baseline as a multiple, the incremental share as a percentage, memory in MB."""
+    """full/baseline and the increment's growth as multiples, the incremental share as a
+    percentage, memory in MB."""
     if value is None:
         return None
     if key == "full_peak_rss_mb":
         return f"{value:,.0f} MB"
-    return f"{value:.2f}x" if key == "full_over_baseline" else f"{100 * value:.1f}%"
+    if key in ("full_over_baseline", "incremental_growth"):
+        return f"{value:.2f}x"
+    return f"{100 * value:.1f}%"
 
 
 def _target_rows(report: Mapping[str, Any]) -> list[list[Any]]:

@@ -16,6 +16,7 @@ from cdc_tools.bench.scenario import Scenario
 from cdc_tools.bench.settings import (
     FULL_OVER_BASELINE_TARGET,
     FULL_PEAK_RSS_TARGET_MB,
+    INCREMENTAL_GROWTH_TARGET,
     INCREMENTAL_SHARE_TARGET,
     STEPS,
 )
@@ -47,6 +48,25 @@ def compute_ratios(
     return ratios
 
 
+def incremental_growth(
+    main: Scenario, scaling: Sequence[Scenario], measure: str = "wall_s"
+) -> float | None:
+    """The same increment's cost at the largest ``--scaling`` size above ``--events``, over
+    its cost at ``--events`` (#28's fourth target: cost follows the batch, not what is
+    already loaded); None without a larger scenario whose full and incremental runs
+    completed."""
+    larger = [
+        s for s in scaling if s.events > main.events and {"full", "incremental"} <= s.steps.keys()
+    ]
+    if not larger or "incremental" not in main.steps:
+        return None
+    top = max(larger, key=lambda s: s.events)
+    return _ratio(
+        float(getattr(top.steps["incremental"], measure)),
+        float(getattr(main.steps["incremental"], measure)),
+    )
+
+
 def check_targets(ratios: Mapping[str, float | None]) -> list[dict[str, Any]]:
     """The issue's targets with the measured value and pass/fail (None: not measured)."""
     targets = [
@@ -64,6 +84,12 @@ def check_targets(ratios: Mapping[str, float | None]) -> list[dict[str, Any]]:
             "full_peak_rss_mb",
             f"full peak RSS <= {FULL_PEAK_RSS_TARGET_MB // 1024} GB",
             FULL_PEAK_RSS_TARGET_MB,
+        ),
+        (
+            "incremental_growth",
+            f"incremental at the largest --scaling size <= {INCREMENTAL_GROWTH_TARGET:.2f}x "
+            "at --events",
+            INCREMENTAL_GROWTH_TARGET,
         ),
     ]
     checked = []
@@ -147,6 +173,9 @@ def build_report(
     large_file: StepResult | None = None,
 ) -> dict[str, Any]:
     ratios = compute_ratios(main.steps)
+    ratios["incremental_growth"] = incremental_growth(main, scaling)
+    cpu_ratios = compute_ratios(main.steps, "cpu_s")
+    cpu_ratios["incremental_growth"] = incremental_growth(main, scaling, "cpu_s")
     full_detail = main.steps["full"].detail if "full" in main.steps else {}
     incremental = main.steps.get("incremental")
     return {
@@ -156,10 +185,7 @@ def build_report(
         "generation": asdict(main.generation),
         "rows": [main.steps[s].row() for s in STEPS if s in main.steps],
         "ratios": {k: None if v is None else round(v, 4) for k, v in ratios.items()},
-        "cpu_ratios": {
-            k: None if v is None else round(v, 4)
-            for k, v in compute_ratios(main.steps, "cpu_s").items()
-        },
+        "cpu_ratios": {k: None if v is None else round(v, 4) for k, v in cpu_ratios.items()},
         "targets": check_targets(ratios),
         "baseline": main.steps["baseline"].detail if "baseline" in main.steps else {},
         "full_run_timing": full_detail,

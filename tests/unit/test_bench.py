@@ -167,7 +167,7 @@ def test_ratios_and_targets_pass() -> None:
     assert ratios["full_peak_rss_mb"] == 5000.0
     targets = bench.check_targets(ratios)
     # the fixture's full build peaks at 5,000 MB: over the 4 GB target
-    assert [t["passed"] for t in targets] == [True, True, False]
+    assert [t["passed"] for t in targets] == [True, True, False, None]
 
 
 def test_ratios_on_cpu_time() -> None:
@@ -180,7 +180,7 @@ def test_ratios_on_cpu_time() -> None:
 def test_ratios_and_targets_fail() -> None:
     ratios = bench.compute_ratios(_steps(full=400, incremental=100, noop=40, baseline=100))
     assert ratios["incremental_share"] == pytest.approx(60 / 360)
-    assert [t["passed"] for t in bench.check_targets(ratios)] == [False, False, False]
+    assert [t["passed"] for t in bench.check_targets(ratios)] == [False, False, False, None]
 
 
 def test_format_ratio() -> None:
@@ -198,7 +198,7 @@ def test_ratios_without_a_baseline_or_a_no_op() -> None:
         "incremental_share": None,
         "full_peak_rss_mb": 5000.0,
     }
-    assert [t["passed"] for t in bench.check_targets(ratios)] == [None, None, False]
+    assert [t["passed"] for t in bench.check_targets(ratios)] == [None, None, False, None]
 
 
 def test_step_row_and_events_per_second() -> None:
@@ -301,6 +301,31 @@ def test_build_report_and_markdown() -> None:
     assert "incremental run, from" not in text
     plain = bench.render_text(report)
     assert "PASS" in plain and "FAIL" in plain and "model silver" in plain
+
+
+def test_increment_growth_is_the_largest_scaling_size_over_the_main_one() -> None:
+    """#28's fourth target: the same increment at the largest --scaling size above
+    --events, over --events; a smaller size or one whose runs did not complete gives none."""
+    main = bench.Scenario(1_000_000, 10_000, bench.GenerationStats())
+    main.steps = _steps(full=200, incremental=100, noop=40, baseline=120)
+    large = bench.Scenario(5_000_000, 10_000, bench.GenerationStats())
+    large.steps = _steps(full=900, incremental=130, noop=50, baseline=500)
+    larger = bench.Scenario(3_000_000, 10_000, bench.GenerationStats())
+    larger.steps = _steps(full=600, incremental=500, noop=45, baseline=300)
+    small = bench.Scenario(100_000, 10_000, bench.GenerationStats())
+    small.steps = _steps(full=80, incremental=60, noop=40, baseline=50)
+    assert bench.incremental_growth(main, [small, larger, large]) == pytest.approx(1.3)
+    assert bench.incremental_growth(main, [small, larger, large], "cpu_s") == pytest.approx(1.0)
+    assert bench.incremental_growth(main, [main, small]) is None
+    incomplete = bench.Scenario(5_000_000, 10_000, bench.GenerationStats())
+    incomplete.steps = {"full": large.steps["full"]}
+    assert bench.incremental_growth(main, [incomplete]) is None
+    report = bench.build_report(main, [main, small, large], {"events": 1_000_000})
+    (growth,) = [t for t in report["targets"] if t["ratio"] == "incremental_growth"]
+    assert (growth["value"], growth["passed"]) == (1.3, False)
+    text = bench.render_markdown(report)
+    label = "incremental at the largest --scaling size <= 1.25x at --events"
+    assert f"| {label} | 1.30x | FAIL |" in text
 
 
 def test_report_names_the_large_file_scenario_when_it_ran() -> None:
