@@ -229,7 +229,26 @@ unpacked as (
         {{ cdc_family_case('before', 'arrived.family', 'arrived', families) }} as before,
         {{ cdc_family_case('after', 'arrived.family', 'arrived', families) }} as after,
         {{ cdc_family_case('patch', 'arrived.family', 'arrived', families) }} as patch,
-        {{ cdc_family_case('is_snapshot', 'arrived.family', 'arrived', families) }} as is_snapshot
+        {{ cdc_family_case('is_snapshot', 'arrived.family', 'arrived', families) }} as is_snapshot,
+        {{ cdc_family_case('column_types', 'arrived.family', 'arrived', families) }} as column_types,
+        -- the key a keyless table's row would have (its whole image, canonical), for rows
+        -- that may be keyless only: no declared key, no key columns the message names
+        -- (has_row_identity), not a document. Computed here, beside row_key, and not in
+        -- final: Spark's analyser resolves one level of lambdas a pass, one CTE after the
+        -- other, so the deep expressions of the plan belong to one level
+        case
+            when not {{ cdc_in_list('arrived.family', cdc_document_families()) }}
+                and arrived.declared_key is null
+                and not {{ cdc_family_case('has_row_identity', 'arrived.family', 'arrived', families) }}
+                then {{ cdc_canonical_json_map(
+                    cdc_json_map(
+                        "case when arrived.op = 'd' then "
+                        ~ cdc_family_case('before', 'arrived.family', 'arrived', families)
+                        ~ ' else ' ~ cdc_family_case('after', 'arrived.family', 'arrived', families) ~ ' end'
+                    ),
+                    folded=true
+                ) }}
+        end as image_key
     from arrived
 
 ),
@@ -263,10 +282,11 @@ checked as (
 
 ),
 
-classified as (
+final as (
 
     select
-        checked.*,
+        _message_id,
+        _cdc_row_index,
         case
             when error_reason is not null then 'error'
             when _is_tombstone then 'tombstone'
@@ -274,17 +294,7 @@ classified as (
             when kind = 'change' and {{ cdc_is_signal_table('source_db', 'source_schema', 'source_table') }}
                 then 'signal'
             else kind
-        end as message_kind
-    from checked
-
-),
-
-final as (
-
-    select
-        _message_id,
-        _cdc_row_index,
-        message_kind as _cdc_message_kind,
+        end as _cdc_message_kind,
         error_reason as _cdc_error_reason,
         case when error_reason is null and not _is_tombstone then family end as _cdc_envelope,
         -- typed here: the hooks of the families compiled (cdc_present_families) must give
@@ -298,19 +308,13 @@ final as (
         cast(row_key as string) as _cdc_key,
         -- keyed by its whole row image: a keyless table (int_cdc__keyless_changes); never
         -- a row whose key columns a declared key (declared_key) or the message
-        -- (has_row_identity) names
-        coalesce(
-            not {{ cdc_in_list('family', cdc_document_families()) }}
-            and declared_key is null
-            and not {{ cdc_family_case('has_row_identity', 'classified.family', 'classified', families) }}
-            and row_key = {{ cdc_canonical_json_map(cdc_json_map("case when op = 'd' then before else after end")) }},
-            false
-        ) as _cdc_is_keyless,
+        -- (has_row_identity) names (image_key is null for those)
+        coalesce(row_key = image_key, false) as _cdc_is_keyless,
         cast(before as string) as _cdc_before,
         cast(after as string) as _cdc_after,
         cast(patch as string) as _cdc_patch,
         cast(
-            {{ cdc_family_case('column_types', 'classified.family', 'classified', families) }}
+            column_types
             as map<string, struct<type: string, name: string, scale: string, precision: string>>
         ) as _cdc_column_types,
         cast(position as string) as _cdc_position,
@@ -327,15 +331,22 @@ final as (
             case when _cdc_row_index > 0 then lpad(cast(_cdc_row_index as string), 6, '0') end
         ) as _cdc_sort_key,
         cast(is_snapshot as boolean) as _cdc_is_snapshot,
-        cast({{ cdc_family_case('snapshot', 'classified.family', 'classified', families) }} as string) as _cdc_snapshot,
-        cast({{ cdc_family_case('source_ts', 'classified.family', 'classified', families) }} as timestamp) as _cdc_source_ts,
-        cast({{ cdc_family_case('emitted_ts', 'classified.family', 'classified', families) }} as timestamp) as _cdc_emitted_ts,
-        cast({{ cdc_family_case('checkpoint_ts', 'classified.family', 'classified', families) }} as timestamp) as _cdc_checkpoint_ts,
-        cast({{ cdc_family_case('transaction_id', 'classified.family', 'classified', families) }} as string) as _cdc_transaction_id,
-        -- the value of a control message, for the models that parse it on read
-        -- (int_cdc__control_messages): they need not read bronze again
+        cast({{ cdc_family_case('snapshot', 'checked.family', 'checked', families) }} as string) as _cdc_snapshot,
+        cast({{ cdc_family_case('source_ts', 'checked.family', 'checked', families) }} as timestamp) as _cdc_source_ts,
+        cast({{ cdc_family_case('emitted_ts', 'checked.family', 'checked', families) }} as timestamp) as _cdc_emitted_ts,
+        cast({{ cdc_family_case('checkpoint_ts', 'checked.family', 'checked', families) }} as timestamp) as _cdc_checkpoint_ts,
+        cast({{ cdc_family_case('transaction_id', 'checked.family', 'checked', families) }} as string) as _cdc_transaction_id,
+        -- the value of a control message (kinds transaction, schema_change and signal, as
+        -- _cdc_message_kind says), for the models that parse it on read
+        -- (int_cdc__control_messages): they need not read bronze again. Not a CTE of its
+        -- own: one more level of this plan passes Spark's 100 analyser iterations
         case
-            when message_kind in ('transaction', 'schema_change', 'signal') then message_value
+            when error_reason is null and not _is_tombstone
+                and (
+                    kind in ('transaction', 'schema_change')
+                    or (kind = 'change' and {{ cdc_is_signal_table('source_db', 'source_schema', 'source_table') }})
+                )
+                then message_value
         end as _cdc_control_value,
         _kafka_topic,
         _kafka_partition,
@@ -344,7 +355,7 @@ final as (
         _source_line,
         _loaded_at,
         _load_id
-    from classified
+    from checked
 
 )
 

@@ -160,3 +160,36 @@ def test_the_other_families_land_around_their_bad_messages(bad_run) -> None:  # 
 
     assert rows("dwbad.t") == [{"id": 1, "name": "a"}, {"id": 3, "name": "c"}]
     assert rows("canalbad.t") == [{"id": "1", "name": "a"}]
+
+
+# Every registered family (cdc_connector_families), each a branch of the parsing model's plan.
+FAMILIES = (
+    "alibaba_dataworks",
+    "canal",
+    "maxwell",
+    "ogg",
+    "debezium_mongodb",
+    "debezium_relational",
+)
+PLAN_PASSES = 80
+"""Analyser passes the parsing model's plan may take with every family: Spark stops at
+`spark.sql.analyzer.maxIterations` (default 100) with "Max iterations (100) reached for batch
+Resolution". Its Resolution batch resolves one level of lambdas (`cdc_let`, `transform`) a
+pass, one CTE after the other, so the depth of the hooks adds up; at 99 passes before this
+test (the OGG hooks alone: 98), one more level broke every build holding several families."""
+
+
+def test_the_parsing_plan_leaves_headroom_under_the_analysers_limit(bad_run) -> None:  # type: ignore[no-untyped-def]
+    # a probe cap below any count: the hooks of every family are compiled
+    bad_run.run(
+        "compile", "--select", "stg_cdc__messages", vars={"cdc_family_probe_max_messages": -1}
+    )
+    compiled = next((bad_run.target_path / "compiled").rglob("stg_cdc__messages.sql")).read_text()
+    assert all(f"then '{family}'" in compiled for family in FAMILIES)
+    spark = bad_run.spark
+    spark.conf.set("spark.sql.analyzer.maxIterations", str(PLAN_PASSES))  # type: ignore[attr-defined]
+    try:
+        # as the incremental append wraps it (_cdc_append_sql); analysed, not run
+        spark.sql(f"select * from (\n{compiled}\n) as cdc_appended")  # type: ignore[attr-defined]
+    finally:
+        spark.conf.unset("spark.sql.analyzer.maxIterations")  # type: ignore[attr-defined]

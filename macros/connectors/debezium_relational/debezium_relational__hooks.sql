@@ -66,7 +66,7 @@
         ~ message ~ '.key_envelope.payload else ' ~ message ~ '.message_key end'
     ) -%}
     coalesce(
-        {{ cdc_lakehouse.cdc_canonical_json_map(key_map) }},
+        {{ cdc_lakehouse.cdc_canonical_json_map(key_map, folded=true) }},
         case
             when {{ message }}.op = 'd' then {{ cdc_lakehouse.cdc_key_from_image(
                 message ~ '.declared_key', cdc_lakehouse.cdc_json_map(message ~ '.body.before'), announced_key

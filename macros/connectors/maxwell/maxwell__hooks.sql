@@ -87,8 +87,10 @@
             and {{ message }}.row_image.after is null
             then {{ cdc_lakehouse._maxwell_key_of(cdc_lakehouse.cdc_json_map(message ~ '.row_image.before'), cdc_lakehouse._maxwell_key_columns(message)) }}
         else coalesce(
+            {#- the Kafka key's fields are folded (cdc_json_map); dropping `pk.` keeps them so -#}
             {{ cdc_lakehouse.cdc_canonical_json_map(
-                'transform_keys(' ~ cdc_lakehouse._maxwell_kafka_key_fields(message) ~ ', (k, v) -> substr(k, 4))'
+                'transform_keys(' ~ cdc_lakehouse._maxwell_kafka_key_fields(message) ~ ', (k, v) -> substr(k, 4))',
+                folded=true
             ) }},
             {{ cdc_lakehouse.cdc_key_from_image(message ~ '.declared_key', cdc_lakehouse.cdc_json_map(cdc_lakehouse._maxwell_image(message))) }}
         )
@@ -123,7 +125,8 @@
         case
             when forall(key_names, key_column -> key_image[key_column] is not null)
                 then {{ cdc_lakehouse.cdc_canonical_json_map(
-                    'map_from_arrays(key_names, transform(key_names, key_column -> key_image[key_column]))'
+                    'map_from_arrays(key_names, transform(key_names, key_column -> key_image[key_column]))',
+                    folded=true
                 ) }}
         end
     {%- endset -%}

@@ -104,7 +104,9 @@
     {#-
         A U whose before image names another key than its after image (a primary-key
         update): the delete of the old key, then the new key's row (whose image
-        int_cdc__document_changes folds onto the old key's row). Null otherwise.
+        int_cdc__document_changes folds onto the old key's row). Null otherwise. Both
+        images are bound at once (one `cdc_let` of a struct): nested, each would add its
+        depth to the plan's (Spark's analyser resolves one level of lambdas a pass).
     -#}
     {%- set key_change -%}
         case
@@ -112,19 +114,24 @@
                 size({{ message }}.body.primary_keys) > 0
                 or {{ message }}.declared_key is not null
             )
-                and {{ cdc_lakehouse._ogg_key_of(message ~ '.declared_key', 'ogg_before', message) }}
-                    != {{ cdc_lakehouse._ogg_key_of(message ~ '.declared_key', 'ogg_after', message) }}
+                and {{ cdc_lakehouse._ogg_key_of(message ~ '.declared_key', 'ogg_images.before', message) }}
+                    != {{ cdc_lakehouse._ogg_key_of(message ~ '.declared_key', 'ogg_images.after', message) }}
                 then array(
-                    named_struct('before', ogg_before, 'after', cast(null as string)),
-                    named_struct('before', ogg_before, 'after', ogg_after)
+                    named_struct('before', ogg_images.before, 'after', cast(null as string)),
+                    named_struct('before', ogg_images.before, 'after', ogg_images.after)
                 )
         end
+    {%- endset -%}
+    {%- set images -%}
+        named_struct(
+            'before', {{ cdc_lakehouse._ogg_image(message ~ '.body.before') }},
+            'after', {{ cdc_lakehouse._ogg_image(message ~ '.body.after') }}
+        )
     {%- endset -%}
     case
         when {{ message }}.body.op_type = 'U' and {{ message }}.body.before is not null
             and {{ message }}.body.after is not null
-            then {{ cdc_lakehouse.cdc_let(cdc_lakehouse._ogg_image(message ~ '.body.before'), 'ogg_before',
-                cdc_lakehouse.cdc_let(cdc_lakehouse._ogg_image(message ~ '.body.after'), 'ogg_after', key_change)) }}
+            then {{ cdc_lakehouse.cdc_let(images, 'ogg_images', key_change) }}
     end
 {% endmacro %}
 
