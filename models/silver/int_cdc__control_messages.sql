@@ -19,35 +19,6 @@
 
 with
 
-control_messages as (
-
-    select
-        _message_id,
-        _cdc_message_kind,
-        _cdc_envelope,
-        _cdc_op,
-        _cdc_source_db,
-        _cdc_source_schema,
-        _cdc_source_table,
-        _cdc_source_id,
-        _cdc_position,
-        _cdc_source_ts,
-        _cdc_transaction_id,
-        _cdc_control_value,
-        _kafka_topic,
-        _kafka_partition,
-        _kafka_offset,
-        _source_file,
-        _source_line,
-        _loaded_at
-    from {{ ref('stg_cdc__messages') }}
-    where _cdc_message_kind in ('transaction', 'schema_change', 'signal')
-    {% if cdc_is_incremental() %}
-        and _loaded_at > {{ watermark }}
-    {% endif %}
-
-),
-
 final as (
 
     select
@@ -69,7 +40,11 @@ final as (
         _source_file,
         _source_line,
         _loaded_at
-    from control_messages
+    from {{ ref('stg_cdc__messages') }}
+    where _cdc_message_kind in ('transaction', 'schema_change', 'signal')
+    {% if cdc_is_incremental() %}
+        and _loaded_at > {{ watermark }}
+    {% endif %}
 
 )
 
