@@ -282,11 +282,10 @@ checked as (
 
 ),
 
-final as (
+classified as (
 
     select
-        _message_id,
-        _cdc_row_index,
+        checked.*,
         case
             when error_reason is not null then 'error'
             when _is_tombstone then 'tombstone'
@@ -294,7 +293,17 @@ final as (
             when kind = 'change' and {{ cdc_is_signal_table('source_db', 'source_schema', 'source_table') }}
                 then 'signal'
             else kind
-        end as _cdc_message_kind,
+        end as message_kind
+    from checked
+
+),
+
+final as (
+
+    select
+        _message_id,
+        _cdc_row_index,
+        message_kind as _cdc_message_kind,
         error_reason as _cdc_error_reason,
         case when error_reason is null and not _is_tombstone then family end as _cdc_envelope,
         -- typed here: the hooks of the families compiled (cdc_present_families) must give
@@ -331,22 +340,15 @@ final as (
             case when _cdc_row_index > 0 then lpad(cast(_cdc_row_index as string), 6, '0') end
         ) as _cdc_sort_key,
         cast(is_snapshot as boolean) as _cdc_is_snapshot,
-        cast({{ cdc_family_case('snapshot', 'checked.family', 'checked', families) }} as string) as _cdc_snapshot,
-        cast({{ cdc_family_case('source_ts', 'checked.family', 'checked', families) }} as timestamp) as _cdc_source_ts,
-        cast({{ cdc_family_case('emitted_ts', 'checked.family', 'checked', families) }} as timestamp) as _cdc_emitted_ts,
-        cast({{ cdc_family_case('checkpoint_ts', 'checked.family', 'checked', families) }} as timestamp) as _cdc_checkpoint_ts,
-        cast({{ cdc_family_case('transaction_id', 'checked.family', 'checked', families) }} as string) as _cdc_transaction_id,
-        -- the value of a control message (kinds transaction, schema_change and signal, as
-        -- _cdc_message_kind says), for the models that parse it on read
-        -- (int_cdc__control_messages): they need not read bronze again. Not a CTE of its
-        -- own: one more level of this plan passes Spark's 100 analyser iterations
+        cast({{ cdc_family_case('snapshot', 'classified.family', 'classified', families) }} as string) as _cdc_snapshot,
+        cast({{ cdc_family_case('source_ts', 'classified.family', 'classified', families) }} as timestamp) as _cdc_source_ts,
+        cast({{ cdc_family_case('emitted_ts', 'classified.family', 'classified', families) }} as timestamp) as _cdc_emitted_ts,
+        cast({{ cdc_family_case('checkpoint_ts', 'classified.family', 'classified', families) }} as timestamp) as _cdc_checkpoint_ts,
+        cast({{ cdc_family_case('transaction_id', 'classified.family', 'classified', families) }} as string) as _cdc_transaction_id,
+        -- the value of a control message, for the models that parse it on read
+        -- (int_cdc__control_messages): they need not read bronze again
         case
-            when error_reason is null and not _is_tombstone
-                and (
-                    kind in ('transaction', 'schema_change')
-                    or (kind = 'change' and {{ cdc_is_signal_table('source_db', 'source_schema', 'source_table') }})
-                )
-                then message_value
+            when message_kind in ('transaction', 'schema_change', 'signal') then message_value
         end as _cdc_control_value,
         _kafka_topic,
         _kafka_partition,
@@ -355,7 +357,7 @@ final as (
         _source_line,
         _loaded_at,
         _load_id
-    from checked
+    from classified
 
 )
 
