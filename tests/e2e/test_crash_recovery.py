@@ -34,7 +34,7 @@ CONFIG = SimConfig(
 
 
 # Defined in a copy of the project, this stops every gold run between staging and overwrite
-# (macros/materializations/cdc_after_staging.sql is the dispatched extension point).
+# (macros/materializations/cdc_current_state/cdc_after_staging.sql is the dispatched extension point).
 STOP_AFTER_STAGING = """
 {% macro spark__cdc_after_staging(relation) %}
     {{ exceptions.raise_compiler_error(

@@ -1,6 +1,6 @@
 """The cdc_history materialization's two halves against a Python oracle.
 
-A type-2 history kept batch by batch (macros/materializations/cdc_history.sql) stores
+A type-2 history kept batch by batch (macros/materializations/cdc_history/cdc_history.sql) stores
 the versions resolved at its last compaction (`_cdc_history_sql`, stored=true) and
 appends later changes to a delta partition; its view (`_cdc_history_view_sql`) resolves
 the keys the delta touches, and closes the stored versions a new truncate ends, when it
