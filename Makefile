@@ -10,20 +10,27 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | md5su
 export DBT_PROFILES_DIR := $(CURDIR)/profiles
 export SPARK_LOCAL_IP := 127.0.0.1
 export PYTHONPATH := $(CURDIR)
+# dbt (and the project's tools) run on the consumer project, which installs the package at
+# the root as a user's project does: `dbt build` here builds the examples too
+export DBT_PROJECT_DIR := $(CURDIR)/integration_tests
+CONSUMER := integration_tests
 
 .PHONY: venv setup check-java demo test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down spark-server-up
 
 venv: check-java $(STAMP)
 	@mkdir -p landing
 	@# a plain `dbt run` (dbt-spark method: session) registers python_udfs on the session it
-	@# creates: a .pth file in the venv installs the hook (python_udfs/session_hook.py)
-	@$(PY) -m python_udfs $(CURDIR) >/dev/null
+	@# creates: a .pth file in the venv installs the hook (python_udfs/session_hook.py) with
+	@# the local speed-ups of this repository's sessions (workbench/speedups)
+	@$(PY) -m workbench.speedups >/dev/null
+	@# the consumer project's package: a local one, installed as a link (no network)
+	@cd $(CONSUMER) && ../$(VENV)/bin/dbt deps --quiet --profiles-dir ../profiles
 
 setup: venv
 	@# once: the classes a Spark driver loads, archived for every later session to map
-	@# (python_udfs/jvm_class_archive.py: a session starts in 4 s instead of 7), after the
-	@# driver's local file system (python_udfs/local_filesystem.py: no chmod process per file)
-	@$(PY) -m cdc_tools.jvm_class_archive
+	@# (workbench/speedups/jvm_class_archive.py), after the driver's local file system
+	@# (workbench/speedups/local_filesystem.py: no chmod process per file)
+	@$(PY) -m workbench.speedups.build
 
 check-java:
 	@v=$$(java -version 2>&1 | head -1 | sed -E 's/.*version "([0-9]+).*/\1/'); \
@@ -44,12 +51,13 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 demo: setup
-	$(PY) -m cdc_tools.demo
+	$(PY) -m workbench.demo
 
 lint: venv
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m sqlfluff lint --processes 2 models macros tests/dbt
+	cd $(CONSUMER) && ../$(PY) -m sqlfluff lint --processes 2 models macros
 	$(PY) -m cdc_tools.check_yaml
 
 # two pytest workers (pytest-xdist), each with its own Spark session and metastore; a test
@@ -65,7 +73,7 @@ unit: setup
 	$(PY) -m pytest tests/unit
 
 bench: setup
-	$(PY) -m cdc_tools.bench $(BENCH_ARGS)
+	$(PY) -m workbench.bench $(BENCH_ARGS)
 
 quality: setup
 	$(PY) -m cdc_tools.quality

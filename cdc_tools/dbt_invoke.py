@@ -7,7 +7,8 @@ import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
+from cdc_tools.local_spark import PROFILES_DIR
+from cdc_tools.local_spark import project_dir as default_project_dir
 
 
 class DbtFailure(RuntimeError):
@@ -22,8 +23,8 @@ def run_dbt(
     expect_success: bool = True,
     project_dir: Path | None = None,
 ):  # type: ignore[no-untyped-def]
-    """Invoke `dbt <args>` with the repo's project (or a copy of it at `project_dir`) and
-    profiles; returns the dbtRunnerResult.
+    """Invoke `dbt <args>` on `project_dir` (default: `local_spark.project_dir()`) with the
+    repository's profiles; returns the dbtRunnerResult.
 
     dbt's partial parsing is on: invocations that share a target path reuse its
     `partial_parse.msgpack` (about 0.5 s instead of 5 s of parsing), and dbt parses again
@@ -36,7 +37,7 @@ def run_dbt(
     argv = [
         *args,
         "--project-dir",
-        str(project_dir or REPO_ROOT),
+        str(project_dir or default_project_dir()),
         "--profiles-dir",
         str(PROFILES_DIR),
     ]

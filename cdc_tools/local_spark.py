@@ -16,25 +16,14 @@ from pathlib import Path
 import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-# What a copy of the dbt project needs (tests edit such copies: a contract, a macro)
-PROJECT_FILES = ("dbt_project.yml", "models", "macros", "seeds", "tests/dbt", "docs/dbt")
-
-
-def copy_project(destination: Path) -> Path:
-    """Copy the dbt project's files (PROJECT_FILES) to `destination`; returns it."""
-    import shutil
-
-    for name in PROJECT_FILES:
-        source = REPO_ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, destination / name)
-        elif source.exists():
-            destination.mkdir(parents=True, exist_ok=True)
-            shutil.copy(source, destination / name)
-    return destination
-
-
 PROFILES_DIR = REPO_ROOT / "profiles"
+PROJECT_DIR_ENV = "DBT_PROJECT_DIR"
+
+
+def project_dir() -> Path:
+    """The dbt project the tools run on: DBT_PROJECT_DIR (dbt's own variable), else the
+    current folder."""
+    return Path(os.environ.get(PROJECT_DIR_ENV) or Path.cwd()).resolve()
 
 
 def _env_var(name: str, default: str | None = None) -> str:

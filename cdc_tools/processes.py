@@ -1,6 +1,6 @@
 """Processes from /proc: parent, CPU ticks and resident memory of a process and its tree.
 
-Used by the benchmark (`cdc_tools.bench`, peak memory and CPU of a measured run) and by the
+Used by the benchmark (`workbench.bench`, peak memory and CPU of a measured run) and by the
 local cluster (`cdc_tools.cluster`, every process the cluster started, to stop them all).
 """
 

@@ -36,7 +36,7 @@ from great_expectations.expectations.row_conditions import (
     Condition,
 )
 
-from cdc_tools.local_spark import REPO_ROOT
+from cdc_tools.local_spark import project_dir
 from cdc_tools.quality_suites import (
     Check,
     TableSuite,
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from great_expectations.datasource.fluent import SparkDatasource
     from pyspark.sql import DataFrame, SparkSession
 
-DEFAULT_TARGET = REPO_ROOT / "target"
+DEFAULT_TARGET = project_dir() / "target"
 DEFAULT_DOCS_DIR = DEFAULT_TARGET / "gx_data_docs"
 DOCS_SITE = "cdc_quality"
 SAMPLE_SIZE = 5
@@ -382,8 +382,8 @@ def run_quality(
     """Validate every suite's table under `schema_prefix` and build Data Docs in `docs_dir`.
 
     `schema_prefix` defaults to env CDC_SCHEMA or `cdc` (databases `<prefix>_bronze`, ...);
-    `docs_dir` to `<repo>/target/gx_data_docs`; `suites` to those of every model in
-    `<repo>/target/manifest.json` (`load_suites`).
+    `docs_dir` to `<project>/target/gx_data_docs`; `suites` to those of every model in
+    `<project>/target/manifest.json` (`load_suites`).
     """
     if suites is None:
         suites = load_suites()

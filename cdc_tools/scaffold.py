@@ -29,7 +29,7 @@ from pathlib import Path
 
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from cdc_tools.local_spark import project_dir
 
 # Metadata columns of a typed change-log model, with the doc block that describes each.
 TYPED_METADATA_COLUMNS: tuple[str, ...] = (
@@ -424,17 +424,44 @@ def _merge_yaml(path: Path, entry: dict[str, object]) -> str:
     return yaml.safe_dump(document, sort_keys=False, width=100, allow_unicode=True)
 
 
-def register_in_quarantine(model_name: str, root: Path = REPO_ROOT) -> Path:
-    """Add `-- depends_on: {{ ref(model) }}` to cdc_quarantine.sql (idempotent)."""
-    path = root / "models" / "silver" / "cdc_quarantine.sql"
-    line = f"-- depends_on: {{{{ ref('{model_name}') }}}}"
-    lines = path.read_text().splitlines()
-    if line not in lines:
-        # after the last line of its own, else after the loop over the examples and the var
-        own = [i for i, text in enumerate(lines) if text.startswith("-- depends_on: {{ ref('")]
-        loop = lines.index("-- depends_on: {{ ref(typed_change_log) }}") + 1
-        lines.insert((own[-1] if own else loop) + 1, line)
-        path.write_text("\n".join(lines) + "\n")
+TYPED_CHANGE_LOGS_VAR = "cdc_typed_change_logs"
+
+
+def register_typed_change_log(model_name: str, root: Path) -> Path:
+    """Add `model_name` to the var cdc_typed_change_logs in `root`'s dbt_project.yml, whose
+    models cdc_quarantine reads (idempotent; the file's other lines and comments are kept)."""
+    path = root / "dbt_project.yml"
+    text = path.read_text()
+    project = yaml.safe_load(text) or {}
+    listed = list((project.get("vars") or {}).get(TYPED_CHANGE_LOGS_VAR) or [])
+    if model_name in listed:
+        return path
+    lines = text.splitlines()
+    key = next(
+        (
+            i
+            for i, line in enumerate(lines)
+            if line.lstrip().startswith(f"{TYPED_CHANGE_LOGS_VAR}:")
+        ),
+        None,
+    )
+    if key is None:
+        var_lines = [f"  {TYPED_CHANGE_LOGS_VAR}:", f"    - {model_name}"]
+        top = next((i for i, line in enumerate(lines) if line.rstrip() == "vars:"), None)
+        if top is None:
+            lines += ["", "vars:", *var_lines]
+        else:
+            lines[top + 1 : top + 1] = var_lines
+    else:
+        indent = lines[key][: len(lines[key]) - len(lines[key].lstrip())]
+        items = [f"{indent}  - {name}" for name in [*listed, model_name]]
+        end = key + 1
+        while end < len(lines) and (
+            lines[end].startswith(indent + " ") and lines[end].strip().startswith(("-", "#"))
+        ):
+            end += 1
+        lines[key:end] = [f"{indent}{TYPED_CHANGE_LOGS_VAR}:", *items]
+    path.write_text("\n".join(lines) + "\n")
     return path
 
 
@@ -451,7 +478,7 @@ def _project_models(root: Path) -> tuple[set[str], dict[str, object]]:
     return names, sources
 
 
-def resolve_model_name(contract: TableContract, root: Path = REPO_ROOT) -> TableContract:
+def resolve_model_name(contract: TableContract, root: Path) -> TableContract:
     """The contract with its model name fixed: the one its source identity already has in
     the project (a table scaffolded again rewrites its own files), else `dbt_name(table)`
     numbered past the names other models hold (`order_details_2`). A name given
@@ -471,7 +498,7 @@ def resolve_model_name(contract: TableContract, root: Path = REPO_ROOT) -> Table
     raise SystemExit(f"no free model name for {contract.table}")
 
 
-def write_table(contract: TableContract, root: Path = REPO_ROOT) -> list[Path]:
+def write_table(contract: TableContract, root: Path) -> list[Path]:
     """Write (or rewrite) the four files of one table; returns their paths."""
     contract = resolve_model_name(contract, root)
     silver_dir = root / "models" / "silver" / contract.system
@@ -488,7 +515,7 @@ def write_table(contract: TableContract, root: Path = REPO_ROOT) -> list[Path]:
     }
     for path, text in files.items():
         path.write_text(text)
-    return [*files, register_in_quarantine(contract.silver_model, root)]
+    return [*files, register_typed_change_log(contract.silver_model, root)]
 
 
 def contract_from_spec(spec: dict[str, object]) -> TableContract:
@@ -747,13 +774,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--database", help="only messages of this source database")
     parser.add_argument("--key", help="comma-separated key columns (default: detected)")
     parser.add_argument("--schema-prefix", default=None, help="dbt schema prefix (CDC_SCHEMA)")
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="dbt project root")
+    parser.add_argument(
+        "--project-dir",
+        "--root",
+        dest="project_dir",
+        type=Path,
+        default=None,
+        help="the dbt project to write into (default: DBT_PROJECT_DIR, else the current "
+        "folder; --root is the former name)",
+    )
     parser.add_argument(
         "--name",
         help="the model name (stg_<system>__<name>, gold <name>); default: the table's name "
         "in lowercase snake case (`Order Details` -> order_details)",
     )
     args = parser.parse_args(argv)
+    root = (args.project_dir or project_dir()).resolve()
+    if not (root / "dbt_project.yml").exists():
+        parser.error(
+            f"{root} is not a dbt project (no dbt_project.yml): name one with --project-dir"
+        )
     for given, what in ((args.name, "--name"), (args.system, "--system")):
         if given is not None and dbt_name(given) != given:
             parser.error(f"{what} {given!r} is not a dbt name: use {dbt_name(given)!r}")
@@ -776,7 +816,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.name:
         contract = replace(contract, name=args.name)
-    contract = resolve_model_name(contract, args.root)
+    contract = resolve_model_name(contract, root)
     source = contract.source
     print(
         f"the contract binds to database {source['database']!r}, schema {source['schema']!r}, "
@@ -787,7 +827,7 @@ def main(argv: list[str] | None = None) -> int:
             "note: a `*` database or schema binds every source with a table of this name; "
             "name them (spec `source: {database, schema}`) unless that is meant"
         )
-    for path in write_table(contract, args.root):
+    for path in write_table(contract, root):
         print(f"wrote {path}")
     return 0
 

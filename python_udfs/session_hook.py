@@ -9,10 +9,9 @@ pyspark, it waits for pyspark to be imported (a `sys.meta_path` finder) and patc
 
 The wrapper also takes the local warehouse's lock (`python_udfs.warehouse_lock`) before the
 first session of the process is created, so that two `dbt` commands on one `.spark/` run
-one after the other instead of failing inside Derby, and starts the driver JVM from the
-class-data-sharing archive that `make setup` writes (`python_udfs.jvm_class_archive`) when
-there is one, with the local file system that sets file modes without a `chmod` process
-(`python_udfs.local_filesystem`) when its jar is built.
+one after the other instead of failing inside Derby, and hands the builder's options to the
+JVM preparers a process added (`add_jvm_preparer`) before the first session starts its JVM
+(the test rig's local speed-ups, `workbench.speedups`, add theirs).
 
 It also quiets PySpark's query-context loggers (`quiet_query_context_logs`): PySpark 4 logs
 every `AnalysisException` it raises, with its Java stack trace, as a JSON line on stderr,
@@ -83,22 +82,29 @@ def _lock_warehouse(options: Any) -> None:
         warnings.warn(f"python_udfs: warehouse lock not taken: {exc!r}", stacklevel=3)
 
 
-def _prepare_the_jvm(builder: Any) -> None:
-    """Before the process's JVM exists: the local file system that sets file modes without a
-    `chmod` process when its jar is built (`python_udfs.local_filesystem`), then the
-    class-data-sharing archive when there is one (`python_udfs.jvm_class_archive`), in this
-    order: the archive is named by the class path, which the jar is on."""
-    try:
-        import pyspark
-        from pyspark import SparkContext
+JvmPreparer = Callable[[dict[str, Any]], None]
+_JVM_PREPARERS: list[JvmPreparer] = []
 
-        from python_udfs import jvm_class_archive, local_filesystem
+
+def add_jvm_preparer(preparer: JvmPreparer) -> None:
+    """Have `preparer` edit the session builder's options before the process's JVM starts
+    (Java options, the class path); added once, called in the order added."""
+    if preparer not in _JVM_PREPARERS:
+        _JVM_PREPARERS.append(preparer)
+
+
+def _prepare_the_jvm(builder: Any) -> None:
+    """Before the process's JVM exists: each preparer of `add_jvm_preparer`, in order."""
+    if not _JVM_PREPARERS:
+        return
+    try:
+        from pyspark import SparkContext
 
         options = getattr(builder, "_options", None)
         if SparkContext._gateway is None and isinstance(options, dict):
-            local_filesystem.use(options)
-            jvm_class_archive.use_archive(options, pyspark.__version__)
-    except Exception as exc:  # noqa: BLE001 - both only save time, never cost a session
+            for preparer in _JVM_PREPARERS:
+                preparer(options)
+    except Exception as exc:  # noqa: BLE001 - a preparer only saves time, never costs a session
         warnings.warn(f"python_udfs: JVM options not prepared: {exc!r}", stacklevel=3)
 
 

@@ -39,6 +39,19 @@ if hasattr(time, "tzset"):
     time.tzset()
 
 
+def _use_the_consumer_project() -> None:
+    """dbt runs on the consumer project (integration_tests/), which installs the package at
+    the repository's root as a user's project does: DBT_PROJECT_DIR names it, and its
+    `dbt_packages/cdc_lakehouse` link is made as `dbt deps` makes it."""
+    from workbench.consumer import CONSUMER_DIR, link_package
+
+    os.environ["DBT_PROJECT_DIR"] = str(CONSUMER_DIR)
+    link_package(CONSUMER_DIR)
+
+
+_use_the_consumer_project()
+
+
 def process_env(spark_home: Path, schema: str, landing: Path, **extra: str) -> dict[str, str]:
     """The environment of a process a test starts (its own Spark home and metastore: the
     test's process holds the session's): this repo on the path, its profiles, loopback, the
@@ -97,7 +110,7 @@ class DbtProject:
         expect_success: bool = True,
         project_dir: Path | None = None,
     ):  # type: ignore[no-untyped-def]
-        """Run dbt on the repo's project, or on a copy at `project_dir` (see `copy_project`)."""
+        """Run dbt on the consumer project, or on a copy at `project_dir` (`copy_project`)."""
         from cdc_tools.dbt_invoke import run_dbt
 
         os.environ["CDC_SCHEMA"] = self.schema
@@ -111,8 +124,9 @@ class DbtProject:
         )
 
     def copy_project(self, destination: Path) -> Path:
-        """A copy of the dbt project files (to edit a contract in a test)."""
-        from cdc_tools.local_spark import copy_project
+        """A copy of the consumer project, on the repository's package (to edit a contract
+        or add a macro in a test)."""
+        from workbench.consumer import copy_project
 
         return copy_project(destination)
 

@@ -9,15 +9,7 @@
         {%- for node in graph.nodes.values() | sort(attribute='name')
                 if node.resource_type == 'model'
                 and cdc_lakehouse.cdc_source_contract(node.config.meta, node.name) is not none -%}
-            {%- if node.unique_id not in model.depends_on.nodes
-                    and node.package_name == model.package_name -%}
-                {{ exceptions.raise_compiler_error(
-                    "Typed change-log model '" ~ node.name ~ "' is not listed in " ~ model.name
-                    ~ ".sql, so its rejected rows would be missed: add the line "
-                    ~ "`-- depends_on: {{ ref('" ~ node.name ~ "') }}` there "
-                    ~ "(python -m cdc_tools.scaffold does it for you)."
-                ) }}
-            {%- elif node.unique_id not in model.depends_on.nodes -%}
+            {%- if node.unique_id not in model.depends_on.nodes -%}
                 {{ exceptions.raise_compiler_error(
                     "Typed change-log model '" ~ node.name ~ "' of project " ~ node.package_name
                     ~ " is not read by " ~ model.package_name ~ "'s " ~ model.name

@@ -1,16 +1,13 @@
 {{ config(materialized='cdc_view') }}
 
--- Typed change logs whose rejected rows this view unions (a typed model missing here fails
--- compilation with a message that says so): the example tables' when they are built
--- (cdc_examples_enabled), those the var cdc_typed_change_logs names (a project that
--- installs this one as a package lists its own there), and a line for each that
--- cdc_tools.scaffold adds.
-{%- set example_change_logs = [
-    'stg_inventory__customers', 'stg_inventory__order_lines', 'stg_inventory__orders',
-    'stg_shop__customers',
-] if cdc_examples_enabled() else [] %}
-{%- for typed_change_log in example_change_logs + var('cdc_typed_change_logs', []) %}
--- depends_on: {{ ref(typed_change_log) }}
+-- Typed change logs whose rejected rows this view unions: those the var
+-- cdc_typed_change_logs names, models of the root project (which lists its own there;
+-- cdc_tools.scaffold registers what it writes) or `<package>.<model>`. A typed model
+-- missing from it fails compilation with a message that says so.
+{%- for typed_change_log in var('cdc_typed_change_logs', []) %}
+{%- set package, name = (typed_change_log.split('.', 1) if '.' in typed_change_log
+    else [project_name, typed_change_log]) %}
+-- depends_on: {{ ref(package, name) }}
 {%- endfor %}
 
 -- Everything that could not be applied, with the reason: messages silver cannot read,

@@ -36,14 +36,15 @@ from cdc_tools.cluster import (
     processes,
     running,
 )
-from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
-from cdc_tools.oracle_check import GoldReader, compare_database
-from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
-from cdc_tools.simulator.mongodb import MongoSimResult, simulate_mongodb
-from cdc_tools.simulator.mongodb_config import MongoSimConfig
+from cdc_tools.local_spark import PROFILES_DIR
 from tests.conftest import COLD_JVM_OPTIONS, DbtProject
 from tests.e2e.test_mongodb_sources import _assert_documents_match, _assert_typed_customers_match
 from tests.e2e.test_simulated_sources import _assert_customer_history_matches
+from workbench.consumer import CONSUMER_DIR
+from workbench.oracle_check import GoldReader, compare_database
+from workbench.simulator import SimConfig, SimResult, simulate, write_batch
+from workbench.simulator.mongodb import MongoSimResult, simulate_mongodb
+from workbench.simulator.mongodb_config import MongoSimConfig
 
 pytestmark = pytest.mark.spark
 
@@ -221,7 +222,7 @@ def thrift_build(
     target = project.target_path.parent / "thrift-target"
     dbt = str(Path(sys.executable).parent / "dbt")
     argv = [
-        dbt, command, "--project-dir", str(REPO_ROOT), "--profiles-dir", str(PROFILES_DIR),
+        dbt, command, "--project-dir", str(CONSUMER_DIR), "--profiles-dir", str(PROFILES_DIR),
         "--target-path", str(target), "--log-path", str(target / "logs"),
     ]  # fmt: skip
     started = time.monotonic()

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from cdc_tools.simulator import write_batch
 from tests.conftest import DbtProject
+from workbench.simulator import write_batch
 
 # The steps, in order, and the dbt command each one runs with its vars (None: nothing is
 # built; the tests of that step run their own invocation on the built warehouse, after

@@ -1,7 +1,7 @@
 """End to end: simulated Alibaba DataWorks, Canal, Maxwell and Oracle GoldenGate sources ->
 landing files -> dbt build -> `captured_rows` equals the source database.
 
-Six simulated sources (cdc_tools.simulator.alibaba_sim) share one landing folder and one
+Six simulated sources (workbench.simulator.alibaba_sim) share one landing folder and one
 `dbt build`: DataWorks real-time sync with split updates (`UPDATE_BEFOR` + `UPDATE_AFTER`
 sharing a sequenceId), DataWorks with single-message updates (the `UPDATE_BEFORE` spelling
 option, a lower-case `dbType`, heartbeats with `systemTime`), Canal flat messages,
@@ -39,7 +39,10 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.simulator.alibaba_sim import (
+from tests.conftest import DbtProject
+from tests.corpus.captured_state import typed
+from tests.e2e.stream import Part, batch_lander, register
+from workbench.simulator.alibaba_sim import (
     AlibabaSimResult,
     ExpectedTable,
     simulate_canal,
@@ -47,11 +50,8 @@ from cdc_tools.simulator.alibaba_sim import (
     simulate_maxwell,
     simulate_ogg,
 )
-from cdc_tools.simulator.alibaba_source import ROW_ID, AlibabaSimConfig
-from cdc_tools.simulator.dataworks import DataWorksOptions
-from tests.conftest import DbtProject
-from tests.corpus.captured_state import typed
-from tests.e2e.stream import Part, batch_lander, register
+from workbench.simulator.alibaba_source import ROW_ID, AlibabaSimConfig
+from workbench.simulator.dataworks import DataWorksOptions
 
 pytestmark = pytest.mark.spark
 

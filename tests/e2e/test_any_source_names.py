@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.simulator.debezium import (
+from workbench.simulator.debezium import (
     ColumnEncoding,
     _column_schema,
     encode_decimal,
@@ -592,10 +592,12 @@ def test_docs_generate_and_quality_suites_pass(dbt_project, built, tmp_path) -> 
         project_dir=project,
     )
     catalog = json.loads((dbt_project.target_path / "catalog.json").read_text())
-    node = catalog["nodes"]["model.cdc_lakehouse.order_details"]
+    node = catalog["nodes"]["model.cdc_lakehouse_integration_tests.order_details"]
     assert set(ORDER_DETAILS_GOLD.values()) <= {c.lower() for c in node["columns"]}
     manifest = load_manifest(dbt_project.target_path / "manifest.json")
-    described = manifest["nodes"]["model.cdc_lakehouse.order_details"]["columns"]["unit_price"]
+    described = manifest["nodes"]["model.cdc_lakehouse_integration_tests.order_details"]["columns"][
+        "unit_price"
+    ]
     assert "Unit Price" in described["description"]
     assert "unit_price" in described["description"]
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.oracle_check import compare_database
-from cdc_tools.simulator import SimConfig, simulate, write_batch
+from workbench.oracle_check import compare_database
+from workbench.simulator import SimConfig, simulate, write_batch
 
 pytestmark = pytest.mark.spark
 

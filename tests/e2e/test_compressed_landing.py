@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
 from tests.conftest import DbtProject
 from tests.e2e.stream import BATCHES, Part, register
 from tests.e2e.test_simulated_sources import _assert_gold_matches
+from workbench.simulator import SimConfig, SimResult, simulate, write_batch
 
 pytestmark = pytest.mark.spark
 

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from cdc_tools.local_spark import REPO_ROOT
-from cdc_tools.oracle_check import COMPARED_MODELS
-from cdc_tools.simulator import SimConfig, simulate, write_batch
 from tests.conftest import process_env
+from workbench.oracle_check import COMPARED_MODELS
+from workbench.simulator import SimConfig, simulate, write_batch
 
 pytestmark = pytest.mark.spark
 
@@ -38,8 +38,8 @@ RUN_AND_VERIFY = """
 import json, sys
 from pathlib import Path
 from cdc_tools.local_spark import get_local_spark
-from cdc_tools.oracle_check import compare_database
-from cdc_tools.simulator import SimConfig, simulate
+from workbench.oracle_check import compare_database
+from workbench.simulator import SimConfig, simulate
 from dbt.cli.main import dbtRunner
 result = dbtRunner().invoke(["run", *sys.argv[5:], "--target-path", sys.argv[3],
                              "--log-path", sys.argv[4]])

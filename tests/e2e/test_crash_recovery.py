@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 from cdc_tools.local_spark import REPO_ROOT
-from cdc_tools.oracle_check import COMPARED_MODELS, compare_database
-from cdc_tools.simulator import SimConfig, simulate, write_batch
 from tests.conftest import process_env
+from workbench.oracle_check import COMPARED_MODELS, compare_database
+from workbench.simulator import SimConfig, simulate, write_batch
 
 pytestmark = pytest.mark.spark
 
@@ -34,7 +34,8 @@ CONFIG = SimConfig(
 
 
 # Defined in a copy of the project, this stops every gold run between staging and overwrite
-# (macros/materializations/cdc_current_state/cdc_after_staging.sql is the dispatched extension point).
+# (the dispatched extension point: macros/materializations/cdc_current_state/
+# cdc_after_staging.sql).
 STOP_AFTER_STAGING = """
 {% macro spark__cdc_after_staging(relation) %}
     {{ exceptions.raise_compiler_error(
@@ -157,7 +158,7 @@ import json, sys
 from pathlib import Path
 from cdc_tools.dbt_invoke import run_dbt
 from cdc_tools.local_spark import get_local_spark
-from cdc_tools.simulator import SimConfig, simulate, write_batch
+from workbench.simulator import SimConfig, simulate, write_batch
 get_local_spark()
 config = SimConfig(**json.loads(sys.argv[1]))
 result = simulate(config)
@@ -176,8 +177,8 @@ import json, sys
 from pathlib import Path
 from cdc_tools.dbt_invoke import run_dbt
 from cdc_tools.local_spark import get_local_spark
-from cdc_tools.oracle_check import compare_database
-from cdc_tools.simulator import SimConfig, simulate
+from workbench.oracle_check import compare_database
+from workbench.simulator import SimConfig, simulate
 spark = get_local_spark()
 run_dbt(["build", *{GOLD}, *{CAUTIOUS}], target_path=Path(sys.argv[4]))
 config = SimConfig(**json.loads(sys.argv[1]))

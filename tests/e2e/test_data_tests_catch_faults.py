@@ -17,8 +17,8 @@ import pyarrow as pa
 import pytest
 from pyspark.sql import functions as F
 
-from cdc_tools.simulator import SimConfig, simulate, write_batch
-from cdc_tools.simulator.landing import sink_file_name
+from workbench.simulator import SimConfig, simulate, write_batch
+from workbench.simulator.landing import sink_file_name
 
 pytestmark = pytest.mark.spark
 

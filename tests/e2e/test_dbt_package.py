@@ -29,12 +29,13 @@ import yaml
 
 from cdc_tools.dbt_invoke import run_dbt
 from cdc_tools.local_spark import REPO_ROOT
-from cdc_tools.simulator import TABLES, SimConfig, simulate
-from cdc_tools.simulator.alibaba_sim import AlibabaSimResult, simulate_canal
-from cdc_tools.simulator.alibaba_source import AlibabaSimConfig
-from cdc_tools.simulator.landing import write_batch
-from cdc_tools.simulator.simulation import SimResult
 from tests.conftest import DbtProject
+from workbench.consumer import CONSUMER_DIR
+from workbench.simulator import TABLES, SimConfig, simulate
+from workbench.simulator.alibaba_sim import AlibabaSimResult, simulate_canal
+from workbench.simulator.alibaba_source import AlibabaSimConfig
+from workbench.simulator.landing import write_batch
+from workbench.simulator.simulation import SimResult
 
 pytestmark = pytest.mark.spark
 
@@ -44,9 +45,9 @@ CANAL_DB = "host_canal"
 # the line the host's own spark__cdc_after_staging logs (tests/e2e: the dispatch override)
 OVERRIDE_LOG = "shop_host cdc_after_staging:"
 
-# The package's example contract of `customers` (models/silver/inventory), written by the
+# The consumer project's contract of `customers` (integration_tests/), written by the
 # host as its own: the simulated table's columns with their types and encodings.
-_EXAMPLE_CONTRACTS = REPO_ROOT / "models" / "silver" / "inventory" / "_inventory__models.yml"
+_EXAMPLE_CONTRACTS = CONSUMER_DIR / "models" / "silver" / "inventory" / "_inventory__models.yml"
 
 ACCOUNTS_COLUMNS = {
     "region": "string",

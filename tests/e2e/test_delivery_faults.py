@@ -34,10 +34,6 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.oracle_check import GoldReader, compare_database
-from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
-from cdc_tools.simulator.debezium import Message
-from cdc_tools.simulator.landing import sink_file_name
 from tests.conftest import DbtProject
 from tests.e2e.stream import (
     PARTS,
@@ -48,6 +44,10 @@ from tests.e2e.stream import (
     register,
     stream_databases,
 )
+from workbench.oracle_check import GoldReader, compare_database
+from workbench.simulator import SimConfig, SimResult, simulate, write_batch
+from workbench.simulator.debezium import Message
+from workbench.simulator.landing import sink_file_name
 
 pytestmark = pytest.mark.spark
 

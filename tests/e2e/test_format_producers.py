@@ -42,10 +42,10 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.simulator.landing import sink_file_name
 from tests.conftest import DbtProject
 from tests.corpus.captured_state import typed
 from tests.e2e.stream import BATCHES, Part, register
+from workbench.simulator.landing import sink_file_name
 
 pytestmark = pytest.mark.spark
 

@@ -1,6 +1,6 @@
 """End to end: tables without a primary key are multisets in `captured_rows`.
 
-Three simulated Debezium sources (Oracle, SQL Server, Db2; cdc_tools.simulator.keyless)
+Three simulated Debezium sources (Oracle, SQL Server, Db2; workbench.simulator.keyless)
 capture a keyless table whose rows repeat: no Kafka key, no contract, no schema-change
 topic. Updates change one copy of a row, deletes remove one copy, the Oracle source
 truncates the table at the start of its second batch. Deliveries are shuffled and
@@ -24,14 +24,14 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.simulator.keyless import (
+from tests.conftest import DbtProject
+from tests.e2e.stream import Part, register
+from workbench.simulator.keyless import (
     AUDIT_LOG,
     KeylessSimConfig,
     KeylessSimulation,
     simulate_keyless,
 )
-from tests.conftest import DbtProject
-from tests.e2e.stream import Part, register
 
 pytestmark = pytest.mark.spark
 

@@ -27,11 +27,11 @@ from decimal import Decimal
 
 import pytest
 
-from cdc_tools.simulator.mongodb import MongoSimResult, simulate_mongodb
-from cdc_tools.simulator.mongodb_config import MongoSimConfig
 from tests.conftest import DbtProject
 from tests.corpus.captured_state import typed
 from tests.e2e.stream import Part, batch_lander, register
+from workbench.simulator.mongodb import MongoSimResult, simulate_mongodb
+from workbench.simulator.mongodb_config import MongoSimConfig
 
 pytestmark = pytest.mark.spark
 

@@ -1,7 +1,7 @@
 """End to end: Debezium and Canal sources whose messages carry no source position are
 ordered by arrival, across partitions, redelivery and incremental runs.
 
-Three simulated sources (cdc_tools.simulator.position_free) write as producers without a
+Three simulated sources (workbench.simulator.position_free) write as producers without a
 source position do, over three Kafka partitions each, as kcat `-J` records whose order
 across partitions is random, a tenth of them delivered again at their own offsets:
 
@@ -33,15 +33,15 @@ from collections import Counter
 
 import pytest
 
-from cdc_tools.oracle_check import GoldReader, compare_database
-from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
-from cdc_tools.simulator.alibaba_sim import AlibabaSimResult, simulate_canal
-from cdc_tools.simulator.alibaba_source import AlibabaSimConfig
-from cdc_tools.simulator.debezium import Message
-from cdc_tools.simulator.position_free import deliver
 from tests.conftest import DbtProject
 from tests.corpus.captured_state import typed
 from tests.e2e.stream import BATCHES, Part, register, stream_databases
+from workbench.oracle_check import GoldReader, compare_database
+from workbench.simulator import SimConfig, SimResult, simulate, write_batch
+from workbench.simulator.alibaba_sim import AlibabaSimResult, simulate_canal
+from workbench.simulator.alibaba_source import AlibabaSimConfig
+from workbench.simulator.debezium import Message
+from workbench.simulator.position_free import deliver
 
 pytestmark = pytest.mark.spark
 

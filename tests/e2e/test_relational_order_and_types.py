@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from cdc_tools.scaffold import register_typed_change_log
 from tests.corpus.captured_state import kcat_line
 
 pytestmark = pytest.mark.spark
@@ -348,9 +349,8 @@ def built(dbt_project, tmp_path_factory):  # type: ignore[no-untyped-def]
     for name, (source, columns) in CONTRACTS.items():
         (folder / f"{name}.sql").write_text(TYPED_MODEL)
         (folder / f"_{name}.yml").write_text(_contract(name, source, columns))
-    quarantine = Path(project) / "models" / "silver" / "cdc_quarantine.sql"
-    depends = "".join(f"-- depends_on: {{{{ ref('{name}') }}}}\n" for name in CONTRACTS)
-    quarantine.write_text(depends + quarantine.read_text())
+    for name in CONTRACTS:  # where cdc_quarantine reads their rejected rows
+        register_typed_change_log(name, Path(project))
     landing = dbt_project.landing
     (landing / "tie_items.jsonl").write_text("\n".join(_tie_lines()) + "\n")
     (landing / "amounts.json").write_text("\n".join(_amount_lines()) + "\n")

@@ -10,7 +10,7 @@ topic. Between them they use every `decimal.handling.mode` (precise, double, str
 `time.precision.mode` (adaptive, connect), so every column value encoding of ENVELOPES.md
 §1 reaches gold. A second batch of files on top of the first is then loaded incrementally,
 and gold must equal the source state (as a consumer decodes it, see
-cdc_tools.simulator.expected) after each batch.
+workbench.simulator.expected) after each batch.
 
 The sources are this module's part of the shared stream (tests/e2e/stream.py): their files
 land under `relational/` of the stream's landing folder, beside the other parts', and the
@@ -24,16 +24,6 @@ import json
 
 import pytest
 
-from cdc_tools.demo import replayed_sources
-from cdc_tools.oracle_check import (
-    ROW_JSON_COLUMN,
-    GoldReader,
-    canonical_key,
-    compare_captured_images,
-    compare_database,
-)
-from cdc_tools.simulator import TABLES, SimConfig, SimResult, simulate
-from cdc_tools.simulator.source_db import ADDED_COLUMN
 from tests.conftest import DbtProject
 from tests.e2e.stream import (
     Part,
@@ -45,6 +35,16 @@ from tests.e2e.stream import (
     step_vars,
     stream_databases,
 )
+from workbench.demo import replayed_sources
+from workbench.oracle_check import (
+    ROW_JSON_COLUMN,
+    GoldReader,
+    canonical_key,
+    compare_captured_images,
+    compare_database,
+)
+from workbench.simulator import TABLES, SimConfig, SimResult, simulate
+from workbench.simulator.source_db import ADDED_COLUMN
 
 pytestmark = pytest.mark.spark
 
@@ -108,7 +108,7 @@ def _simulations() -> list[tuple[SimResult, str]]:
 
 
 # Every source but the first is listed as replayed, as `make demo` lists its own
-# (cdc_tools.demo.replayed_sources): the quiet-source test measures them by their loads. The
+# (workbench.demo.replayed_sources): the quiet-source test measures them by their loads. The
 # first stands for a real source: its newest events are years old, so it has gone quiet.
 QUIET = 0
 
@@ -608,7 +608,7 @@ def test_every_model_and_column_is_documented(dbt_project, simulations) -> None:
 @pytest.mark.stream("full_refresh")
 def test_soft_deleted_orders_stay_flagged(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
     """`orders` uses cdc_delete_mode='soft': every deleted key stays, flagged, with its time."""
-    from cdc_tools.oracle_check import keys_ever_present
+    from workbench.oracle_check import keys_ever_present
 
     gold = dbt_project.layer("gold")
     for result, _ in simulations:
@@ -631,8 +631,8 @@ def test_customer_history_matches_the_source_history(dbt_project, simulations) -
 
 
 def _assert_customer_history_matches(dbt_project, simulations) -> None:  # type: ignore[no-untyped-def]
-    from cdc_tools.oracle_check import expected_history
-    from cdc_tools.simulator import TABLES
+    from workbench.oracle_check import expected_history
+    from workbench.simulator import TABLES
 
     gold = dbt_project.layer("gold")
     columns = TABLES["customers"].column_names
@@ -668,7 +668,8 @@ def test_scaffolding_from_bronze_recovers_the_contract(dbt_project, simulations,
     upper case), which the hand-written contract matches without regard to case."""
     import yaml
 
-    from cdc_tools.scaffold import REPO_ROOT, contract_from_bronze
+    from cdc_tools.scaffold import contract_from_bronze
+    from workbench.consumer import CONSUMER_DIR
 
     contract = contract_from_bronze(
         dbt_project.spark,
@@ -678,7 +679,7 @@ def test_scaffolding_from_bronze_recovers_the_contract(dbt_project, simulations,
         database=database,
     )
     declared = yaml.safe_load(
-        (REPO_ROOT / "models" / "silver" / "inventory" / "_inventory__models.yml").read_text()
+        (CONSUMER_DIR / "models" / "silver" / "inventory" / "_inventory__models.yml").read_text()
     )
     [model] = [m for m in declared["models"] if m["name"] == "stg_inventory__customers"]
     wanted = {c["name"]: c["data_type"] for c in model["columns"] if "data_type" in c}
@@ -733,7 +734,7 @@ def test_the_sources_cover_every_value_encoding(simulations) -> None:  # type: i
     ENVELOPES.md §1, each one with and without the schema wrapper where the connector
     allows it (Kafka Connect temporal types need the schema: their JSON values equal
     io.debezium.time.Date/Time/Timestamp), and the compared states hold non-null values."""
-    from cdc_tools.simulator import TABLES, column_encoding
+    from workbench.simulator import TABLES, column_encoding
 
     sent: dict[tuple[str, str | None], set[bool]] = {}
     for result, _ in simulations:

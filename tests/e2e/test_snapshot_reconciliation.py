@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.oracle_check import gold_state
-from cdc_tools.simulator import TABLES, SimConfig, SimResult, simulate, write_batch
-from cdc_tools.simulator.expected import State, consumer_state
+from workbench.oracle_check import gold_state
+from workbench.simulator import TABLES, SimConfig, SimResult, simulate, write_batch
+from workbench.simulator.expected import State, consumer_state
 
 pytestmark = pytest.mark.spark
 

@@ -20,9 +20,9 @@ import json
 
 import pytest
 
-from cdc_tools.oracle_check import compare_database
-from cdc_tools.simulator import TABLES, SimConfig, simulate, write_batch
 from tests.corpus.captured_state import by_key, gold_rows
+from workbench.oracle_check import compare_database
+from workbench.simulator import TABLES, SimConfig, simulate, write_batch
 
 pytestmark = pytest.mark.spark
 

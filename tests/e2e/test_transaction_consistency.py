@@ -36,11 +36,11 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.oracle_check import GoldReader, compare_database
-from cdc_tools.simulator import SimConfig, SimResult, simulate, write_batch
-from cdc_tools.simulator.debezium import Message
 from tests.conftest import DbtProject
 from tests.e2e.stream import BATCHES, Part, register, stream_databases
+from workbench.oracle_check import GoldReader, compare_database
+from workbench.simulator import SimConfig, SimResult, simulate, write_batch
+from workbench.simulator.debezium import Message
 
 pytestmark = pytest.mark.spark
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from cdc_tools.dbt_invoke import run_dbt
-from cdc_tools.local_spark import copy_project
 from cdc_tools.quality_suites import (
     TableSuite,
     load_manifest,
@@ -22,6 +21,7 @@ from cdc_tools.quality_suites import (
     suites_from_manifest,
 )
 from cdc_tools.scaffold import contract_from_spec, write_table
+from workbench.consumer import copy_project
 
 SPEC = {
     "system": "crm",

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.simulator import write_batch
-from cdc_tools.simulator.alibaba_sim import (
+from workbench.simulator import write_batch
+from workbench.simulator.alibaba_sim import (
     AlibabaSimResult,
     expected_to_jsonable,
     simulate_canal,
@@ -21,10 +21,10 @@ from cdc_tools.simulator.alibaba_sim import (
     simulate_maxwell,
     write_expected_json,
 )
-from cdc_tools.simulator.alibaba_source import ROW_ID, AlibabaSimConfig
-from cdc_tools.simulator.canal import java_double_text
-from cdc_tools.simulator.dataworks import DataWorksOptions
-from cdc_tools.simulator.debezium import Message
+from workbench.simulator.alibaba_source import ROW_ID, AlibabaSimConfig
+from workbench.simulator.canal import java_double_text
+from workbench.simulator.dataworks import DataWorksOptions
+from workbench.simulator.debezium import Message
 
 # Key sets of the corpus fixtures (paimon__aliyun-dataworks-event, seatunnel canal),
 # checked against the files by test_fixture_key_sets_match_corpus when the corpus is there.

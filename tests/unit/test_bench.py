@@ -1,4 +1,4 @@
-"""Unit tests for cdc_tools.bench: the parts that need neither Spark nor dbt."""
+"""Unit tests for workbench.bench: the parts that need neither Spark nor dbt."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools import bench, processes, spark_profile
-from cdc_tools.bench import StepResult
+from cdc_tools import processes
+from workbench import bench, spark_profile
+from workbench.bench import StepResult
 
 
 # ------------------------------------------------------------------- planning
@@ -344,7 +345,7 @@ def test_report_names_the_large_file_scenario_when_it_ran() -> None:
 
 
 def test_large_file_scenario_writes_one_kcat_file(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from cdc_tools.bench import scenario
+    from workbench.bench import scenario
 
     seen: dict[str, object] = {}
 
@@ -410,7 +411,7 @@ def test_parse_args_defaults() -> None:
 def test_plot_report_draws_the_scaling_table_and_the_node_split(tmp_path: Path) -> None:
     from PIL import Image
 
-    from cdc_tools.bench import plot
+    from workbench.bench import plot
 
     report = _report()
     series = plot.scaling_series(report)
@@ -426,7 +427,7 @@ def test_plot_report_draws_the_scaling_table_and_the_node_split(tmp_path: Path) 
 
 
 def test_plot_without_scaling_uses_the_main_steps(tmp_path: Path) -> None:
-    from cdc_tools.bench import plot
+    from workbench.bench import plot
 
     report = {**_report(), "scaling": []}
     series = plot.scaling_series(report)
@@ -444,7 +445,7 @@ def test_write_report_links_the_plot(tmp_path: Path) -> None:
 def test_run_measured_shows_dbt_node_lines_as_they_come(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from cdc_tools.bench import sampling
+    from workbench.bench import sampling
 
     lines = [
         "12:00:00  Running with dbt=1.11",

@@ -10,14 +10,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from cdc_tools.demo import (
+from workbench.demo import (
     DemoSchemaInUse,
     demo_configs,
     forget_earlier_demo,
     replayed_sources,
     warnings_of,
 )
-from cdc_tools.simulator import simulate
+from workbench.simulator import simulate
 
 
 def test_the_demo_lists_every_topic_it_simulates_as_replayed() -> None:

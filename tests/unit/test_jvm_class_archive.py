@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
-from python_udfs import jvm_class_archive, session_hook
+from python_udfs import session_hook
+from workbench import speedups
+from workbench.speedups import jvm_class_archive
 
 BASE = {"spark.driver.extraJavaOptions": "-XX:+UseParallelGC -Dderby.system.home=x"}
 
@@ -92,6 +94,7 @@ def test_the_hook_adds_it_only_before_the_jvm_exists(
     assert path is not None
     path.write_bytes(b"archive")
     monkeypatch.setattr(SparkContext, "_gateway", None)
+    monkeypatch.setattr(session_hook, "_JVM_PREPARERS", [speedups.prepare])
     builder: Any = SimpleNamespace(_options=dict(BASE))
     session_hook._prepare_the_jvm(builder)
     assert f"-XX:SharedArchiveFile={path}" in builder._options["spark.driver.extraJavaOptions"]
@@ -107,7 +110,7 @@ def test_setup_wrote_the_archive_of_this_machine() -> None:
     import pyspark
 
     from cdc_tools.local_spark import local_spark_conf
-    from python_udfs import local_filesystem
+    from workbench.speedups import local_filesystem
 
     conf = local_spark_conf()
     local_filesystem.use(conf)  # as the session hook does: its jar is on the class path

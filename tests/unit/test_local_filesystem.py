@@ -1,6 +1,6 @@
 """The local driver's file system sets file modes without a `chmod` process.
 
-`python_udfs.local_filesystem` compiles `jvm/CdcLocalFileSystem.java` (`make setup`) and the
+`workbench.speedups.local_filesystem` compiles `jvm/CdcLocalFileSystem.java` (`make setup`) and the
 session hook puts it on every local session. The options a session gets are pinned without a
 JVM; the last test reads the worker's own session (started by the hook, as every session of
 the suite is): its file system is this one and the modes of what it writes are Hadoop's
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from python_udfs import jvm_class_archive, local_filesystem
+from workbench.speedups import jvm_class_archive, local_filesystem
 
 LOCAL = {"spark.master": "local[2]", "spark.driver.extraClassPath": "/opt/a.jar"}
 
@@ -111,11 +111,12 @@ def test_the_hook_adds_the_jar_before_naming_the_archive(
     jar: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The class archive is named by the class path: the hook puts the jar on it first, as
-    `make setup` does before writing the archive (`cdc_tools.jvm_class_archive`)."""
+    `make setup` does before writing the archive (`workbench.speedups.build`)."""
     import pyspark
     from pyspark import SparkContext
 
     from python_udfs import session_hook
+    from workbench import speedups
 
     monkeypatch.delenv(jvm_class_archive.ENABLED_ENV, raising=False)
     with_jar = dict(LOCAL)
@@ -126,6 +127,7 @@ def test_the_hook_adds_the_jar_before_naming_the_archive(
     )
     archive.write_bytes(b"archive")
     monkeypatch.setattr(SparkContext, "_gateway", None)
+    monkeypatch.setattr(session_hook, "_JVM_PREPARERS", [speedups.prepare])
     builder: Any = SimpleNamespace(_options=dict(LOCAL))
     session_hook._prepare_the_jvm(builder)
     assert builder._options[local_filesystem.FILE_SYSTEM_KEY] == local_filesystem.CLASS_NAME

@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.simulator.landing import write_batch
-from cdc_tools.simulator.mongodb import (
+from workbench.simulator.landing import write_batch
+from workbench.simulator.mongodb import (
     MongoSimConfig,
     MongoSimResult,
     main,
     simulate_mongodb,
     write_mongo_expected,
 )
-from cdc_tools.simulator.mongodb_values import (
+from workbench.simulator.mongodb_values import (
     Binary,
     Date,
     Decimal128,

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from cdc_tools.progress import Progress, clock
+from workbench.progress import Progress, clock
 
 
 def test_steps_print_start_end_and_elapsed_time() -> None:

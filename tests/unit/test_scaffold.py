@@ -7,7 +7,9 @@ from pathlib import Path
 
 import yaml
 
-from cdc_tools.scaffold import REPO_ROOT, contract_from_spec, doc_block_name, write_table
+from cdc_tools.local_spark import REPO_ROOT
+from cdc_tools.scaffold import contract_from_spec, doc_block_name, write_table
+from workbench.consumer import CONSUMER_DIR
 
 SPEC = {
     "system": "crm",
@@ -23,10 +25,7 @@ SPEC = {
 
 def _project(tmp_path: Path) -> Path:
     (tmp_path / "models" / "silver").mkdir(parents=True)
-    shutil.copy(
-        REPO_ROOT / "models" / "silver" / "cdc_quarantine.sql",
-        tmp_path / "models" / "silver" / "cdc_quarantine.sql",
-    )
+    shutil.copy(CONSUMER_DIR / "dbt_project.yml", tmp_path / "dbt_project.yml")
     return tmp_path
 
 
@@ -58,8 +57,37 @@ def test_writes_models_yaml_and_registration(tmp_path: Path) -> None:
     assert "_cdc_error_reason" not in gold_columns
     assert gold_columns[:3] == ["id", "owner", "opened_at"]
 
-    quarantine = (root / "models" / "silver" / "cdc_quarantine.sql").read_text()
-    assert "-- depends_on: {{ ref('stg_crm__accounts') }}" in quarantine
+    # registered where cdc_quarantine reads it: the project's var, its other lines kept
+    text = (root / "dbt_project.yml").read_text()
+    project = yaml.safe_load(text)
+    assert project["vars"]["cdc_typed_change_logs"][-1] == "stg_crm__accounts"
+    before = yaml.safe_load((CONSUMER_DIR / "dbt_project.yml").read_text())
+    assert project["vars"]["cdc_typed_change_logs"][:-1] == before["vars"]["cdc_typed_change_logs"]
+    assert {k: v for k, v in project.items() if k != "vars"} == {
+        k: v for k, v in before.items() if k != "vars"
+    }
+    assert text.count("#") == (CONSUMER_DIR / "dbt_project.yml").read_text().count("#")
+
+
+def test_registration_writes_the_var_where_there_is_none(tmp_path: Path) -> None:
+    from cdc_tools.scaffold import register_typed_change_log
+
+    (tmp_path / "dbt_project.yml").write_text("name: host\nprofile: cdc_spark\n")
+    register_typed_change_log("stg_a__b", tmp_path)
+    register_typed_change_log("stg_a__b", tmp_path)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "dbt_project.yml").write_text(
+        "name: host\nvars:\n  x: 1\n  cdc_typed_change_logs: [stg_a__a]\n  y: 2\n"
+    )
+    register_typed_change_log("stg_a__b", tmp_path / "other")
+    assert yaml.safe_load((tmp_path / "dbt_project.yml").read_text())["vars"] == {
+        "cdc_typed_change_logs": ["stg_a__b"]
+    }
+    assert yaml.safe_load((tmp_path / "other" / "dbt_project.yml").read_text())["vars"] == {
+        "x": 1,
+        "cdc_typed_change_logs": ["stg_a__a", "stg_a__b"],
+        "y": 2,
+    }
 
 
 def test_the_source_identity_is_written_whole(tmp_path: Path) -> None:
@@ -82,7 +110,7 @@ def test_every_project_contract_names_its_source_identity() -> None:
     """The hand-written typed contracts bind a database, schema and table each (a table
     name alone binds every source that has one: issue #14)."""
     contracts = 0
-    for path in (REPO_ROOT / "models" / "silver").rglob("_*__models.yml"):
+    for path in (CONSUMER_DIR / "models" / "silver").rglob("_*__models.yml"):
         for model in yaml.safe_load(path.read_text())["models"]:
             meta = (model.get("config") or {}).get("meta") or {}
             if "cdc_key" not in meta:
@@ -140,11 +168,11 @@ def test_every_simulated_encoding_scaffolds_to_the_hand_written_contract() -> No
     mode, decimals precise) is the data type the inventory contract declares."""
     import yaml
 
-    from cdc_tools.scaffold import REPO_ROOT, spark_type_for
-    from cdc_tools.simulator import FLAVOURS, TABLES, SimConfig, column_encoding
+    from cdc_tools.scaffold import spark_type_for
+    from workbench.simulator import FLAVOURS, TABLES, SimConfig, column_encoding
 
     doc = yaml.safe_load(
-        (REPO_ROOT / "models" / "silver" / "inventory" / "_inventory__models.yml").read_text()
+        (CONSUMER_DIR / "models" / "silver" / "inventory" / "_inventory__models.yml").read_text()
     )
     declared = {
         (m["config"]["meta"]["cdc_source"]["table"], c["name"]): c["data_type"]

@@ -1,4 +1,4 @@
-"""Unit tests for cdc_tools.simulator (no Spark).
+"""Unit tests for workbench.simulator (no Spark).
 
 The decoders and the replay below are written independently of the simulator so that
 they check its output against the documented Debezium encodings.
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cdc_tools.simulator import (
+from workbench.simulator import (
     FLAVOURS,
     TABLES,
     Message,
@@ -44,7 +44,10 @@ def decode_decimal(text: str, scale: int) -> Decimal:
 def _contract_encodings() -> dict[str, object]:
     """column -> meta.cdc_encoding of the silver YAML contract (how schemaless values are
     encoded), read from the project, not from the simulator."""
-    path = Path(__file__).resolve().parents[2] / "models/silver/inventory/_inventory__models.yml"
+    path = (
+        Path(__file__).resolve().parents[2]
+        / "integration_tests/models/silver/inventory/_inventory__models.yml"
+    )
     doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     return {
         c["name"]: c["meta"]["cdc_encoding"]
@@ -126,7 +129,7 @@ def decode_decimal_value(col, v: object, field: dict | None) -> Decimal:
         assert field is None or field["type"] == "float64"
         # How the consumer's JVM writes the double as text is not the emitter's business:
         # take that rule from the oracle (its own test is below).
-        from cdc_tools.simulator.expected import double_as_decimal
+        from workbench.simulator.expected import double_as_decimal
 
         return double_as_decimal(v, col.scale)
     assert isinstance(v, str)
@@ -669,7 +672,7 @@ def test_empty_strings_and_no_tombstones() -> None:
 
 
 def test_cli(tmp_path: Path) -> None:
-    from cdc_tools.simulator.__main__ import main
+    from workbench.simulator.__main__ import main
 
     exp = tmp_path / "expected.json"
     args = ["--out", str(tmp_path / "o"), "--flavour", "all", "--format", "kcat"]
@@ -837,14 +840,14 @@ def test_negative_38_digit_decimal_round_trip() -> None:
     ],
 )
 def test_double_read_back_by_the_jvm(double_text: str, java_major: int, read_back: str) -> None:
-    from cdc_tools.simulator.expected import jvm_double_text_value
+    from workbench.simulator.expected import jvm_double_text_value
 
     assert jvm_double_text_value(float(double_text), java_major) == Decimal(read_back)
 
 
 def test_decimal_double_and_string_modes() -> None:
-    from cdc_tools.simulator import consumer_value
-    from cdc_tools.simulator.debezium import decimal_double, decimal_plain
+    from workbench.simulator import consumer_value
+    from workbench.simulator.debezium import decimal_double, decimal_plain
 
     col = TABLES["orders"].column("ledger_amount")
     value = Decimal("-12345678901234567890.123456789")
@@ -870,8 +873,8 @@ def test_decimal_double_and_string_modes() -> None:
     ],
 )
 def test_zoned_timestamp_offsets(ns: int, offset: int, text: str) -> None:
-    from cdc_tools.simulator import ZonedValue, consumer_value
-    from cdc_tools.simulator.debezium import zoned_text
+    from workbench.simulator import ZonedValue, consumer_value
+    from workbench.simulator.debezium import zoned_text
 
     assert zoned_text(ZonedValue(ns, offset)) == text
     assert parse_zoned(text) == EPOCH + dt.timedelta(microseconds=ns // 1000)
@@ -882,8 +885,8 @@ def test_zoned_timestamp_offsets(ns: int, offset: int, text: str) -> None:
 
 
 def test_time_of_day_encodings() -> None:
-    from cdc_tools.simulator import column_encoding, consumer_value
-    from cdc_tools.simulator.debezium import time_text
+    from workbench.simulator import column_encoding, consumer_value
+    from workbench.simulator.debezium import time_text
 
     last = 86_399_999_999_900  # 23:59:59.9999999, TIME(7)
     col = TABLES["customers"].column("contact_time")
@@ -905,7 +908,7 @@ def test_time_of_day_encodings() -> None:
 
 
 def test_nano_timestamp_and_oracle_date() -> None:
-    from cdc_tools.simulator import column_encoding, consumer_value
+    from workbench.simulator import column_encoding, consumer_value
 
     col = TABLES["orders"].column("shipped_at")
     ns = 1_529_507_596_945_104_700

@@ -15,8 +15,8 @@ import random
 import pytest
 from test_simulator import decode_value, position_key  # same folder (rootdir import)
 
-from cdc_tools.simulator import FLAVOURS, SimConfig, SimResult, simulate
-from cdc_tools.simulator.source_db import ADDED_COLUMN, DROPPED_COLUMN
+from workbench.simulator import FLAVOURS, SimConfig, SimResult, simulate
+from workbench.simulator.source_db import ADDED_COLUMN, DROPPED_COLUMN
 
 EVENTS = {
     "transaction_metadata": True,
@@ -54,7 +54,7 @@ def _payload(text: str, schemas: bool) -> dict:
 
 def _columns(result: SimResult, table: str) -> dict[str, object]:
     """Every column the table ever had (base + added), by output name."""
-    from cdc_tools.simulator import TABLES
+    from workbench.simulator import TABLES
 
     columns = list(TABLES[table].columns)
     if table == ADDED_COLUMN[0]:
@@ -82,7 +82,7 @@ def replay(result: SimResult, messages, shuffle_seed: int | None = None) -> dict
     for *_, topic, p in events:
         table = table_of[topic]
         columns = _columns(result, table)
-        from cdc_tools.simulator import TABLES
+        from workbench.simulator import TABLES
 
         key = TABLES[table].key
         if p["op"] == "t":
@@ -151,7 +151,7 @@ def test_incremental_reads_are_deduplicated_and_late(results) -> None:
 
 def test_streamed_changes_in_a_window_discard_reads() -> None:
     """Guard: the deduplication really happens (the replay test proves the rows)."""
-    from cdc_tools.simulator import SourceDatabase
+    from workbench.simulator import SourceDatabase
 
     config = SimConfig(seed=31, batches=3, transactions=80, incremental_snapshot_batches=(0, 1, 2))
     db = SourceDatabase(config)

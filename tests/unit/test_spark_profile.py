@@ -1,4 +1,4 @@
-"""cdc_tools.spark_profile on a synthetic event log: executions, nesting, attribution."""
+"""workbench.spark_profile on a synthetic event log: executions, nesting, attribution."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools import spark_profile as sp
+from workbench import spark_profile as sp
 
 T0 = 1_795_000_000_000  # epoch ms of 2026-11-18T...; run_results below use the same instant
 PLAN_INSERT = "== Physical Plan ==\nExecute InsertIntoHadoopFsRelationCommand (3)\n+- Scan (1)\n"

@@ -1,0 +1,46 @@
+{{
+    config(
+        materialized='cdc_current_state',
+        unique_key=['_cdc_source_id', 'order_id'],
+        cdc_delete_mode='soft',
+    )
+}}
+
+with
+
+changes as (
+
+    select * from {{ ref('stg_inventory__orders') }}
+
+),
+
+final as (
+
+    select
+        order_id,
+        customer_id,
+        amount,
+        status,
+        ordered_at,
+        note,
+        quantity,
+        shipped_at,
+        promised_time,
+        ledger_amount,
+        packing_slip,
+        _cdc_op,
+        _cdc_connector,
+        _cdc_source_id,
+        _cdc_source_db,
+        _cdc_key,
+        _cdc_position,
+        _cdc_sort_key,
+        _cdc_source_ts,
+        _cdc_undeclared_columns,
+        _cdc_error_reason,
+        _loaded_at
+    from changes
+
+)
+
+select * from final

@@ -1,0 +1,7 @@
+"""`python -m workbench.bench`."""
+
+import sys
+
+from workbench.bench.cli import main
+
+sys.exit(main())

@@ -1,0 +1,5 @@
+"""`python -m workbench.speedups`: write the venv's `.pth` hook (see `main`)."""
+
+from workbench.speedups import main
+
+raise SystemExit(main())
