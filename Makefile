@@ -14,6 +14,7 @@ export PYTHONPATH := $(CURDIR)
 # the root as a user's project does: `dbt build` here builds the examples too
 export DBT_PROJECT_DIR := $(CURDIR)/integration_tests
 CONSUMER := integration_tests
+export CDC_LOG4J_CONFIG ?= $(CURDIR)/profiles/log4j2.properties
 
 .PHONY: venv setup check-java demo test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down spark-server-up
 
@@ -100,6 +101,7 @@ cluster-down:
 
 clean: cluster-down
 	rm -rf target logs .spark .cluster landing results
+	rm -rf $(CONSUMER)/target $(CONSUMER)/logs $(CONSUMER)/.spark $(CONSUMER)/dbt_packages
 
 lock:
 	$(PY) -m pip freeze --exclude-editable | sed '/^-e /d' > requirements.lock.new

@@ -133,8 +133,10 @@ def jinja_string(text: str) -> str:
 
 def sql_column(name: str) -> str:
     """A column as the scaffolded SQL writes it: bare when it can be, else quoted by the
-    project's macro (`{{ cdc_quote('Unit Price') }}`, the adapter's quoting)."""
-    return f"{{{{ cdc_quote({jinja_string(name)}) }}}}" if needs_quoting(name) else name
+    project's macro (`{{ cdc_lakehouse.cdc_quote('Unit Price') }}`, the adapter's quoting)."""
+    return (
+        f"{{{{ cdc_lakehouse.cdc_quote({jinja_string(name)}) }}}}" if needs_quoting(name) else name
+    )
 
 
 def jinja_text(text: str) -> str:
@@ -407,8 +409,8 @@ def gold_yaml_entry(contract: TableContract) -> dict[str, object]:
         "description": contract.description
         or f"Current state of source table `{contract.table}`: one row per key.",
         "data_tests": [
-            {"cdc_unique_key": {"arguments": {"columns": gold_key}}},
-            {"cdc_position_not_behind_change_log": {"arguments": position_arguments}},
+            {"cdc_lakehouse.cdc_unique_key": {"arguments": {"columns": gold_key}}},
+            {"cdc_lakehouse.cdc_position_not_behind_change_log": {"arguments": position_arguments}},
         ],
         "columns": columns,
     }

@@ -30,7 +30,7 @@ def skip_hive_function_registration(jvm) -> None:  # type: ignore[no-untyped-def
     `LlapSigner$Signable` is in `hive-llap-common`, not shipped (SPARK-51041). The failure
     is an Error, which Hive's `catch (Exception e)` misses, so its flag stays "pending", and
     every later Hive client waits for it forever: the first session close failed, and a
-    later one on a new handler thread never returned (CI's run of stop 43: dbt waited in
+    later one on a new handler thread never returned (seen on CI: dbt waited in
     `CloseSession`). Spark resolves its functions itself, never through that registry, so
     nothing is lost by skipping it. A server whose classpath has `hive-llap-common` has
     registered nothing yet either, and skips it the same way."""

@@ -15,7 +15,7 @@
           or (sources | reject('string') | list | length) > 0 -%}
         {{ exceptions.raise_compiler_error(
             "var cdc_transaction_consistent_sources: expected a list of source database names "
-            ~ "or glob patterns (e.g. ['inventory', 'crm_*']), got: " ~ sources) }}
+            ~ "or glob patterns (e.g. ['erp', 'crm_*']), got: " ~ sources) }}
     {%- endif -%}
     {%- set wait = var('cdc_transaction_wait_max_hours', none) -%}
     {%- if wait is not none and (wait is string or wait is not number or wait <= 0) -%}

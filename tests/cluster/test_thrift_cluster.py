@@ -455,7 +455,7 @@ def test_a_stuck_build_summary_names_what_it_waited_for() -> None:
     """The summary of a stuck build (`BUILD_TIMEOUT_S`) keeps the nodes still running, the
     JVM's deadlock report, the frames of the server threads serving a call and of dbt's
     node threads, and nothing that finished or idles. (The dumps are shaped as those of
-    CI's stuck build of stop 43: dbt in `CloseSession`, the server in Hive's function
+    a stuck build seen on CI: dbt in `CloseSession`, the server in Hive's function
     registration.)"""
     dbt_log = "\n".join(
         [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import yaml
 
@@ -309,9 +310,9 @@ def test_a_table_with_spaces_and_reserved_words_is_scaffolded_under_dbt_names(
     gold_sql = (root / "models/gold/northwind/order_details.sql").read_text()
     assert "unique_key=['_cdc_source_id', 'orderid', 'productid']" in gold_sql
     # source names quoted by the project's macro, gold names snake case
-    assert "{{ cdc_quote('Unit Price') }} as unit_price," in gold_sql
-    assert "{{ cdc_quote('order') }}," in gold_sql
-    assert "{{ cdc_quote('e-mail') }} as e_mail," in gold_sql
+    assert "{{ cdc_lakehouse.cdc_quote('Unit Price') }} as unit_price," in gold_sql
+    assert "{{ cdc_lakehouse.cdc_quote('order') }}," in gold_sql
+    assert "{{ cdc_lakehouse.cdc_quote('e-mail') }} as e_mail," in gold_sql
     assert "e_mail as e_mail_2," in gold_sql
     assert "OrderID as orderid," in gold_sql
 
@@ -335,7 +336,9 @@ def test_a_table_with_spaces_and_reserved_words_is_scaffolded_under_dbt_names(
     assert columns["unit_price"]["meta"] == {"cdc_source_column": "Unit Price"}
     assert "`Unit Price`" in columns["unit_price"]["description"]
     assert columns["order"].get("quote") is True
-    position = gold["data_tests"][1]["cdc_position_not_behind_change_log"]["arguments"]
+    position = gold["data_tests"][1]["cdc_lakehouse.cdc_position_not_behind_change_log"][
+        "arguments"
+    ]
     assert position["key_columns"] == ["_cdc_source_id", "orderid", "productid"]
     assert position["change_key_columns"] == ["_cdc_source_id", "OrderID", "ProductID"]
 
@@ -373,7 +376,7 @@ def test_hostile_names_are_written_as_text(tmp_path: Path) -> None:
             .render(
                 run_query=calls.append,
                 x=lambda: calls.append("x"),
-                cdc_quote=lambda n: f"<{n}>",
+                cdc_lakehouse=SimpleNamespace(cdc_quote=lambda n: f"<{n}>"),
                 config=lambda **_: "",
                 ref=lambda n: n,
             )
