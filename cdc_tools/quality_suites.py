@@ -396,7 +396,7 @@ def _deduplicate(checks: Iterable[Check]) -> list[Check]:
 
 
 def suites_from_manifest(
-    manifest: Mapping[str, Any], package: str | None = "cdc_lakehouse"
+    manifest: Mapping[str, Any], package: str | None = None
 ) -> tuple[TableSuite, ...]:
     """Every model's suite, bronze to gold; models whose suite would be empty included
     (the table must still exist)."""

@@ -80,7 +80,13 @@
       {%- endcall -%}
       {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
       {%- call statement('main') -%}
-        {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, existing_relation, unique_key, incremental_predicates) }}
+        {#- an append names this package's get_insert_into_sql: dbt-spark's strategy calls the
+            global one, which only a root project can override -#}
+        {%- if strategy == 'append' -%}
+          {{ cdc_lakehouse.get_insert_into_sql(tmp_relation, target_relation) }}
+        {%- else -%}
+          {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, existing_relation, unique_key, incremental_predicates) }}
+        {%- endif -%}
       {%- endcall -%}
       {%- if language == 'python' -%}
         {% call statement('drop_relation') -%}
