@@ -521,7 +521,7 @@ def write_table(contract: TableContract, root: Path) -> list[Path]:
 
 
 def contract_from_spec(spec: dict[str, object]) -> TableContract:
-    """A TableContract from a JSON spec (see docs/architecture.md, "Adding a table")."""
+    """A TableContract from a JSON spec (see docs/contracts.md, "Scaffolding a table")."""
     columns = [
         ColumnContract(
             name=str(c["name"]),

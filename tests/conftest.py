@@ -30,7 +30,7 @@ os.environ.setdefault("CDC_SPARK_CODEGEN", "false")
 # cold demo build's 200 CPU-seconds) is taken from the other worker; C1's code needs the
 # larger code cache (at its 48 MB default the sweeper flushes and recompiles). The workers'
 # own sessions keep C2: they build for the whole run, where C2's code pays for itself
-# (tests/README.md, "Two workers buy nothing on this machine").
+# (docs/decisions/0011-two-workers-and-cold-jvms.md).
 # (CDC_TEST_COLD_JVM_OPTIONS replaces them, to measure against another choice)
 COLD_JVM_OPTIONS = os.environ.get(
     "CDC_TEST_COLD_JVM_OPTIONS", "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m"
@@ -204,7 +204,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items[:] = streamed + others
 
 
-# The modules that take longest (tests/README.md's table), in that order: pytest-xdist hands
+# The modules that take longest (docs/decisions/0010-shared-test-stream.md), in that order: pytest-xdist hands
 # out the scopes in collection order (the scheduler below turns its reordering by test
 # count off), so the long ones start first and the two workers finish together.
 LONGEST_FIRST: tuple[str, ...] = (

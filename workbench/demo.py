@@ -80,8 +80,8 @@ def demo_configs() -> list[SimConfig]:
 
 def replayed_sources(configs: Sequence[SimConfig]) -> list[str]:
     """The var `cdc_replayed_sources` of the demo's builds: every topic of its simulated
-    sources, whose event times are in the past by design (README, "Quiet sources and
-    replays")."""
+    sources, whose event times are in the past by design (docs/operations.md,
+    "Quiet sources and replays")."""
     return [pattern for config in configs for pattern in config.sync_sources]
 
 

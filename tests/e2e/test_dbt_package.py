@@ -1,7 +1,7 @@
 """This project as a dbt package: a host dbt project of its own installs it and builds gold.
 
-The host project is written in a temporary folder as the README ("Use it in your own dbt
-project") tells a user to: a `packages.yml` pointing at this repository, its own
+The host project is written in a temporary folder as the README ("Install as a
+package") tells a user to: a `packages.yml` pointing at this repository, its own
 `dbt_project.yml` (the vars naming its typed change logs, the dispatch that puts its macros
 and this package's before dbt's), two source-table contracts in its own YAML (a Debezium
 `customers` table, every type of the simulated connector, and a Canal `accounts` table with

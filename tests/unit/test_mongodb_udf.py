@@ -647,8 +647,8 @@ def test_pth_line() -> None:
 
 
 def test_install_pth_writes_the_hook_for_a_package_folder(tmp_path: Path) -> None:
-    """A host project's `python -m python_udfs` (README, "Use it in your own
-    dbt project"): the .pth file names the package's folder, reached through the
+    """A host project's `python -m python_udfs` (README, "Install as a
+    package"): the .pth file names the package's folder, reached through the
     dbt_packages symlink that `dbt deps` makes for a local package."""
     from python_udfs.session_hook import PTH_FILE, install_pth
 
