@@ -204,9 +204,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items[:] = streamed + others
 
 
-# The modules that take longest (docs/decisions/0010-shared-test-stream.md), in that order: pytest-xdist hands
-# out the scopes in collection order (the scheduler below turns its reordering by test
-# count off), so the long ones start first and the two workers finish together.
+# The modules that take longest (docs/decisions/0010-shared-test-stream.md), in that
+# order: pytest-xdist hands out the scopes in collection order (the scheduler below turns
+# its reordering by test count off), so the long ones start first and the two workers
+# finish together.
 LONGEST_FIRST: tuple[str, ...] = (
     "tests/cluster/test_thrift_cluster.py",
     "tests/corpus/",
