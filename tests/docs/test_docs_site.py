@@ -41,6 +41,9 @@ from tests.docs.browser import (
 pytestmark = [pytest.mark.spark, pytest.mark.stream("full_refresh")]
 
 PACKAGE = "cdc_lakehouse"
+# the consumer project the stream builds: the example tables are its models
+CONSUMER = "cdc_lakehouse_integration_tests"
+EXAMPLE_MODELS = frozenset({"stg_inventory__customers", "customers"})
 SCREENSHOT = REPO_ROOT / "target" / "docs_screenshots" / "lineage.png"
 LINEAGE_MODEL = "customers"
 SOURCE_ID = "source.cdc_lakehouse.cdc_landing.bronze_cdc_messages"
@@ -70,8 +73,12 @@ probe(80);
 </script></body></html>"""
 
 
+def _model_id(name: str) -> str:
+    return f"model.{CONSUMER if name in EXAMPLE_MODELS else PACKAGE}.{name}"
+
+
 def _model_url(name: str, graph: bool = False) -> str:
-    return f"/dbt/index.html#!/model/model.{PACKAGE}.{name}" + ("?g_v=1" if graph else "")
+    return f"/dbt/index.html#!/model/{_model_id(name)}" + ("?g_v=1" if graph else "")
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +133,7 @@ def _layer_models(manifest: dict, layers: tuple[str, ...]) -> dict[str, dict]:
         unique_id: node
         for unique_id, node in manifest["nodes"].items()
         if node["resource_type"] == "model"
-        and node["package_name"] == PACKAGE
+        and node["package_name"] in (PACKAGE, CONSUMER)
         and node["fqn"][1] in layers
     }
 
@@ -171,7 +178,7 @@ CATALOG_TYPE_NAMES = {"integer": "int", "long": "bigint", "short": "smallint", "
 
 def test_the_catalog_types_the_contract_columns_as_declared(built, manifest) -> None:  # type: ignore[no-untyped-def]
     catalog = json.loads((built.target_path / "catalog.json").read_text())
-    node = manifest["nodes"][f"model.{PACKAGE}.{LINEAGE_MODEL}"]
+    node = manifest["nodes"][_model_id(LINEAGE_MODEL)]
     columns = catalog["nodes"][node["unique_id"]]["columns"]
     declared = {name: c["data_type"] for name, c in node["columns"].items() if c.get("data_type")}
     assert len(declared) >= 5
@@ -250,7 +257,7 @@ def test_the_lineage_graph_renders_bronze_silver_gold(  # type: ignore[no-untype
         "stg_inventory__customers",
         LINEAGE_MODEL,
     ):
-        assert f"model.{PACKAGE}.{layer_model}" in nodes, sorted(nodes)
+        assert _model_id(layer_model) in nodes, sorted(nodes)
 
     path = screenshot(browser, site + _model_url(LINEAGE_MODEL, graph=True), SCREENSHOT, profile)
     from PIL import Image

@@ -125,7 +125,7 @@ def test_duplicate_gold_key_fails_unique_key(built) -> None:  # type: ignore[no-
         lambda s, t: _append(s, t, lambda r: r.where("cdc_bucket >= 0 and not _cdc_is_deleted")),
         "customers,test_name:cdc_unique_key",
     )
-    _assert_failed(results, "cdc_unique_key_customers")
+    _assert_failed(results, "cdc_lakehouse_cdc_unique_key_customers")
 
 
 def test_null_gold_key_fails_not_null(built) -> None:  # type: ignore[no-untyped-def]
@@ -163,7 +163,7 @@ def test_gold_behind_its_change_log_fails(built) -> None:  # type: ignore[no-unt
     results = _damaged(
         built, table, rewind_in_order, "orders,test_name:cdc_position_not_behind_change_log"
     )
-    _assert_failed(results, "cdc_position_not_behind_change_log_orders")
+    _assert_failed(results, "cdc_lakehouse_cdc_position_not_behind_change_log_orders")
 
 
 def test_unknown_op_in_change_log_fails_accepted_values(built) -> None:  # type: ignore[no-untyped-def]
@@ -282,7 +282,7 @@ def test_a_build_with_nothing_new_writes_nothing_and_checks_nothing(built) -> No
     position = next(
         code
         for name, code in tests.items()
-        if name.startswith("cdc_position_not_behind_change_log_customers")
+        if name.startswith("cdc_lakehouse_cdc_position_not_behind_change_log_customers")
     )
     assert "nothing to check" in position, position
 

@@ -308,7 +308,8 @@ def test_the_history_kept_in_its_delta_equals_the_history_resolved_again(dbt_pro
     resolved = dbt_project.run(
         "compile",
         "--inline",
-        "{{ cdc_history(ref('stg_inventory__customers'), key_columns=['id'], value_columns="
+        "{{ cdc_lakehouse.cdc_history(ref('stg_inventory__customers'), key_columns=['id'], "
+        + "value_columns="
         + repr(list(HISTORY_VALUES))
         + ") }}",
     )

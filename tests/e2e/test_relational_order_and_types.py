@@ -321,7 +321,7 @@ def _contract(name: str, source: dict, columns: dict[str, str]) -> str:
 
 TYPED_MODEL = (
     "{{ config(materialized='incremental', incremental_strategy='append', "
-    "on_schema_change='fail') }}\n\n{{ cdc_typed_change_log() }}\n"
+    "on_schema_change='fail') }}\n\n{{ cdc_lakehouse.cdc_typed_change_log() }}\n"
 )
 CONTRACTS = {
     "stg_mss__amounts": (

@@ -18,13 +18,20 @@ def test_the_config_has_local_hooks_only() -> None:
     config = yaml.safe_load(CONFIG.read_text())
     assert [repo["repo"] for repo in config["repos"]] == ["local"]
     hooks = {hook["id"]: hook for repo in config["repos"] for hook in repo["hooks"]}
-    assert set(hooks) == {"ruff-check", "ruff-format", "sqlfluff-lint", "check-yaml"}
+    assert set(hooks) == {
+        "ruff-check",
+        "ruff-format",
+        "sqlfluff-lint",
+        "sqlfluff-lint-consumer",
+        "check-yaml",
+    }
     for hook in hooks.values():
         assert hook["language"] == "system"
         assert ".venv/bin/python -m " in hook["entry"], hook
         assert "http" not in hook["entry"]
     assert "sqlfluff lint" in hooks["sqlfluff-lint"]["entry"]
     assert "macros" in hooks["sqlfluff-lint"]["files"]
+    assert "cd integration_tests" in hooks["sqlfluff-lint-consumer"]["entry"]
 
 
 def test_pre_commit_validates_the_config() -> None:
