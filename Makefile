@@ -86,13 +86,13 @@ docs: setup
 docs-serve: docs
 	$(VENV)/bin/dbt docs serve --host 127.0.0.1 --port 8080
 
-# a Spark standalone cluster on 127.0.0.1 for the `thrift` target (README, "Running on a Spark cluster")
+# a Spark standalone cluster on 127.0.0.1 for the `thrift` target (docs/operations.md, "Running on a Spark cluster")
 cluster-up: setup
 	$(PY) -m cdc_tools.cluster up
 
 # one long-lived Spark (the Thrift Server alone on local[2], one JVM, and its metastore service) for the `thrift`
-# target: dbt commands run again and again skip the JVM's start and warm-up (README,
-# "A long-lived local Spark"); stopped by make cluster-down
+# target: dbt commands run again and again skip the JVM's start and warm-up
+# (docs/operations.md, "A long-lived local Spark"); stopped by make cluster-down
 spark-server-up: setup
 	$(PY) -m cdc_tools.cluster up --local
 

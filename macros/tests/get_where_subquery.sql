@@ -1,6 +1,6 @@
 {% macro get_where_subquery(relation) -%}
     {#- the data tests of this project (and of a project that installs it, through dbt's
-        dispatch: README, "Use it in your own dbt project") read spark__get_where_subquery -#}
+        dispatch: README, "Install as a package") read spark__get_where_subquery -#}
     {{ return(cdc_lakehouse.spark__get_where_subquery(relation)) }}
 {%- endmacro %}
 

@@ -11,7 +11,7 @@
     Bronze is the only copy of messages whose landing files may since have been rotated
     away, so `--full-refresh` does not rebuild it (full_refresh=false): silver and gold are
     rebuilt from it instead. To reload bronze from the landing files on purpose, drop the
-    table first (see README, "Rebuilding").
+    table first (see docs/operations.md, "Rebuilding").
 -#}
 
 {%- set new_files = cdc_new_landing_files(this if cdc_is_incremental() else none) -%}

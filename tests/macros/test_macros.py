@@ -14,6 +14,7 @@ from decimal import Decimal
 import pytest
 
 from cdc_tools.dbt_invoke import run_dbt
+from workbench.consumer import CONSUMER_DIR
 
 pytestmark = pytest.mark.spark
 
@@ -538,8 +539,13 @@ def test_dataworks_values_are_typed_by_their_data_column(render) -> None:  # typ
     assert [r["v"] for r in rows] == [expected for *_, expected in cases]
 
 
-def _render_with_vars(dbt_project, spark, sql: str, vars: dict) -> list[dict]:  # type: ignore[no-untyped-def]
-    result = run_dbt(["compile", "--inline", sql], vars=vars, target_path=dbt_project.target_path)
+def _render_with_vars(dbt_project, spark, sql: str, vars: dict, project_dir=None) -> list[dict]:  # type: ignore[no-untyped-def]
+    result = run_dbt(
+        ["compile", "--inline", sql],
+        vars=vars,
+        target_path=dbt_project.target_path,
+        project_dir=project_dir,
+    )
     compiled = result.result.results[0].node.compiled_code
     return [row.asDict() for row in spark.sql(compiled).collect()]
 
@@ -635,13 +641,19 @@ def test_declared_keys_bind_to_their_source(dbt_project, spark) -> None:  # type
         # as stg_cdc__messages does: the declared key matched once, then read off the image
         selects.append(
             f"select {index} as id, "
-            f"{{{{ cdc_key_from_image('s.declared_key', \"{image_map}\") }}}} as key "
-            f"from (select {{{{ cdc_declared_key('i.identity') }}}} as declared_key "
+            f"{{{{ cdc_lakehouse.cdc_key_from_image('s.declared_key', \"{image_map}\") }}}} "
+            "as key "
+            f"from (select {{{{ cdc_lakehouse.cdc_declared_key('i.identity') }}}} as declared_key "
             f"from (select named_struct('db', db, 'schema', sch, 'table', tbl) as identity "
             f"from (select {values}) as v(db, sch, tbl)) as i) as s"
         )
+    # on the consumer project: its inventory contracts declare keys too
     rows = _render_with_vars(
-        dbt_project, spark, " union all ".join(selects) + " order by id", KEY_VARS
+        dbt_project,
+        spark,
+        " union all ".join(selects) + " order by id",
+        KEY_VARS,
+        project_dir=CONSUMER_DIR,
     )
     assert [None if r["key"] is None else json.loads(r["key"]) for r in rows] == [
         case[-1] for case in DECLARED_KEYS
