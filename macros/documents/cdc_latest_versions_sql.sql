@@ -22,7 +22,7 @@
             latest_sort_key,
             latest_message_sort_key
         from {{ registry }}
-        {%- if read_through != cdc_lakehouse.cdc_read_through(relation) %}
+        {%- if read_through != cdc_lakehouse._cdc_read_through(relation) %}
         {#- not complete through the model's own read-through: its later rows too #}
         union all
         {{ cdc_lakehouse._cdc_latest_versions_grouped(relation, read_through) }}

@@ -20,7 +20,7 @@
     {%- if not execute -%}
         {{ return('') }}
     {%- endif -%}
-    {%- set model_through = cdc_lakehouse.cdc_read_through(this) -%}
+    {%- set model_through = cdc_lakehouse._cdc_read_through(this) -%}
     {%- if model_through is none -%}
         {{ return('') }}
     {%- endif -%}
@@ -38,7 +38,7 @@
         {%- if existing is not none -%}
             {%- do adapter.drop_relation(existing) -%}
         {%- endif -%}
-        {%- if not cdc_lakehouse.cdc_has_rows(this, 'true') -%}
+        {%- if not cdc_lakehouse._cdc_has_rows(this, 'true') -%}
             {#- a model without a row (a warehouse without documents) needs no table: its
                 lookup reads the model itself, which holds nothing -#}
             {{ return('') }}
@@ -48,7 +48,7 @@
             {{ cdc_lakehouse._cdc_latest_versions_grouped(this) }}
         {%- endcall -%}
         {%- set compacted_rows = cdc_lakehouse._cdc_latest_versions_rows(target) -%}
-    {%- elif cdc_lakehouse.cdc_has_rows(this, 'true', loaded_after="timestamp'" ~ registry_through ~ "'") -%}
+    {%- elif cdc_lakehouse._cdc_has_rows(this, 'true', loaded_after="timestamp'" ~ registry_through ~ "'") -%}
         {%- call statement('cdc_record_latest_versions') -%}
             insert into {{ target }}
             {{ cdc_lakehouse._cdc_latest_versions_grouped(this, registry_through) }}

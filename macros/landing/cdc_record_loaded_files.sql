@@ -14,7 +14,7 @@
         {{ return('') }}
     {%- endif -%}
     {%- set bronze_properties = cdc_lakehouse._cdc_table_properties(this) -%}
-    {%- set bronze_through = cdc_lakehouse.cdc_read_through(this) -%}
+    {%- set bronze_through = cdc_lakehouse._cdc_read_through(this) -%}
     {%- set target = cdc_lakehouse.cdc_loaded_files_relation(this) -%}
     {%- set existing = load_relation(target) -%}
     {%- set registry_through = none -%}

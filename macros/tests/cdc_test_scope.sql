@@ -9,7 +9,7 @@
                                                behind it (they were checked when written)
           {'kind': 'since', 'since': literal}  the rows loaded by this invocation:
                                                `_loaded_at` after what the tables behind it
-                                               had read before it (cdc_record_read_through)
+                                               had read before it (_cdc_record_read_through)
     -#}
     {%- set accepted = ['loaded', 'all'] -%}
     {%- set mode = var('cdc_test_scope', env_var('CDC_TEST_SCOPE', 'loaded')) -%}

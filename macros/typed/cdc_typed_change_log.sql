@@ -58,7 +58,7 @@ changes as (
         -- a document contract types document collections, a row contract tables
         and {{ '' if meta.get('cdc_document') else 'not ' }}{{ cdc_lakehouse.cdc_in_list('_cdc_envelope', cdc_lakehouse.cdc_document_families()) }}
     {%- if cdc_lakehouse.cdc_is_incremental() %}
-        and _loaded_at > {{ cdc_lakehouse.cdc_loaded_watermark(this) }}
+        and _loaded_at > {{ cdc_lakehouse.cdc_new_input_since() }}
     {%- endif %}
 
 ),

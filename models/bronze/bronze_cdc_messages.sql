@@ -32,9 +32,8 @@
 {%- set parts = [] %}
 {%- if lines_relation %}{% do parts.append('line_messages') %}{% endif %}
 {%- if whole_relation %}{% do parts.append('whole_messages') %}{% endif %}
-{%- if new_files is not none and new_files | length == 0 %}
-{{ cdc_no_new_input() }}
-{%- endif %}
+{#- no new landing file (none: not incremental, every file is read): nothing to do -#}
+{{ cdc_skip_unless_new_input(new_files is none or new_files | length > 0) }}
 
 with
 {%- if lines_relation %}

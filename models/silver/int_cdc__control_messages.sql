@@ -15,7 +15,7 @@
 -- read once, by the parsing model. The read-through mark keeps a run to new loads even
 -- while there are no control messages at all.
 
-{%- set watermark = cdc_loaded_watermark(this) if cdc_is_incremental() else none %}
+{%- set watermark = cdc_new_input_since() %}
 
 with
 

@@ -8,15 +8,13 @@
 }}
 
 {#- one watermark query, shared by the batch filter and the late keys' history filter -#}
-{%- set watermark = cdc_loaded_watermark(this) if cdc_is_incremental() else none %}
+{%- set watermark = cdc_new_input_since() %}
 {#- without a new folded change a run has nothing to do (one probe, no Spark job) -#}
-{%- set has_input = cdc_has_rows(
+{%- set skip_run = cdc_skip_unless_new_input(
         ref('stg_cdc__messages'),
         "_cdc_message_kind = 'change' and " ~ cdc_is_folded_change(),
-        loaded_after=watermark) %}
-{%- if not has_input %}
-{{ cdc_no_new_input() }}
-{%- endif %}
+        since=watermark) %}
+{{ skip_run }}
 
 -- Every change of a document collection (MongoDB) with the whole document after it: the
 -- change's full document, or its patch folded onto the document before it, in source
@@ -44,7 +42,7 @@ new_changes as (
     {%- if cdc_is_incremental() %}
         and _loaded_at > {{ watermark }}
     {%- endif %}
-    {%- if not has_input %}
+    {%- if skip_run %}
         and false
     {%- endif %}
 

@@ -5,20 +5,18 @@
     )
 }}
 
-{%- set watermark = cdc_loaded_watermark(this) if cdc_is_incremental() else none %}
+{%- set watermark = cdc_new_input_since() %}
 {#- what this model resolves: keyless rows, and (incremental) truncates of their tables;
     without any, a run has nothing to do (one probe, no Spark job for the model) -#}
 {%- set truncates_of_keyless_tables -%}
     _cdc_op = 't' and _cdc_source_id in (select _cdc_source_id from {{ this }})
 {%- endset %}
-{%- set has_input = cdc_has_rows(
+{%- set skip_run = cdc_skip_unless_new_input(
         ref('stg_cdc__messages'),
         "_cdc_message_kind = 'change' and (_cdc_is_keyless"
             ~ (" or (" ~ truncates_of_keyless_tables ~ "))" if cdc_is_incremental() else ")"),
-        loaded_after=watermark) %}
-{%- if not has_input %}
-{{ cdc_no_new_input() }}
-{%- endif %}
+        since=watermark) %}
+{{ skip_run }}
 
 -- The rows of keyless tables (keyed by their whole row image, _cdc_is_keyless) as a
 -- multiset: identical rows count as many times as they exist. Each row change is a count
@@ -52,7 +50,7 @@ keyless_messages as (
     from {{ ref('stg_cdc__messages') }}
     where _cdc_message_kind = 'change'
         and _cdc_is_keyless
-    {%- if not has_input %}
+    {%- if skip_run %}
         and false
     {%- endif %}
 

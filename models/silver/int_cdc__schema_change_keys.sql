@@ -25,7 +25,7 @@ bronze as (
     where bronze_messages.message_value like '%"tableChanges"%'
     {% if cdc_is_incremental() %}
         -- few messages are schema changes: the read-through mark keeps a run to new loads
-        and bronze_messages._loaded_at > {{ cdc_loaded_watermark(this) }}
+        and bronze_messages._loaded_at > {{ cdc_new_input_since() }}
     {% endif %}
 
 ),

@@ -12,16 +12,18 @@
 -- with the union schema of every family (cdc_envelope_schema); the hooks compiled are
 -- those of the families the new messages hold (cdc_present_families).
 
-{%- set watermark = cdc_loaded_watermark(this) if cdc_is_incremental() else none %}
+{%- set watermark = cdc_new_input_since() %}
 {#-
     the hooks of the families the new messages hold, when they are few
-    (var cdc_family_probe_max_messages); a run that will leave the table as it is
-    (cdc_is_up_to_date) asks nothing of bronze, nor does a compile before bronze exists
-    (dbt docs generate on an unbuilt project)
+    (var cdc_family_probe_max_messages); a run that will leave the table as it is (its
+    inputs hold nothing it has not read: cdc_skip_unless_new_input) asks nothing of
+    bronze, nor does a compile before bronze exists (dbt docs generate on an unbuilt
+    project)
 -#}
 {%- set families = cdc_connector_families() %}
-{%- if not (watermark and cdc_is_up_to_date(this, cdc_inputs_read_through()))
-        and load_relation(ref('bronze_cdc_messages')) is not none %}
+{%- set skip_run = cdc_skip_unless_new_input() %}
+{{ skip_run }}
+{%- if not skip_run and load_relation(ref('bronze_cdc_messages')) is not none %}
     {%- if watermark %}
         {#- a table built before _cdc_control_value existed is rebuilt, not appended to -#}
         {%- do cdc_require_columns(this, ['_cdc_control_value']) %}

@@ -314,7 +314,7 @@ def test_a_build_checks_the_rows_it_loaded_and_dbt_test_checks_every_row(built) 
         f"3 offsets missing in 1 range of topic {HEARTBEATS} partition 0: 3-5"
     ]
     # new relational changes only: the models of keyless rows and folded documents probed
-    # for theirs (cdc_has_rows), found none and wrote nothing, but record that they read
+    # for theirs (_cdc_has_rows), found none and wrote nothing, but record that they read
     # through what stg_cdc__messages holds (else the models reading them would count the
     # change log as complete only through the previous load, and skip this one)
     skipped = {

@@ -46,7 +46,7 @@
       has its key or a newer truncate marker hides it.
 
       Shape (like dbt's incremental): validate (_cdc_current_state_config), leave the
-      state as it is when its inputs hold nothing new (cdc_is_up_to_date), plan the run
+      state as it is when its inputs hold nothing new (_cdc_is_up_to_date), plan the run
       (_cdc_current_state_plan), write through the path the plan names
       (_cdc_write_rebuild, _cdc_write_merge_into, _cdc_write_merge_on_read: each issues
       the `main` statement), publish the view (only when its SQL changed: the state
@@ -62,10 +62,10 @@
         database=this.database, schema=this.schema, identifier=this.identifier) -%}
 
   {#- Inputs that hold nothing the state has not applied: no Spark job at all -#}
-  {%- set inputs_read_through = cdc_lakehouse.cdc_inputs_read_through() -%}
-  {%- set previous_read_through = cdc_lakehouse.cdc_read_through(existing_state) if not should_full_refresh() else none -%}
+  {%- set inputs_read_through = cdc_lakehouse._cdc_inputs_read_through() -%}
+  {%- set previous_read_through = cdc_lakehouse._cdc_read_through(existing_state) if not should_full_refresh() else none -%}
   {%- if existing_target is not none and existing_target.type == 'view'
-        and cdc_lakehouse.cdc_is_up_to_date(existing_state, inputs_read_through) -%}
+        and cdc_lakehouse._cdc_is_up_to_date(existing_state, inputs_read_through) -%}
     {{ run_hooks(pre_hooks) }}
     {{ log("cdc_current_state: " ~ this ~ " has applied everything its inputs hold, left as it is") }}
     {% call statement('main') %}
@@ -102,7 +102,7 @@
             target_relation, state_relation, plan.published_columns, cdc.unique_key,
             cdc.delete_mode, plan.carry, cdc.columns_on_read, cdc.unpublished_columns),
         state_relation, existing_target, force=plan.write_path == 'rebuild') }}
-  {{ cdc_lakehouse.cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
+  {{ cdc_lakehouse._cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
 
   {% set should_revoke = should_revoke(existing_target, full_refresh_mode=plan.write_path == 'rebuild') %}
   {% do apply_grants(target_relation, config.get('grants'), should_revoke) %}

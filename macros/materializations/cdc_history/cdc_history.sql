@@ -24,7 +24,7 @@
       change log instead. The published view (_cdc_history_view_sql) resolves the keys
       the delta touches, and closes the other versions a new truncate ends, when it is read.
       A run that died after its append left rows the next one does not append again (its
-      watermark then comes from the data, cdc_loaded_watermark); a copy counts once anyway.
+      watermark then comes from the data, _cdc_loaded_watermark); a copy counts once anyway.
   -#}
   {%- set unique_key = config.get('unique_key') -%}
   {%- if unique_key is string -%}
@@ -43,9 +43,9 @@
   {%- set existing_target = adapter.get_relation(
         database=this.database, schema=this.schema, identifier=this.identifier) -%}
 
-  {%- set inputs_read_through = cdc_lakehouse.cdc_inputs_read_through() -%}
+  {%- set inputs_read_through = cdc_lakehouse._cdc_inputs_read_through() -%}
   {%- if existing_target is not none and existing_target.type == 'view'
-        and cdc_lakehouse.cdc_is_up_to_date(existing_state, inputs_read_through) -%}
+        and cdc_lakehouse._cdc_is_up_to_date(existing_state, inputs_read_through) -%}
     {{ run_hooks(pre_hooks) }}
     {{ log("cdc_history: " ~ this ~ " has applied everything its inputs hold, left as it is") }}
     {% call statement('main') %}
@@ -68,7 +68,7 @@
   {%- set previous_read_through = none -%}
   {%- set rebuild = should_full_refresh() or existing_state is none -%}
   {%- if not rebuild -%}
-    {%- set previous_read_through = cdc_lakehouse.cdc_read_through(existing_state) -%}
+    {%- set previous_read_through = cdc_lakehouse._cdc_read_through(existing_state) -%}
     {%- set existing_columns = adapter.get_columns_in_relation(existing_state)
           | map(attribute='name') | map('lower') | reject('equalto', 'cdc_bucket') | list -%}
     {%- set rebuild = existing_columns != stored_columns | map('lower') | list -%}
@@ -80,7 +80,7 @@
   {%- if not rebuild -%}
     {%- set batch_sql -%}
       select * from ({{ readable_sql }}) as readable_changes
-      where _loaded_at > {{ cdc_lakehouse.cdc_loaded_watermark(existing_state) }}
+      where _loaded_at > {{ cdc_lakehouse._cdc_loaded_watermark(existing_state) }}
     {%- endset -%}
     {%- set batch_rows = run_query("select count(*) from (" ~ batch_sql ~ ")").rows[0][0] | int -%}
     {%- set counts = run_query(
@@ -94,7 +94,7 @@
       {{ log("cdc_history: " ~ this ~ "'s delta outgrew the compaction ratio, resolved again") }}
       {%- set rebuild = true -%}
     {%- else -%}
-      {{ cdc_lakehouse.cdc_record_read_through(state_relation, none, when='before') }}
+      {{ cdc_lakehouse._cdc_record_read_through(state_relation, none, when='before') }}
       {% call statement('main') %}
         insert into {{ state_relation }} partition (cdc_bucket = {{ cdc_lakehouse._cdc_partition('delta') }})
         select
@@ -131,7 +131,7 @@
   {{ cdc_lakehouse._cdc_publish_view(
         cdc_lakehouse._cdc_history_view_sql(target_relation, state_relation, columns.key, columns.value),
         state_relation, existing_target, force=rebuild) }}
-  {{ cdc_lakehouse.cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
+  {{ cdc_lakehouse._cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
 
   {% set should_revoke = should_revoke(existing_target, full_refresh_mode=rebuild) %}
   {% do apply_grants(target_relation, config.get('grants'), should_revoke) %}

@@ -2,12 +2,12 @@
   {#-
       dbt-spark's incremental materialization (same configs, strategies and validation),
       with the project's run bookkeeping (macros/incremental/):
-        - a run whose inputs hold nothing the table has not read (cdc_is_up_to_date), or
-          whose SQL found nothing new to read (cdc_no_new_input: bronze without a new
-          landing file, a model whose kind of rows did not arrive, cdc_has_rows), leaves
+        - a run whose inputs hold nothing the table has not read (_cdc_is_up_to_date), or
+          whose SQL found nothing new to read (cdc_skip_unless_new_input: bronze without a
+          new landing file, a model whose kind of rows did not arrive), leaves
           the table as it is, without a Spark job (the latter records that it read
           through what its inputs hold);
-        - every write is bracketed by cdc_record_read_through ('before', 'after'), so that
+        - every write is bracketed by _cdc_record_read_through ('before', 'after'), so that
           the next run knows its watermark and its inputs' without reading data;
         - an append whose schema changes are ignored is one `insert ... select` of the
           model's SQL (_cdc_append_sql), without dbt-spark's staging view.
@@ -31,8 +31,8 @@
   {%- endif -%}
 
   {%- set rebuild = existing_relation is none or existing_relation.is_view or should_full_refresh() -%}
-  {%- set inputs_read_through = cdc_lakehouse.cdc_inputs_read_through() -%}
-  {%- set up_to_date = not rebuild and cdc_lakehouse.cdc_is_up_to_date(existing_relation, inputs_read_through) -%}
+  {%- set inputs_read_through = cdc_lakehouse._cdc_inputs_read_through() -%}
+  {%- set up_to_date = not rebuild and cdc_lakehouse._cdc_is_up_to_date(existing_relation, inputs_read_through) -%}
   {%- set nothing_new = not rebuild and cdc_lakehouse._cdc_no_new_input_marker() in compiled_code -%}
   {%- set unchanged = up_to_date or nothing_new -%}
 
@@ -50,10 +50,10 @@
       select 'inputs unchanged' as cdc_status
     {%- endcall -%}
     {%- if not up_to_date and inputs_read_through is not none -%}
-      {#- its inputs gained rows, none of them its own kind (cdc_has_rows): it holds
+      {#- its inputs gained rows, none of them its own kind (cdc_skip_unless_new_input): it holds
           everything they hold, and says so for the models that read it -#}
-      {{ cdc_lakehouse.cdc_record_read_through(
-            existing_relation, inputs_read_through, previous=cdc_lakehouse.cdc_read_through(existing_relation)) }}
+      {{ cdc_lakehouse._cdc_record_read_through(
+            existing_relation, inputs_read_through, previous=cdc_lakehouse._cdc_read_through(existing_relation)) }}
     {%- endif -%}
   {%- elif rebuild -%}
     {%- if existing_relation is not none
@@ -64,11 +64,11 @@
       {{ create_table_as(False, target_relation, compiled_code, language) }}
     {%- endcall -%}
     {% do persist_constraints(target_relation, model) %}
-    {{ cdc_lakehouse.cdc_record_read_through(
+    {{ cdc_lakehouse._cdc_record_read_through(
           target_relation, inputs_read_through or cdc_lakehouse._cdc_newest_loaded_at(target_relation)) }}
   {%- else -%}
-    {%- set previous = cdc_lakehouse.cdc_read_through(existing_relation) -%}
-    {{ cdc_lakehouse.cdc_record_read_through(existing_relation, none, when='before') }}
+    {%- set previous = cdc_lakehouse._cdc_read_through(existing_relation) -%}
+    {{ cdc_lakehouse._cdc_record_read_through(existing_relation, none, when='before') }}
     {%- if language == 'sql' and strategy == 'append' and on_schema_change == 'ignore' -%}
       {#- no schemas to compare: the new rows go in by one statement, analysed once -#}
       {%- call statement('main') -%}
@@ -96,7 +96,7 @@
         {%- do cdc_lakehouse._cdc_release_temp_view(tmp_relation) -%}
       {%- endif -%}
     {%- endif -%}
-    {{ cdc_lakehouse.cdc_record_read_through(
+    {{ cdc_lakehouse._cdc_record_read_through(
           target_relation,
           inputs_read_through or cdc_lakehouse._cdc_newest_loaded_at(
               target_relation, "timestamp'" ~ previous ~ "'" if previous else none) or previous,

@@ -2,7 +2,7 @@
     {#-
         An md5 of what a cdc_table_on_change model is built from: its compiled SQL and table
         config, and for each model, seed or source it depends on, when the relation was
-        created, and what it read through (cdc_read_through) or else its row count and its
+        created, and what it read through (_cdc_read_through) or else its row count and its
         newest `_loaded_at` (when it has that column). An input that gains rows or is
         rebuilt changes it; a view input is re-created by each
         run, so it changes on every run (the model is then always rebuilt).
@@ -31,10 +31,10 @@
                     {%- set described.at = row[1] -%}
                 {%- endif -%}
             {%- endfor -%}
-            {#- a table that records what it read through (cdc_read_through) changes its
+            {#- a table that records what it read through (_cdc_read_through) changes its
                 record whenever it gains rows: no need to count them -#}
             {#- (not by relation.type: a relation this run created is cached without one) -#}
-            {%- set read_through = cdc_lakehouse.cdc_read_through(relation) -%}
+            {%- set read_through = cdc_lakehouse._cdc_read_through(relation) -%}
             {%- if read_through is not none -%}
                 {%- do parts.append(
                       unique_id ~ ': created ' ~ described.at ~ ', read through ' ~ read_through) -%}

@@ -45,7 +45,7 @@
           'cdc.built_by_invocation' = '{{ invocation_id }}'
       )
     {% endcall %}
-    {{ cdc_lakehouse.cdc_record_read_through(target_relation, cdc_lakehouse.cdc_inputs_read_through()) }}
+    {{ cdc_lakehouse._cdc_record_read_through(target_relation, cdc_lakehouse._cdc_inputs_read_through()) }}
     {% set should_revoke = should_revoke(old_relation, full_refresh_mode=True) %}
     {% do apply_grants(target_relation, grant_config, should_revoke) %}
     {% do persist_docs(target_relation, model) %}

@@ -1,4 +1,4 @@
-{% macro cdc_record_read_through(relation, read_through, when='after', previous=none) %}
+{% macro _cdc_record_read_through(relation, read_through, when='after', previous=none) %}
     {#-
         Bookkeeping of a model's writes, as table properties of `relation`: `when='before'`
         marks a write as started (`cdc.reading_through`), `when='after'` records that it
@@ -8,13 +8,13 @@
         invocation check, cdc_test_scope), by the model as it is now
         (`cdc.model_fingerprint`). A run that dies between the two leaves `reading_through`
         and `read_through` different, and the next run then reads its watermark from the
-        data (cdc_loaded_watermark). None is recorded as 'unknown' (a rebuild has no
+        data (_cdc_loaded_watermark). None is recorded as 'unknown' (a rebuild has no
         previous read-through: its tests check every row).
     -#}
     {%- set allowed = ['before', 'after'] -%}
     {%- if when not in allowed -%}
         {{ exceptions.raise_compiler_error(
-            "cdc_record_read_through: when='" ~ when ~ "' is not one of: " ~ allowed | join(', ')) }}
+            "_cdc_record_read_through: when='" ~ when ~ "' is not one of: " ~ allowed | join(', ')) }}
     {%- endif -%}
     {%- set value = read_through if read_through is not none else 'unknown' -%}
     {% call statement('cdc_record_read_through_' ~ when) %}

@@ -1,8 +1,8 @@
-{% macro cdc_loaded_watermark(relation) %}
+{% macro _cdc_loaded_watermark(relation) %}
     {#-
         The `_loaded_at` an incremental model has read up to, as a timestamp literal for its
         `_loaded_at > ...` filter. Normally its table property `cdc.read_through`
-        (cdc_read_through: no Spark job); after a write that did not record its end, the
+        (_cdc_read_through: no Spark job); after a write that did not record its end, the
         newest `_loaded_at` it holds (or the last recorded read-through, when newer), which
         is exact because a model's filter keeps the same rows on every run; 1970-01-01 for
         an empty table without either. A literal, unlike a scalar subquery, is pushed down
@@ -13,7 +13,7 @@
     {%- if not execute -%}
         {{ return(epoch) }}
     {%- endif -%}
-    {%- set known = cdc_lakehouse.cdc_read_through(relation) -%}
+    {%- set known = cdc_lakehouse._cdc_read_through(relation) -%}
     {%- if known -%}
         {{ return("timestamp'" ~ known ~ "'") }}
     {%- endif -%}

@@ -1,9 +1,9 @@
-{% macro cdc_has_rows(relation, condition, loaded_after=none) %}
+{% macro _cdc_has_rows(relation, condition, loaded_after=none) %}
     {#-
         Whether `relation` holds a row meeting `condition` (loaded after `loaded_after`, a
-        timestamp literal such as cdc_loaded_watermark's): one `limit 1` probe, which the
+        timestamp literal such as _cdc_loaded_watermark's): one `limit 1` probe, which the
         parquet reader answers from the new loads' files. A model that has nothing to do
-        without such rows renders cdc_no_new_input() when this is false. True at parse
+        without such rows skips its run when this is false (cdc_skip_unless_new_input). True at parse
         time and when the relation does not exist yet (nothing is known: the model runs).
     -#}
     {%- if not execute -%}

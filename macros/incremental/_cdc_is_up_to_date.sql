@@ -1,7 +1,7 @@
-{% macro cdc_is_up_to_date(relation, inputs_read_through) %}
+{% macro _cdc_is_up_to_date(relation, inputs_read_through) %}
     {#-
         True when `relation` (a table this run would otherwise write) already holds
-        everything its inputs hold, `inputs_read_through` (cdc_inputs_read_through), and was
+        everything its inputs hold, `inputs_read_through` (_cdc_inputs_read_through), and was
         built by the model as it is now (cdc_model_fingerprint): the run can leave it
         without a Spark job. Never on a full refresh, nor when either side is not known.
     -#}

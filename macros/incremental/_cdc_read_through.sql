@@ -1,7 +1,7 @@
-{% macro cdc_read_through(relation) %}
+{% macro _cdc_read_through(relation) %}
     {#-
         The `_loaded_at` through which `relation` holds everything its inputs had, from its
-        table properties (cdc_record_read_through), or none when that is not known for sure:
+        table properties (_cdc_record_read_through), or none when that is not known for sure:
         no property yet, or a write that started (`cdc.reading_through`) and did not record
         its end, such as a run killed between its insert and its bookkeeping.
     -#}

@@ -1,7 +1,7 @@
-{% macro cdc_inputs_read_through(node=none) %}
+{% macro _cdc_inputs_read_through(node=none) %}
     {#-
         The `_loaded_at` through which every input of `node` (default: the model being
-        run) is complete: the oldest `cdc_read_through` of the tables it selects from,
+        run) is complete: the oldest `_cdc_read_through` of the tables it selects from,
         looking through views and ephemeral models to the tables behind them. Seeds and
         sources do not count. None when an input does not know its own (a table built
         before this bookkeeping, or left half-written by a killed run) or when the node
@@ -13,7 +13,7 @@
     {%- endif -%}
     {%- set values = [] -%}
     {%- for relation in cdc_lakehouse._cdc_table_relations(node.depends_on.nodes) -%}
-        {%- do values.append(cdc_lakehouse.cdc_read_through(relation)) -%}
+        {%- do values.append(cdc_lakehouse._cdc_read_through(relation)) -%}
     {%- endfor -%}
     {%- if not values or none in values -%}
         {{ return(none) }}
