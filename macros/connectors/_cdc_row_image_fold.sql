@@ -1,7 +1,7 @@
 {% macro _cdc_row_image_fold(bases, changes) %}
     {#-
         The fold of row changes onto their rows, for the families whose update images may
-        be partial (cdc_folded_families): array<struct<doc, partial, error, previous>>, one
+        be partial (_cdc_folded_families): array<struct<doc, partial, error, previous>>, one
         element per change of `changes` (sorted; fields _cdc_key, _cdc_op, _cdc_after,
         _message_id, is_key_change, carried_base), as cdc_mongodb_fold returns for documents
         plus the row before the change (`previous`). `bases` maps each key to the row it
@@ -30,7 +30,7 @@
                 when change_row._cdc_op = 'd' then cast(null as string)
                 when change_row._cdc_op in ('c', 'r') then change_row._cdc_after
                 when change_row._cdc_op = 'u'
-                    then {{ cdc_lakehouse.cdc_json_overlay("coalesce(prior_row.doc, '{}')", 'change_row._cdc_after') }}
+                    then {{ cdc_lakehouse._cdc_json_overlay("coalesce(prior_row.doc, '{}')", 'change_row._cdc_after') }}
             end,
             'partial', case
                 when change_row._cdc_op in ('c', 'r') then false
@@ -65,7 +65,7 @@
             'retired', cast(null as struct<message_id: string, row: struct<doc: string, partial: boolean>>),
             'results', cast(array() as array<struct<doc: string, partial: boolean, error: string, previous: string>>)
         ),
-        (fold_state, change_row) -> {{ cdc_lakehouse.cdc_let(prior, 'prior_row', cdc_lakehouse.cdc_let(next_row, 'next_row', next_state)) }},
+        (fold_state, change_row) -> {{ cdc_lakehouse._cdc_let(prior, 'prior_row', cdc_lakehouse._cdc_let(next_row, 'next_row', next_state)) }},
         fold_state -> fold_state.results
     )
 {% endmacro %}

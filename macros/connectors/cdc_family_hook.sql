@@ -63,7 +63,7 @@
         `source_db`, `source_schema`, `source_table`, `position`, `row_key`). Every hook
         but `detect` and `table_identity` may read `source_identity` (the table_identity
         struct) and `declared_key` (array<string>: the sorted key columns declared for that
-        table, cdc_declared_key, null when none; pass it to cdc_key_from_image). Every hook
+        table, _cdc_declared_key, null when none; pass it to cdc_key_from_image). Every hook
         but `detect` and `row_images` may read `row_image` (struct<before, after>, null
         when the family's row_images gave none) and `_cdc_row_index` (0 for a message
         of one row change).
@@ -78,7 +78,7 @@
         {{ exceptions.raise_compiler_error(
             "Connector family '" ~ family ~ "' has no macro " ~ name ~ ": a family implements "
             ~ cdc_lakehouse._cdc_family_hooks() | join(', ') ~ ". Registered families: "
-            ~ cdc_lakehouse.cdc_connector_families() | join(', ')
+            ~ cdc_lakehouse._cdc_connector_families() | join(', ')
         ) }}
     {%- endif -%}
     {{ return(macro) }}

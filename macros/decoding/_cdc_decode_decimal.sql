@@ -48,7 +48,7 @@
     case
         when left(ltrim({{ raw }}), 1) = '{' then {{ cdc_lakehouse._cdc_decode_variable_scale_decimal(raw, dtype) }}
         when {{ mode }} = 'precise' then try_cast(concat(
-            cast({{ cdc_lakehouse.cdc_decode_twos_complement('try_to_binary(' ~ raw ~ ", 'base64')") }} as string),
+            cast({{ cdc_lakehouse._cdc_decode_twos_complement('try_to_binary(' ~ raw ~ ", 'base64')") }} as string),
             'E',
             -try_cast(coalesce({{ column_type }}.scale, '{{ target_scale }}') as int)
         ) as {{ dtype }})
@@ -61,7 +61,7 @@
     {#- io.debezium.data.VariableScaleDecimal: {"scale": s, "value": "<base64 unscaled>"}. -#}
     {%- set parsed = "from_json(" ~ raw ~ ", 'struct<scale: int, value: string>')" -%}
     try_cast(concat(
-        cast({{ cdc_lakehouse.cdc_decode_twos_complement("try_to_binary(" ~ parsed ~ ".value, 'base64')") }} as string),
+        cast({{ cdc_lakehouse._cdc_decode_twos_complement("try_to_binary(" ~ parsed ~ ".value, 'base64')") }} as string),
         'E',
         -{{ parsed }}.scale
     ) as {{ dtype }})

@@ -16,5 +16,5 @@
             abs(time_units) % {{ per_second }}
         ) end
     {%- endset -%}
-    {{ cdc_lakehouse.cdc_let('cast(' ~ units ~ ' as bigint)', 'time_units', body) }}
+    {{ cdc_lakehouse._cdc_let('cast(' ~ units ~ ' as bigint)', 'time_units', body) }}
 {% endmacro %}

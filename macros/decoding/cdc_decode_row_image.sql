@@ -2,13 +2,13 @@
     {#-
         struct<json: string, is_decoded: boolean>: the JSON row image `image` with every
         top-level value the message's own schema (`column_types`, see cdc_column_types)
-        says how to decode replaced by its decoded text (cdc_decode_semantic_text), and
+        says how to decode replaced by its decoded text (_cdc_decode_semantic_text), and
         whether any value was. Every other value keeps its JSON text as the change log
         holds it (a number `1.0` stays `1.0`, nested JSON stays). A row without a schema,
         or whose schema names no decodable type, is returned as it is without being
         parsed; so is a row in which nothing could be decoded (all such values null).
     -#}
-    {%- set names = cdc_lakehouse.cdc_decodable_semantic_names() -%}
+    {%- set names = cdc_lakehouse._cdc_decodable_semantic_names() -%}
     case
         when {{ image }} is null
             or {{ column_types }} is null
@@ -32,7 +32,7 @@
                     'key', field.key,
                     'lexeme', field.lexeme,
                     'is_string', field.is_string,
-                    'decoded', case when field.lexeme is not null then {{ cdc_lakehouse.cdc_decode_semantic_text(
+                    'decoded', case when field.lexeme is not null then {{ cdc_lakehouse._cdc_decode_semantic_text(
                         'field.lexeme', 'field.is_string', 'coalesce(' ~ column_types ~ '[field.key], ' ~ column_types ~ '[lower(field.key)])'
                     ) }} end
                 )

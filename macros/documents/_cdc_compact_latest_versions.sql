@@ -1,6 +1,6 @@
 {% macro _cdc_compact_latest_versions(registry) %}
     {#-
-        Keeps one row per key in a table of latest versions (cdc_record_latest_versions):
+        Keeps one row per key in a table of latest versions (_cdc_record_latest_versions):
         the grouped rows overwrite a staging table (_cdc_latest_versions_staging, kept
         between compactions: dropping it cost as much as writing it), which then
         overwrites the table (Spark does not overwrite a table it reads in the same

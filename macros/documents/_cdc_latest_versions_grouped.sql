@@ -1,7 +1,7 @@
 {% macro _cdc_latest_versions_grouped(relation, loaded_after=none) %}
     {#-
         SQL: one row per key of the fold model `relation` in the shape of its table of
-        latest versions (cdc_latest_versions_relation), over its rows loaded after the
+        latest versions (_cdc_latest_versions_relation), over its rows loaded after the
         timestamp text `loaded_after` (a literal: parquet statistics skip older loads), or
         over all of them.
     -#}

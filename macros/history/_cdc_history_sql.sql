@@ -25,7 +25,7 @@ row_changes as (
         select
             *,
             row_number() over (
-                partition by {{ cdc_lakehouse.cdc_quote_list(key_list) }}, _cdc_position
+                partition by {{ cdc_lakehouse._cdc_quote_list(key_list) }}, _cdc_position
                 order by _cdc_sort_key
             ) as copy_number
         from readable_changes
@@ -67,10 +67,10 @@ sequenced as (
     select
         *,
         lead(_cdc_position) over (
-            partition by {{ cdc_lakehouse.cdc_quote_list(key_list) }} order by _cdc_sort_key
+            partition by {{ cdc_lakehouse._cdc_quote_list(key_list) }} order by _cdc_sort_key
         ) as next_position,
         lead(_cdc_source_ts) over (
-            partition by {{ cdc_lakehouse.cdc_quote_list(key_list) }} order by _cdc_sort_key
+            partition by {{ cdc_lakehouse._cdc_quote_list(key_list) }} order by _cdc_sort_key
         ) as next_change_at
     from row_changes
 

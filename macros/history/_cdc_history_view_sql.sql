@@ -33,7 +33,7 @@ delta as (
 
 reopened_keys as (
 
-    select distinct {{ cdc_lakehouse.cdc_quote_list(key_list) }}
+    select distinct {{ cdc_lakehouse._cdc_quote_list(key_list) }}
     from delta
 
 ),
@@ -97,13 +97,13 @@ reopened_changes as (
 
     union all
 
-    select {{ cdc_lakehouse.cdc_quote_list(change_columns) }}
+    select {{ cdc_lakehouse._cdc_quote_list(change_columns) }}
     from compacted
     where _cdc_op = 't'
 
     union all
 
-    select {{ cdc_lakehouse.cdc_quote_list(change_columns) }}
+    select {{ cdc_lakehouse._cdc_quote_list(change_columns) }}
     from delta
 
 ),

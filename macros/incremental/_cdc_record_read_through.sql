@@ -26,7 +26,7 @@
             'cdc.read_through' = '{{ value }}',
             'cdc.previous_read_through' = '{{ previous if previous is not none else "unknown" }}',
             'cdc.written_by' = '{{ invocation_id }}',
-            'cdc.model_fingerprint' = '{{ cdc_lakehouse.cdc_model_fingerprint() }}'
+            'cdc.model_fingerprint' = '{{ cdc_lakehouse._cdc_model_fingerprint() }}'
         {%- endif %}
         )
     {% endcall %}

@@ -6,7 +6,7 @@
         a source, a table without the properties) makes it unique to this invocation: the
         view is then re-created on every run, as dbt does.
     -#}
-    {%- set parts = [compiled_sql, cdc_lakehouse.cdc_model_fingerprint()] -%}
+    {%- set parts = [compiled_sql, cdc_lakehouse._cdc_model_fingerprint()] -%}
     {%- for unique_id in model.depends_on.nodes if not unique_id.startswith('model.') -%}
         {%- do parts.append('unversioned input ' ~ unique_id ~ ': ' ~ invocation_id) -%}
     {%- endfor -%}

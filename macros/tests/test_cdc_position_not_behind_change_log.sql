@@ -89,7 +89,7 @@ latest as (
         max_by(_cdc_op, _cdc_sort_key) as latest_op
     from readable
     where _cdc_op != 't'
-    group by {{ cdc_lakehouse.cdc_quote_list(change_keys) }}
+    group by {{ cdc_lakehouse._cdc_quote_list(change_keys) }}
 
 ),
 

@@ -26,11 +26,11 @@
                     {%- set like = pattern.replace('\\', '\\\\').replace('%', '\\%').replace('_', '\\_')
                         .replace('*', '%').replace('?', '_') -%}
                     {%- do alternatives.append(
-                        subject ~ " like '" ~ cdc_lakehouse.cdc_escape_string(like) ~ "'"
+                        subject ~ " like '" ~ cdc_lakehouse._cdc_escape_string(like) ~ "'"
                     ) -%}
                 {%- else -%}
                     {%- do alternatives.append(
-                        subject ~ " = '" ~ cdc_lakehouse.cdc_escape_string(pattern) ~ "'"
+                        subject ~ " = '" ~ cdc_lakehouse._cdc_escape_string(pattern) ~ "'"
                     ) -%}
                 {%- endif -%}
             {%- endfor -%}

@@ -56,7 +56,7 @@ changes as (
             source or {'table': ''}, '_cdc_source_db', '_cdc_source_schema', '_cdc_source_table'
         ) }}
         -- a document contract types document collections, a row contract tables
-        and {{ '' if meta.get('cdc_document') else 'not ' }}{{ cdc_lakehouse.cdc_in_list('_cdc_envelope', cdc_lakehouse.cdc_document_families()) }}
+        and {{ '' if meta.get('cdc_document') else 'not ' }}{{ cdc_lakehouse._cdc_in_list('_cdc_envelope', cdc_lakehouse._cdc_document_families()) }}
     {%- if cdc_lakehouse.cdc_is_incremental() %}
         and _loaded_at > {{ cdc_lakehouse.cdc_new_input_since() }}
     {%- endif %}
@@ -69,8 +69,8 @@ row_images as (
         *,
         case
             when _cdc_op = 'd'
-                then coalesce({{ cdc_lakehouse.cdc_json_map('_cdc_before') }}, {{ cdc_lakehouse.cdc_json_map('_cdc_key') }})
-            when _cdc_op in ('c', 'r', 'u') then {{ cdc_lakehouse.cdc_json_map('_cdc_after') }}
+                then coalesce({{ cdc_lakehouse._cdc_json_map('_cdc_before') }}, {{ cdc_lakehouse._cdc_json_map('_cdc_key') }})
+            when _cdc_op in ('c', 'r', 'u') then {{ cdc_lakehouse._cdc_json_map('_cdc_after') }}
         end as row_image,
         case
             when _cdc_op = 'd' then coalesce(_cdc_before, _cdc_key)
@@ -101,14 +101,14 @@ decoded as (
             column.text,
             column.data_type,
             column.encoding,
-            "_cdc_column_types['" ~ cdc_lakehouse.cdc_escape_string(column.types_key) ~ "']",
+            "_cdc_column_types['" ~ cdc_lakehouse._cdc_escape_string(column.types_key) ~ "']",
             '_cdc_connector'
         ) }} as {{ column.quoted }},
         {%- endfor %}
         map_filter(
             row_image,
             (k, v) -> not array_contains(
-                cast(array({% for name in contract | map(attribute='image_keys') | sum(start=[]) %}'{{ cdc_lakehouse.cdc_escape_string(name) }}'{{ ', ' if not loop.last }}{% endfor %}) as array<string>),
+                cast(array({% for name in contract | map(attribute='image_keys') | sum(start=[]) %}'{{ cdc_lakehouse._cdc_escape_string(name) }}'{{ ', ' if not loop.last }}{% endfor %}) as array<string>),
                 k
             )
         ) as undeclared_columns
@@ -143,15 +143,15 @@ final as (
             {%- for column in contract %}
             case
                 when {{ column.text }} is not null and {{ column.quoted }} is null
-                    then 'type_mismatch: {{ cdc_lakehouse.cdc_escape_string(column.name) }} = '
+                    then 'type_mismatch: {{ cdc_lakehouse._cdc_escape_string(column.name) }} = '
                         || left({{ column.text }}, 100)
-                        || ' is not a {{ cdc_lakehouse.cdc_escape_string(column.data_type) }}'
+                        || ' is not a {{ cdc_lakehouse._cdc_escape_string(column.data_type) }}'
             end,
             {%- endfor %}
             {%- for key_column in key %}
             case
                 when _cdc_op != 't' and {{ cdc_lakehouse.cdc_quote(key_column) }} is null
-                    then 'missing_key: key column {{ cdc_lakehouse.cdc_escape_string(key_column) }} is null'
+                    then 'missing_key: key column {{ cdc_lakehouse._cdc_escape_string(key_column) }} is null'
             end,
             {%- endfor %}
             cast(null as string)
@@ -177,14 +177,14 @@ select * from final
         there (the source's own name, any characters, case kept), `quoted` that name as an
         identifier (cdc_quote); `text` the name of the column holding `value` in the
         model's CTEs (numbered, never made from the name); `value` the SQL of the column's
-        text in the row image: the `row_image` map, whose keys cdc_json_map lower-cases
+        text in the row image: the `row_image` map, whose keys _cdc_json_map lower-cases
         (keys that differ only by case keep it, so a name with capitals is looked up as it
         is first), or `row_json` for a path into a document (`meta.cdc_source_path`, a list
         of fields; or a dotted `meta.cdc_source_column` such as `address.city` of a
         document contract); a row contract never splits a name at its dots (`dot.col` is
         one column). With `meta.cdc_document` (a MongoDB collection) extended-JSON
         wrappers are unwrapped first. Every name reaches the SQL escaped
-        (cdc_escape_string, cdc_quote).
+        (_cdc_escape_string, cdc_quote).
     -#}
     {%- set contract = [] -%}
     {%- set meta_document = (config.get('meta') or {}).get('cdc_document', false) -%}
@@ -222,7 +222,7 @@ select * from final
                     {%- set part = part | string -%}
                     {%- do steps.append('[' ~ part ~ ']' if part.isdigit() else "['" ~ part ~ "']") -%}
                 {%- endfor -%}
-                {%- set value = "get_json_object(row_json, '$" ~ cdc_lakehouse.cdc_escape_string(steps | join('')) ~ "')" -%}
+                {%- set value = "get_json_object(row_json, '$" ~ cdc_lakehouse._cdc_escape_string(steps | join('')) ~ "')" -%}
                 {%- set types_key = path | join('.') -%}
                 {%- set image_keys = [] -%}
             {%- else -%}
@@ -230,9 +230,9 @@ select * from final
                     {%- set source_name = (path if path is string else path[0]) | string -%}
                 {%- endif -%}
                 {%- set folded = source_name | lower -%}
-                {%- set value = "row_image['" ~ cdc_lakehouse.cdc_escape_string(folded) ~ "']" -%}
+                {%- set value = "row_image['" ~ cdc_lakehouse._cdc_escape_string(folded) ~ "']" -%}
                 {%- if folded != source_name -%}
-                    {%- set value = "coalesce(row_image['" ~ cdc_lakehouse.cdc_escape_string(source_name) ~ "'], " ~ value ~ ")" -%}
+                    {%- set value = "coalesce(row_image['" ~ cdc_lakehouse._cdc_escape_string(source_name) ~ "'], " ~ value ~ ")" -%}
                 {%- endif -%}
                 {%- set types_key = folded -%}
                 {%- set image_keys = [folded] if folded == source_name else [folded, source_name] -%}

@@ -2,7 +2,7 @@
     {#-
         `dbt run-operation cdc_drop_bronze`: drop the bronze table so that the next run
         reloads every landing file (bronze ignores --full-refresh on purpose), and its
-        table of loaded files (cdc_loaded_files_relation).
+        table of loaded files (_cdc_loaded_files_relation).
     -#}
     {%- set bronze = api.Relation.create(
         database=none,
@@ -10,7 +10,7 @@
         identifier='bronze_cdc_messages',
         type='table') -%}
     {%- set relation = load_relation(bronze) -%}
-    {%- set loaded_files = load_relation(cdc_lakehouse.cdc_loaded_files_relation(bronze)) -%}
+    {%- set loaded_files = load_relation(cdc_lakehouse._cdc_loaded_files_relation(bronze)) -%}
     {%- if loaded_files is not none -%}
         {%- do adapter.drop_relation(loaded_files) -%}
     {%- endif -%}

@@ -3,7 +3,7 @@
         materialized='cdc_incremental',
         incremental_strategy='append',
         full_refresh=false,
-        post_hook=["{{ cdc_record_loaded_files() }}", "{{ cdc_release_landing_views() }}"],
+        post_hook=["{{ _cdc_record_loaded_files() }}", "{{ _cdc_release_landing_views() }}"],
     )
 }}
 
@@ -14,20 +14,20 @@
     table first (see docs/operations.md, "Rebuilding").
 -#}
 
-{%- set new_files = cdc_new_landing_files(this if cdc_is_incremental() else none) -%}
+{%- set new_files = _cdc_unloaded_landing_files(this if cdc_is_incremental() else none) -%}
 {#-
-    Every file is read line by line by Spark's text source (cdc_landing_lines_relation),
+    Every file is read line by line by Spark's text source (_cdc_landing_lines_relation),
     which streams it (a file is never held whole) and decompresses .gz, .bz2, .deflate
-    and .zst files (cdc_compressed_extensions); only files of an extension its codecs
-    would misread (cdc_whole_read_extensions: .lz4, .snappy) are read whole, by
+    and .zst files (_cdc_compressed_extensions); only files of an extension its codecs
+    would misread (_cdc_whole_read_extensions: .lz4, .snappy) are read whole, by
     binaryFile, and kept as they are.
 -#}
-{%- set files = cdc_landing_files_to_read(new_files) -%}
+{%- set files = _cdc_landing_files_to_read(new_files) -%}
 {%- set whole_files = _cdc_whole_read_among(files) -%}
-{%- set lines_relation = cdc_landing_lines_relation(files | reject('in', whole_files) | list) -%}
+{%- set lines_relation = _cdc_landing_lines_relation(files | reject('in', whole_files) | list) -%}
 {%- set whole_relation = none -%}
 {%- if whole_files -%}
-    {%- set whole_relation = cdc_landing_files_subset_relation(whole_files) or cdc_landing_files_relation() -%}
+    {%- set whole_relation = _cdc_landing_files_subset_relation(whole_files) or _cdc_landing_files_relation() -%}
 {%- endif -%}
 {%- set parts = [] %}
 {%- if lines_relation %}{% do parts.append('line_messages') %}{% endif %}
@@ -62,7 +62,7 @@ numbered_lines as (
             partition by landing_lines.source_file
             order by landing_lines.split_start, landing_lines.scan_position
         ) as source_line,
-        {{ cdc_without_trailing_cr('landing_lines.line_text') }} as line_text
+        {{ _cdc_without_trailing_cr('landing_lines.line_text') }} as line_text
     from landing_lines
 
 ),
@@ -72,8 +72,8 @@ listed_files as (
     select
         path as source_file,
         modificationtime as source_file_modified_at,
-        {{ cdc_sink_file_coordinates('path') }}
-    from {{ cdc_landing_files_relation() }}
+        {{ _cdc_sink_file_coordinates('path') }}
+    from {{ _cdc_landing_files_relation() }}
 
 ),
 
@@ -114,9 +114,9 @@ whole_files as (
         modificationtime as source_file_modified_at,
         content,
         is_valid_utf8(cast(content as string)) as is_valid_file,
-        {{ cdc_sink_file_coordinates('path') }}
+        {{ _cdc_sink_file_coordinates('path') }}
     from {{ whole_relation }}
-    where {{ cdc_in_list('path', whole_files) }}
+    where {{ _cdc_in_list('path', whole_files) }}
 
 ),
 
@@ -132,7 +132,7 @@ whole_file_lines as (
         whole_files.file_partition,
         whole_files.file_start_offset,
         exploded.line_position + 1 as source_line,
-        {{ cdc_without_trailing_cr('exploded.line_text') }} as line_text
+        {{ _cdc_without_trailing_cr('exploded.line_text') }} as line_text
     from whole_files
         lateral view posexplode(split(
             case

@@ -1,6 +1,6 @@
 {{ config(materialized='cdc_view') }}
 
-{%- set transactions = cdc_transaction_settings() -%}
+{%- set transactions = _cdc_transaction_settings() -%}
 {%- set tolerant_topics = var('cdc_gap_tolerant_topics', []) -%}
 {%- set tolerant_topics = [tolerant_topics] if tolerant_topics is string else (tolerant_topics or []) -%}
 

@@ -10,7 +10,7 @@
     '_source_line', '_loaded_at', '_load_id',
 ] -%}
 {%- set row_columns = {'_cdc_is_partial': 'false as _cdc_is_partial'} -%}
-{%- set transactions = cdc_transaction_settings() -%}
+{%- set transactions = _cdc_transaction_settings() -%}
 {%- set document_columns = {
     '_cdc_column_types': 'cast(null as map<string, struct<type: string, name: string, '
         ~ 'scale: string, precision: string>>) as _cdc_column_types'
@@ -29,10 +29,10 @@ with
 row_changes as (
 
     select
-        {{ cdc_select_list(change_log_columns, row_columns) }}
+        {{ _cdc_select_list(change_log_columns, row_columns) }}
     from {{ ref('stg_cdc__messages') }}
     where _cdc_message_kind = 'change'
-        and not {{ cdc_is_folded_change() }}
+        and not {{ _cdc_is_folded_change() }}
         and not _cdc_is_keyless
 
 ),
@@ -40,7 +40,7 @@ row_changes as (
 keyless_changes as (
 
     select
-        {{ cdc_select_list(change_log_columns, row_columns) }}
+        {{ _cdc_select_list(change_log_columns, row_columns) }}
     from {{ ref('int_cdc__keyless_changes') }}
 
 ),
@@ -48,7 +48,7 @@ keyless_changes as (
 document_changes as (
 
     select
-        {{ cdc_select_list(change_log_columns, document_columns) }}
+        {{ _cdc_select_list(change_log_columns, document_columns) }}
     from {{ ref('int_cdc__document_changes') }}
     where _cdc_error_reason is null
 
@@ -85,7 +85,7 @@ released_changes as (
 
     -- a change loaded after its transaction's release (a late event) keeps its own load
     select
-        {{ cdc_select_list(change_log_columns, {
+        {{ _cdc_select_list(change_log_columns, {
             '_loaded_at': 'greatest(held._loaded_at, released.released_at) as _loaded_at'
         }) }}
     from held

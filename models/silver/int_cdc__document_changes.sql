@@ -2,8 +2,8 @@
     config(
         materialized='cdc_incremental',
         incremental_strategy='append',
-        pre_hook="{{ cdc_drop_latest_versions() }}",
-        post_hook="{{ cdc_record_latest_versions() }}",
+        pre_hook="{{ _cdc_drop_latest_versions() }}",
+        post_hook="{{ _cdc_record_latest_versions() }}",
     )
 }}
 
@@ -12,19 +12,19 @@
 {#- without a new folded change a run has nothing to do (one probe, no Spark job) -#}
 {%- set skip_run = cdc_skip_unless_new_input(
         ref('stg_cdc__messages'),
-        "_cdc_message_kind = 'change' and " ~ cdc_is_folded_change(),
+        "_cdc_message_kind = 'change' and " ~ _cdc_is_folded_change(),
         since=watermark) %}
 {{ skip_run }}
 
 -- Every change of a document collection (MongoDB) with the whole document after it: the
 -- change's full document, or its patch folded onto the document before it, in source
 -- order (cdc_mongodb_fold, python_udfs/); and every keyed change of a family whose update
--- images may be partial (OGG's compressed updates, cdc_folded_families) with the whole
+-- images may be partial (OGG's compressed updates, _cdc_folded_families) with the whole
 -- row after it, its columns set on the row before it (_cdc_row_image_fold). A key change
 -- (a message that deletes one key and writes another) starts the new key from the row
 -- the delete ended. A run folds its new changes onto the latest document this model
 -- holds for each key (looked up in its table of latest versions, a row per key kept by
--- its post-hook: cdc_record_latest_versions); a key that receives a change older than
+-- its post-hook: _cdc_record_latest_versions); a key that receives a change older than
 -- that one (a late or replayed event) is folded again from its whole change history, and all
 -- its versions are written again with a newer resolution stamp, so the newest resolution
 -- wins downstream. A patch whose base document was never seen gives a partial document
@@ -38,7 +38,7 @@ new_changes as (
     select *
     from {{ ref('stg_cdc__messages') }}
     where _cdc_message_kind = 'change'
-        and {{ cdc_is_folded_change() }}
+        and {{ _cdc_is_folded_change() }}
     {%- if cdc_is_incremental() %}
         and _loaded_at > {{ watermark }}
     {%- endif %}
@@ -75,13 +75,13 @@ stored_latest as (
 
     -- the latest stored version of each key of the batch, from the table of latest
     -- versions (a row per key) and the rows loaded since it was brought up to date
-    -- (cdc_latest_versions_sql): not from every version this model holds
+    -- (_cdc_latest_versions_sql): not from every version this model holds
     select
         stored._cdc_source_id,
         stored._cdc_key,
         max_by(stored.latest_version, stored.latest_sort_key) as latest_version,
         max(stored.latest_message_sort_key) as latest_message_sort_key
-    from ({{ cdc_latest_versions_sql(this) }}) as stored
+    from ({{ _cdc_latest_versions_sql(this) }}) as stored
     left semi join batch_keys
         on stored._cdc_source_id = batch_keys._cdc_source_id
         and stored._cdc_key = batch_keys._cdc_key
@@ -123,7 +123,7 @@ late_history as (
         and earlier_changes._cdc_key = bases._cdc_key
         and bases.is_late
     where earlier_changes._cdc_message_kind = 'change'
-        and {{ cdc_is_folded_change('earlier_changes') }}
+        and {{ _cdc_is_folded_change('earlier_changes') }}
         and earlier_changes._loaded_at <= {{ watermark }}
 
 ),
@@ -167,7 +167,7 @@ key_changes as (
     from to_fold
     where _cdc_row_index > 0
         and _cdc_op = 'u'
-        and not {{ cdc_in_list('_cdc_envelope', cdc_document_families()) }}
+        and not {{ _cdc_in_list('_cdc_envelope', _cdc_document_families()) }}
 
 ),
 
@@ -201,7 +201,7 @@ stored_retired as (
     where stored._cdc_op = 'd'
         -- only row-image families change keys: parquet statistics skip the files of
         -- documents alone
-        and {{ cdc_in_list('stored._cdc_envelope', cdc_folded_families() | reject('in', cdc_document_families()) | list) }}
+        and {{ _cdc_in_list('stored._cdc_envelope', _cdc_folded_families() | reject('in', _cdc_document_families()) | list) }}
     group by stored._message_id
 
 ),
@@ -286,9 +286,9 @@ folded as (
     select
         grouped.*,
         case
-            when not {{ cdc_in_list('grouped._cdc_envelope', cdc_document_families()) }}
+            when not {{ _cdc_in_list('grouped._cdc_envelope', _cdc_document_families()) }}
                 then {{ _cdc_row_image_fold('grouped.bases', 'grouped.changes') }}
-            {% if cdc_function_exists('cdc_mongodb_fold') -%}
+            {% if _cdc_function_exists('cdc_mongodb_fold') -%}
             else transform(
                 from_json(
                     cdc_mongodb_fold(
@@ -348,7 +348,7 @@ resolved_versions as (
             folded.results[i] as result,
             -- a document's previous version is the one the change before it left
             case
-                when {{ cdc_in_list('folded._cdc_envelope', cdc_document_families()) }} and i > 0
+                when {{ _cdc_in_list('folded._cdc_envelope', _cdc_document_families()) }} and i > 0
                     then folded.results[i - 1].doc
                 else folded.results[i].previous
             end as previous_doc

@@ -84,7 +84,7 @@ row_deltas as (
     select
         case
             when _cdc_op = 'd' then _cdc_key
-            else {{ cdc_canonical_json_map(cdc_json_map('_cdc_before'), folded=true) }}
+            else {{ _cdc_canonical_json_map(_cdc_json_map('_cdc_before'), folded=true) }}
         end as row_content,
         _cdc_before as row_image,
         -1 as copy_delta,

@@ -1,6 +1,6 @@
 {{ config(
     materialized='cdc_view',
-    enabled=cdc_transaction_settings().sources | length > 0,
+    enabled=_cdc_transaction_settings().sources | length > 0,
 ) }}
 
 -- What transaction consistency holds back, and what it let through incomplete: every

@@ -1,9 +1,9 @@
 {{ config(
     materialized='cdc_table_on_change',
-    enabled=cdc_transaction_settings().sources | length > 0,
+    enabled=_cdc_transaction_settings().sources | length > 0,
 ) }}
 
-{%- set settings = cdc_transaction_settings() -%}
+{%- set settings = _cdc_transaction_settings() -%}
 {%- set gated = cdc_source_matches(
         {'database': settings.sources}, '_cdc_source_db', "''", "''") if settings.sources else 'false' -%}
 
@@ -83,7 +83,7 @@ end_collections as (
 
 matched_ends as (
 
-    -- an END belongs to the source whose events it names (cdc_data_collection_matches)
+    -- an END belongs to the source whose events it names (_cdc_data_collection_matches)
     select distinct
         end_collections.transaction_id,
         end_collections.end_id,
@@ -91,7 +91,7 @@ matched_ends as (
     from end_collections
     inner join seen
         on end_collections.transaction_id = seen.transaction_id
-        and {{ cdc_data_collection_matches('seen.data_collection', 'end_collections.data_collection') }}
+        and {{ _cdc_data_collection_matches('seen.data_collection', 'end_collections.data_collection') }}
 
 ),
 
@@ -135,7 +135,7 @@ collections as (
     full outer join expected
         on seen.transaction_id = expected.transaction_id
         and seen.source_db = expected.source_db
-        and {{ cdc_data_collection_matches('seen.data_collection', 'expected.data_collection') }}
+        and {{ _cdc_data_collection_matches('seen.data_collection', 'expected.data_collection') }}
 
 ),
 
@@ -197,7 +197,7 @@ statuses as (
                 and transactions.events_seen = transactions.events_expected
                 and transactions.collections_complete
                 then 'complete'
-            when {{ cdc_in_list('transactions.transaction_id', settings.release) }}
+            when {{ _cdc_in_list('transactions.transaction_id', settings.release) }}
                 then 'released'
             when timeouts.timed_out_at is not null then 'timed_out'
             else 'waiting'

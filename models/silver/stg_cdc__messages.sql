@@ -8,9 +8,9 @@
 -- One row per bronze message (per row change of a message that carries several, see
 -- _cdc_row_index): its envelope unpacked into the common change-log shape by
 -- the connector family that reads it (macros/connectors/<family>/, registered in
--- cdc_connector_families), or the reason it cannot be read. Each message is parsed once,
--- with the union schema of every family (cdc_envelope_schema); the hooks compiled are
--- those of the families the new messages hold (cdc_present_families).
+-- _cdc_connector_families), or the reason it cannot be read. Each message is parsed once,
+-- with the union schema of every family (_cdc_envelope_schema); the hooks compiled are
+-- those of the families the new messages hold (_cdc_present_families).
 
 {%- set watermark = cdc_new_input_since() %}
 {#-
@@ -20,18 +20,18 @@
     bronze, nor does a compile before bronze exists (dbt docs generate on an unbuilt
     project)
 -#}
-{%- set families = cdc_connector_families() %}
+{%- set families = _cdc_connector_families() %}
 {%- set skip_run = cdc_skip_unless_new_input() %}
 {{ skip_run }}
 {%- if not skip_run and load_relation(ref('bronze_cdc_messages')) is not none %}
     {%- if watermark %}
         {#- a table built before _cdc_control_value existed is rebuilt, not appended to -#}
-        {%- do cdc_require_columns(this, ['_cdc_control_value']) %}
+        {%- do _cdc_require_columns(this, ['_cdc_control_value']) %}
     {%- endif %}
     {%- set new_messages = '_loaded_at > ' ~ watermark if watermark else 'true' %}
-    {%- if cdc_row_count(ref('bronze_cdc_messages'), new_messages)
+    {%- if _cdc_row_count(ref('bronze_cdc_messages'), new_messages)
             <= var('cdc_family_probe_max_messages', 50000) | int %}
-        {%- set families = cdc_present_families(ref('bronze_cdc_messages'), new_messages) %}
+        {%- set families = _cdc_present_families(ref('bronze_cdc_messages'), new_messages) %}
     {%- endif %}
 {%- endif %}
 
@@ -67,7 +67,7 @@ parsed as (
             when message_value is not null
                 then from_json(
                         message_value,
-                        '{{ cdc_envelope_schema() }}',
+                        '{{ _cdc_envelope_schema() }}',
                         map('columnNameOfCorruptRecord', '_corrupt_record')
                     )
         end as envelope,
@@ -83,7 +83,7 @@ detected as (
 
     select
         parsed.*,
-        {{ cdc_envelope_body('parsed.envelope') }} as body,
+        {{ _cdc_envelope_body('parsed.envelope') }} as body,
         parsed.envelope is null or parsed.envelope._corrupt_record is not null as is_malformed
     from parsed
 
@@ -108,7 +108,7 @@ identities as (
 
     select
         families.*,
-        {{ cdc_family_case('table_identity', 'families.family', 'families', families) }} as source_identity
+        {{ _cdc_family_case('table_identity', 'families.family', 'families', families) }} as source_identity
     from families
 
 ),
@@ -120,7 +120,7 @@ declared as (
     -- this column (cdc_key_from_image), so the plan holds the declared keys once
     select
         identities.*,
-        {{ cdc_declared_key('identities.source_identity') }} as declared_key
+        {{ _cdc_declared_key('identities.source_identity') }} as declared_key
     from identities
 
 ),
@@ -136,7 +136,7 @@ exploded as (
         row_images.row_image
     from declared
         lateral view outer posexplode(
-            {{ cdc_family_case('row_images', 'declared.family', 'declared', families) }}
+            {{ _cdc_family_case('row_images', 'declared.family', 'declared', families) }}
         ) row_images as row_index, row_image
 
 ),
@@ -145,9 +145,9 @@ identified as (
 
     select
         exploded.*,
-        {{ cdc_family_case('connector', 'exploded.family', 'exploded', families) }} as connector,
-        {{ cdc_family_case('message_kind', 'exploded.family', 'exploded', families) }} as kind,
-        {{ cdc_family_case('op', 'exploded.family', 'exploded', families) }} as op
+        {{ _cdc_family_case('connector', 'exploded.family', 'exploded', families) }} as connector,
+        {{ _cdc_family_case('message_kind', 'exploded.family', 'exploded', families) }} as kind,
+        {{ _cdc_family_case('op', 'exploded.family', 'exploded', families) }} as op
     from exploded
 
 ),
@@ -220,33 +220,33 @@ unpacked as (
     select
         arrived.*,
         coalesce(
-            {{ cdc_family_case('position', 'arrived.family', 'arrived', families) }},
+            {{ _cdc_family_case('position', 'arrived.family', 'arrived', families) }},
             case
                 when kind = 'change'
-                    and not {{ cdc_family_case('has_position', 'arrived.family', 'arrived', families) }}
+                    and not {{ _cdc_family_case('has_position', 'arrived.family', 'arrived', families) }}
                     then arrival
             end
         ) as position,
-        {{ cdc_family_case('key', 'arrived.family', 'arrived', families, 'arrived.announced_key') }} as row_key,
-        {{ cdc_family_case('before', 'arrived.family', 'arrived', families) }} as before,
-        {{ cdc_family_case('after', 'arrived.family', 'arrived', families) }} as after,
-        {{ cdc_family_case('patch', 'arrived.family', 'arrived', families) }} as patch,
-        {{ cdc_family_case('is_snapshot', 'arrived.family', 'arrived', families) }} as is_snapshot,
-        {{ cdc_family_case('column_types', 'arrived.family', 'arrived', families) }} as column_types,
+        {{ _cdc_family_case('key', 'arrived.family', 'arrived', families, 'arrived.announced_key') }} as row_key,
+        {{ _cdc_family_case('before', 'arrived.family', 'arrived', families) }} as before,
+        {{ _cdc_family_case('after', 'arrived.family', 'arrived', families) }} as after,
+        {{ _cdc_family_case('patch', 'arrived.family', 'arrived', families) }} as patch,
+        {{ _cdc_family_case('is_snapshot', 'arrived.family', 'arrived', families) }} as is_snapshot,
+        {{ _cdc_family_case('column_types', 'arrived.family', 'arrived', families) }} as column_types,
         -- the key a keyless table's row would have (its whole image, canonical), for rows
         -- that may be keyless only: no declared key, no key columns the message names
         -- (has_row_identity), not a document. Computed here, beside row_key, and not in
         -- final: Spark's analyser resolves one level of lambdas a pass, one CTE after the
         -- other, so the deep expressions of the plan belong to one level
         case
-            when not {{ cdc_in_list('arrived.family', cdc_document_families()) }}
+            when not {{ _cdc_in_list('arrived.family', _cdc_document_families()) }}
                 and arrived.declared_key is null
-                and not {{ cdc_family_case('has_row_identity', 'arrived.family', 'arrived', families) }}
-                then {{ cdc_canonical_json_map(
-                    cdc_json_map(
+                and not {{ _cdc_family_case('has_row_identity', 'arrived.family', 'arrived', families) }}
+                then {{ _cdc_canonical_json_map(
+                    _cdc_json_map(
                         "case when arrived.op = 'd' then "
-                        ~ cdc_family_case('before', 'arrived.family', 'arrived', families)
-                        ~ ' else ' ~ cdc_family_case('after', 'arrived.family', 'arrived', families) ~ ' end'
+                        ~ _cdc_family_case('before', 'arrived.family', 'arrived', families)
+                        ~ ' else ' ~ _cdc_family_case('after', 'arrived.family', 'arrived', families) ~ ' end'
                     ),
                     folded=true
                 ) }}
@@ -278,7 +278,7 @@ checked as (
             when family is null
                 then 'unknown_envelope: no op field and not a transaction or schema-change '
                     || 'event of a known connector'
-            else {{ cdc_family_case('error_reason', 'unpacked.family', 'unpacked', families) }}
+            else {{ _cdc_family_case('error_reason', 'unpacked.family', 'unpacked', families) }}
         end as error_reason
     from unpacked
 
@@ -292,7 +292,7 @@ classified as (
             when error_reason is not null then 'error'
             when _is_tombstone then 'tombstone'
             -- a row of a Debezium signal table (var cdc_signal_tables) is a control message
-            when kind = 'change' and {{ cdc_is_signal_table('source_db', 'source_schema', 'source_table') }}
+            when kind = 'change' and {{ _cdc_is_signal_table('source_db', 'source_schema', 'source_table') }}
                 then 'signal'
             else kind
         end as message_kind
@@ -308,7 +308,7 @@ final as (
         message_kind as _cdc_message_kind,
         error_reason as _cdc_error_reason,
         case when error_reason is null and not _is_tombstone then family end as _cdc_envelope,
-        -- typed here: the hooks of the families compiled (cdc_present_families) must give
+        -- typed here: the hooks of the families compiled (_cdc_present_families) must give
         -- the same columns whichever families those are
         cast(connector as string) as _cdc_connector,
         cast(op as string) as _cdc_op,
@@ -342,11 +342,11 @@ final as (
             case when _cdc_row_index > 0 then lpad(cast(_cdc_row_index as string), 6, '0') end
         ) as _cdc_sort_key,
         cast(is_snapshot as boolean) as _cdc_is_snapshot,
-        cast({{ cdc_family_case('snapshot', 'classified.family', 'classified', families) }} as string) as _cdc_snapshot,
-        cast({{ cdc_family_case('source_ts', 'classified.family', 'classified', families) }} as timestamp) as _cdc_source_ts,
-        cast({{ cdc_family_case('emitted_ts', 'classified.family', 'classified', families) }} as timestamp) as _cdc_emitted_ts,
-        cast({{ cdc_family_case('checkpoint_ts', 'classified.family', 'classified', families) }} as timestamp) as _cdc_checkpoint_ts,
-        cast({{ cdc_family_case('transaction_id', 'classified.family', 'classified', families) }} as string) as _cdc_transaction_id,
+        cast({{ _cdc_family_case('snapshot', 'classified.family', 'classified', families) }} as string) as _cdc_snapshot,
+        cast({{ _cdc_family_case('source_ts', 'classified.family', 'classified', families) }} as timestamp) as _cdc_source_ts,
+        cast({{ _cdc_family_case('emitted_ts', 'classified.family', 'classified', families) }} as timestamp) as _cdc_emitted_ts,
+        cast({{ _cdc_family_case('checkpoint_ts', 'classified.family', 'classified', families) }} as timestamp) as _cdc_checkpoint_ts,
+        cast({{ _cdc_family_case('transaction_id', 'classified.family', 'classified', families) }} as string) as _cdc_transaction_id,
         -- the value of a control message, for the models that parse it on read
         -- (int_cdc__control_messages): they need not read bronze again
         case

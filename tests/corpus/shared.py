@@ -10,7 +10,7 @@ of every step in the change logs), and `captured_rows` is read and kept
 compares its checkpoint k with the state right after that build, as it did with builds of
 its own. Fixtures cannot share a warehouse when their tables collide, or when the var
 `cdc_table_keys` one needs would key another's table (a bare name keys that table in every
-source: `cdc_declared_table_keys`):
+source: `_cdc_declared_table_keys`):
 
 - `corpus_a`, 4 steps, keys `products` (the payload-only files) and `customers` (the vendor
   documents): DataWorks file by file, Canal/Maxwell/OGG, the payload-only Debezium files,

@@ -6,7 +6,7 @@
 -- names every reason and file when at least the share var('cdc_quarantine_error_share')
 -- of the run's messages was quarantined (default 1: a run that read none of what it
 -- loaded). A compressed landing file bronze could not read (gzip, bzip2 or zstd bytes not
--- named .gz, .bz2 or .zst: cdc_compressed_extensions) or one none of
+-- named .gz, .bz2 or .zst: _cdc_compressed_extensions) or one none of
 -- whose lines is UTF-8 text is named so.
 -- `dbt test` checks every load.
 
@@ -86,7 +86,7 @@ described as (
             coalesce(
                 concat(
                     ': the file is ', file_problem,
-                    ' (bronze decompresses only files named .{{ cdc_compressed_extensions() | join(", .") }}, '
+                    ' (bronze decompresses only files named .{{ _cdc_compressed_extensions() | join(", .") }}, '
                     || 'land it decompressed or so named; the bytes are kept in '
                     || 'bronze_cdc_messages.raw_line_base64)'
                 ),

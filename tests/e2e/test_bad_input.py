@@ -249,7 +249,7 @@ def test_control_messages_are_read(dbt_project, bad_run) -> None:  # type: ignor
 
 def test_new_files_with_glob_characters_in_their_names_load_alone(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
     """An incremental bronze run reads its new files through one glob of their names
-    (cdc_landing_files_subset_relation): names with glob characters, a folder with a
+    (_cdc_landing_files_subset_relation): names with glob characters, a folder with a
     space, CRLF lines; the files loaded before are not read again."""
     bronze = f"{dbt_project.layer('bronze')}.bronze_cdc_messages"
     [before] = dbt_project.sql(f"select count(*) as n from {bronze}")

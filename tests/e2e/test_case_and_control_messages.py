@@ -16,7 +16,7 @@ One landing file of kcat records from one Db2 server (`db2srv`, database `TESTDB
 
 Nothing may be quarantined. Expected values are written out by hand below.
 
-On the code before this change the build failed: `cdc_json_map` lower-cased `Name` and
+On the code before this change the build failed: `_cdc_json_map` lower-cased `Name` and
 `NAME` to one map key (Spark DUPLICATED_MAP_KEY), and the heartbeats were quarantined as
 `unknown_envelope`, the signal rows captured as data.
 """
@@ -308,7 +308,7 @@ def test_control_messages_carry_their_value_from_the_parsing_model(built) -> Non
 
 def test_a_parsing_table_without_a_new_column_asks_for_a_rebuild(built) -> None:  # type: ignore[no-untyped-def]
     """A warehouse built before `_cdc_control_value` existed: the next run stops at
-    `stg_cdc__messages` and names the rebuild (`cdc_require_columns`) instead of appending
+    `stg_cdc__messages` and names the rebuild (`_cdc_require_columns`) instead of appending
     without the column and failing in the models that read it."""
     silver = built.layer("silver")
     table, kept = f"{silver}.stg_cdc__messages", f"{silver}.stg_cdc__messages__kept"

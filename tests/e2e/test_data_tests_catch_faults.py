@@ -314,9 +314,9 @@ def test_a_build_checks_the_rows_it_loaded_and_dbt_test_checks_every_row(built) 
         f"3 offsets missing in 1 range of topic {HEARTBEATS} partition 0: 3-5"
     ]
     # new relational changes only: the models of keyless rows and folded documents probed
-    # for theirs (_cdc_has_rows), found none and wrote nothing, but record that they read
-    # through what stg_cdc__messages holds (else the models reading them would count the
-    # change log as complete only through the previous load, and skip this one)
+    # for theirs (cdc_skip_unless_new_input), found none and wrote nothing, but record that
+    # they read through what stg_cdc__messages holds (else the models reading them would
+    # count the change log as complete only through the previous load, and skip this one)
     skipped = {
         r.node.name for r in first.result.results if NO_NEW_INPUT in (r.node.compiled_code or "")
     }

@@ -162,7 +162,7 @@ def test_the_other_families_land_around_their_bad_messages(bad_run) -> None:  # 
     assert rows("canalbad.t") == [{"id": "1", "name": "a"}]
 
 
-# Every registered family (cdc_connector_families), each a branch of the parsing model's plan.
+# Every registered family (_cdc_connector_families), each a branch of the parsing model's plan.
 FAMILIES = (
     "alibaba_dataworks",
     "canal",
@@ -174,7 +174,7 @@ FAMILIES = (
 PLAN_PASSES = 80
 """Analyser passes the parsing model's plan may take with every family: Spark stops at
 `spark.sql.analyzer.maxIterations` (default 100) with "Max iterations (100) reached for batch
-Resolution". Its Resolution batch resolves one level of lambdas (`cdc_let`, `transform`) a
+Resolution". Its Resolution batch resolves one level of lambdas (`_cdc_let`, `transform`) a
 pass, one CTE after the other, so the depth of the hooks adds up; at 99 passes before this
 test (the OGG hooks alone: 98), one more level broke every build holding several families."""
 

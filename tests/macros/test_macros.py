@@ -66,7 +66,7 @@ def test_twos_complement_decoding(render) -> None:  # type: ignore[no-untyped-de
         f"({i}, {_sql_string(_twos_complement_base64(v))})" for i, v in enumerate(INTEGERS)
     )
     rows = render(
-        "select id, cast({{ cdc_decode_twos_complement(\"try_to_binary(encoded, 'base64')\") }} "
+        "select id, cast({{ _cdc_decode_twos_complement(\"try_to_binary(encoded, 'base64')\") }} "
         f"as string) as decoded from values {values} as cases(id, encoded) order by id"
     )
     assert [int(row["decoded"]) for row in rows] == INTEGERS
@@ -278,11 +278,12 @@ def test_contract_encoding_per_connector_and_schema_precedence(render) -> None: 
 
 def test_canonical_keys_agree_between_message_key_and_row_image(render) -> None:  # type: ignore[no-untyped-def]
     rows = render(
-        'select {{ cdc_canonical_json_map("from_json(\'{\\"ID\\": 1004, \\"Region\\": \\"eu\\"}\', '
+        'select {{ _cdc_canonical_json_map("from_json(\'{\\"ID\\": 1004, '
+        '\\"Region\\": \\"eu\\"}\', '
         "'map<string,string>')\") }} as from_key, "
-        '{{ cdc_canonical_json_map("from_json(\'{\\"region\\":\\"eu\\",\\"id\\":1004}\', '
+        '{{ _cdc_canonical_json_map("from_json(\'{\\"region\\":\\"eu\\",\\"id\\":1004}\', '
         "'map<string,string>')\") }} as from_image, "
-        "{{ cdc_canonical_json_map(\"from_json('{}', 'map<string,string>')\") }} as empty"
+        "{{ _cdc_canonical_json_map(\"from_json('{}', 'map<string,string>')\") }} as empty"
     )
     assert (
         rows[0]["from_key"]
@@ -342,11 +343,12 @@ def test_positions_sort_in_change_order(render) -> None:  # type: ignore[no-unty
             text = json.dumps(source).replace("'", "\\'")
             parts.append(
                 f"select '{connector}' as connector, {rank} as expected_rank, "
-                f"from_json('{text}', '{{{{ debezium_source_type() }}}}') as src"
+                f"from_json('{text}', '{{{{ _debezium_source_type() }}}}') as src"
             )
     rows = render(
-        "select connector, expected_rank, {{ debezium_position('connector', 'src') }} as position, "
-        "{{ debezium_connector('src') }} as detected from ("
+        "select connector, expected_rank, "
+        "{{ _debezium_position('connector', 'src') }} as position, "
+        "{{ _debezium_connector('src') }} as detected from ("
         + " union all ".join(parts)
         + ") as cases"
     )
@@ -470,13 +472,13 @@ def test_columns_on_read_are_computed_for_current_rows_only(dbt_project, spark) 
 def test_connector_overrides_by_topic(dbt_project, spark) -> None:  # type: ignore[no-untyped-def]
     overrides = {"cdc_connector_overrides": [{"pattern": "^legacy[.]", "connector": "db2"}]}
     inline = (
-        "select topic, {{ debezium_connector('src', 'topic') }} as detected from ("
-        "select 'legacy.S.T' as topic, from_json('{}', '{{ debezium_source_type() }}') as src "
-        "union all select 'other.S.T', from_json('{}', '{{ debezium_source_type() }}') "
+        "select topic, {{ _debezium_connector('src', 'topic') }} as detected from ("
+        "select 'legacy.S.T' as topic, from_json('{}', '{{ _debezium_source_type() }}') as src "
+        "union all select 'other.S.T', from_json('{}', '{{ _debezium_source_type() }}') "
         "union all select 'other.S.T', "
-        "from_json('{\"connector\": \"oracle\"}', '{{ debezium_source_type() }}') "
+        "from_json('{\"connector\": \"oracle\"}', '{{ _debezium_source_type() }}') "
         "union all select 'other.S.T', "
-        "from_json('{\"pos\": \"5\"}', '{{ debezium_source_type() }}')) as cases"
+        "from_json('{\"pos\": \"5\"}', '{{ _debezium_source_type() }}')) as cases"
     )
     result = run_dbt(
         ["compile", "--inline", inline], vars=overrides, target_path=dbt_project.target_path
@@ -533,7 +535,7 @@ def test_dataworks_values_are_typed_by_their_data_column(render) -> None:  # typ
             f"'{dtype}', none, \"types['{column}']\", \"'dataworks'\") }}}} as string) as v "
             "from (select {{ alibaba_dataworks__column_types('parsed') }} as types from "
             f"(select from_json({_sql_string(json.dumps(message))}, "
-            "'{{ cdc_envelope_schema() }}') as envelope) as parsed)"
+            "'{{ _cdc_envelope_schema() }}') as envelope) as parsed)"
         )
     rows = render(" union all ".join(parts) + " order by id")
     assert [r["v"] for r in rows] == [expected for *_, expected in cases]
@@ -601,7 +603,7 @@ DATA_COLLECTIONS = [
 
 def test_data_collection_matches_names_and_their_ends(render) -> None:  # type: ignore[no-untyped-def]
     selects = [
-        f"select {index} as id, {{{{ cdc_data_collection_matches('q', 'c') }}}} as matches "
+        f"select {index} as id, {{{{ _cdc_data_collection_matches('q', 'c') }}}} as matches "
         f"from (select {_sql_string(name)}, {_sql_string(collection)}) as s(q, c)"
         for index, (name, collection, _) in enumerate(DATA_COLLECTIONS)
     ]
@@ -643,7 +645,7 @@ def test_declared_keys_bind_to_their_source(dbt_project, spark) -> None:  # type
             f"select {index} as id, "
             f"{{{{ cdc_lakehouse.cdc_key_from_image('s.declared_key', \"{image_map}\") }}}} "
             "as key "
-            f"from (select {{{{ cdc_lakehouse.cdc_declared_key('i.identity') }}}} as declared_key "
+            f"from (select {{{{ cdc_lakehouse._cdc_declared_key('i.identity') }}}} as declared_key "
             f"from (select named_struct('db', db, 'schema', sch, 'table', tbl) as identity "
             f"from (select {values}) as v(db, sch, tbl)) as i) as s"
         )

@@ -115,8 +115,8 @@ def _edit_yaml(path: Path, name: str, edit: str) -> None:
 @pytest.mark.parametrize(
     ("name", "edit", "expected"),
     [
-        ("debezium_position", "drop", "debezium_position ("),
-        ("debezium_position", "swap", "debezium_position: YAML arguments (source, connector)"),
+        ("_debezium_position", "drop", "_debezium_position ("),
+        ("_debezium_position", "swap", "_debezium_position: YAML arguments (source, connector)"),
         ("test_cdc_unique_key", "drop", "test_cdc_unique_key ("),
         ("materialization_cdc_current_state_spark", "drop", "materialization_cdc_current_state"),
     ],
@@ -209,7 +209,7 @@ def test_dbt_parse_fails_on_a_misnamed_argument(tmp_path: Path) -> None:
     project = _project_copy(tmp_path)
     yml = project / "macros" / "utils" / "_utils__macros.yml"
     content = yaml.safe_load(yml.read_text())
-    entry = next(e for e in content["macros"] if e["name"] == "cdc_in_list")
+    entry = next(e for e in content["macros"] if e["name"] == "_cdc_in_list")
     entry["arguments"][1]["name"] = "accepted_values"
     yml.write_text(yaml.safe_dump(content, sort_keys=False))
     result = _dbt_parse(project, tmp_path / "target")

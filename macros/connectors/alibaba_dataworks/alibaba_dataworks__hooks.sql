@@ -56,9 +56,9 @@
 {% macro alibaba_dataworks__message_kind(message) %}
     {#- An unknown op is a change whose op is null: error_reason names it (unknown_op). -#}
     case
-        when {{ cdc_lakehouse.cdc_in_list(message ~ '.body.op', cdc_lakehouse._alibaba_dataworks_ops('transaction')) }} then 'transaction'
-        when {{ cdc_lakehouse.cdc_in_list(message ~ '.body.op', cdc_lakehouse._alibaba_dataworks_ops('schema_change')) }} then 'schema_change'
-        when {{ cdc_lakehouse.cdc_in_list(message ~ '.body.op', cdc_lakehouse._alibaba_dataworks_ops('heartbeat')) }} then 'heartbeat'
+        when {{ cdc_lakehouse._cdc_in_list(message ~ '.body.op', cdc_lakehouse._alibaba_dataworks_ops('transaction')) }} then 'transaction'
+        when {{ cdc_lakehouse._cdc_in_list(message ~ '.body.op', cdc_lakehouse._alibaba_dataworks_ops('schema_change')) }} then 'schema_change'
+        when {{ cdc_lakehouse._cdc_in_list(message ~ '.body.op', cdc_lakehouse._alibaba_dataworks_ops('heartbeat')) }} then 'heartbeat'
         else 'change'
     end
 {% endmacro %}
@@ -116,8 +116,8 @@
     {%- set after = cdc_lakehouse._alibaba_dataworks_image(message ~ '.body.after') -%}
     case
         when {{ message }}.body.op = 'UPDATE_AFTER' and {{ before }} is not null and {{ after }} is not null
-            and not ({{ cdc_lakehouse.cdc_key_from_image(message ~ '.declared_key', cdc_lakehouse.cdc_json_map(before), keys) }}
-                <=> {{ cdc_lakehouse.cdc_key_from_image(message ~ '.declared_key', cdc_lakehouse.cdc_json_map(after), keys) }})
+            and not ({{ cdc_lakehouse.cdc_key_from_image(message ~ '.declared_key', cdc_lakehouse._cdc_json_map(before), keys) }}
+                <=> {{ cdc_lakehouse.cdc_key_from_image(message ~ '.declared_key', cdc_lakehouse._cdc_json_map(after), keys) }})
             then array(
                 named_struct('before', {{ before }}, 'after', cast(null as string)),
                 named_struct('before', {{ before }}, 'after', {{ after }})
@@ -130,12 +130,12 @@
     case
         when {{ message }}.op = 'd' then {{ cdc_lakehouse.cdc_key_from_image(
             message ~ '.declared_key',
-            cdc_lakehouse.cdc_json_map(cdc_lakehouse.alibaba_dataworks__before(message)),
+            cdc_lakehouse._cdc_json_map(cdc_lakehouse.alibaba_dataworks__before(message)),
             cdc_lakehouse._alibaba_dataworks_key_columns(message)
         ) }}
         when {{ message }}.op in ('c', 'r', 'u') then {{ cdc_lakehouse.cdc_key_from_image(
             message ~ '.declared_key',
-            cdc_lakehouse.cdc_json_map(cdc_lakehouse.alibaba_dataworks__after(message)),
+            cdc_lakehouse._cdc_json_map(cdc_lakehouse.alibaba_dataworks__after(message)),
             cdc_lakehouse._alibaba_dataworks_key_columns(message)
         ) }}
     end

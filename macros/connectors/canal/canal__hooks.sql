@@ -60,7 +60,7 @@
 {% endmacro %}
 
 {% macro canal__table_identity(message) %}
-    {{ cdc_lakehouse.cdc_db_table_identity(message ~ '.body.database', message ~ '.body.table', message ~ '._kafka_topic') }}
+    {{ cdc_lakehouse._cdc_db_table_identity(message ~ '.body.database', message ~ '.body.table', message ~ '._kafka_topic') }}
 {% endmacro %}
 
 {% macro canal__row_images(message) %}
@@ -71,7 +71,7 @@
         a delete of the old key (before, null) and then the update. So is every update of a
         table without pkNames, whose rows are keyed by their whole image: the old row goes.
         `old` is parsed once per message and each row's before image built once
-        (`cdc_let` binds them), not once per use.
+        (`_cdc_let` binds them), not once per use.
     -#}
     {%- set body = message ~ '.body' -%}
     {#- one row: row_image (data[i]), canal_old_row (old[i]), canal_before (their overlay) -#}
@@ -81,7 +81,7 @@
                     coalesce(size({{ body }}.pkNames), 0) < 1
                     or exists(
                         {{ body }}.pkNames,
-                        key_column -> map_contains_key({{ cdc_lakehouse.cdc_json_map('canal_old_row') }}, lower(key_column))
+                        key_column -> map_contains_key({{ cdc_lakehouse._cdc_json_map('canal_old_row') }}, lower(key_column))
                     )
                 )
                 then array(
@@ -100,14 +100,14 @@
     {%- set rows -%}
         flatten(transform(
             from_json({{ body }}.data, 'array<string>'),
-            (row_image, row_index) -> {{ cdc_lakehouse.cdc_let(
+            (row_image, row_index) -> {{ cdc_lakehouse._cdc_let(
                 'try_element_at(canal_old_rows, row_index + 1)', 'canal_old_row',
-                cdc_lakehouse.cdc_let(cdc_lakehouse.cdc_json_overlay('row_image', 'canal_old_row'), 'canal_before', row_changes)) }}
+                cdc_lakehouse._cdc_let(cdc_lakehouse._cdc_json_overlay('row_image', 'canal_old_row'), 'canal_before', row_changes)) }}
         ))
     {%- endset %}
     case
         when coalesce(lower({{ body }}.isDdl), 'false') != 'true' and {{ body }}.data is not null
-            then {{ cdc_lakehouse.cdc_let("from_json(" ~ body ~ ".old, 'array<string>')", 'canal_old_rows', rows) }}
+            then {{ cdc_lakehouse._cdc_let("from_json(" ~ body ~ ".old, 'array<string>')", 'canal_old_rows', rows) }}
     end
 {% endmacro %}
 
@@ -116,10 +116,10 @@
     {%- set keys = 'transform(' ~ message ~ '.body.pkNames, key_column -> lower(key_column))' -%}
     case
         when {{ message }}.op = 'd' then {{ cdc_lakehouse.cdc_key_from_image(
-            message ~ '.declared_key', cdc_lakehouse.cdc_json_map(message ~ '.row_image.before'), keys
+            message ~ '.declared_key', cdc_lakehouse._cdc_json_map(message ~ '.row_image.before'), keys
         ) }}
         when {{ message }}.op in ('c', 'u') then {{ cdc_lakehouse.cdc_key_from_image(
-            message ~ '.declared_key', cdc_lakehouse.cdc_json_map(message ~ '.row_image.after'), keys
+            message ~ '.declared_key', cdc_lakehouse._cdc_json_map(message ~ '.row_image.after'), keys
         ) }}
     end
 {% endmacro %}

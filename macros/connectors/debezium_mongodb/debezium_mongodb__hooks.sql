@@ -13,7 +13,7 @@
         'updateDescription': 'struct<removedFields: array<string>, updatedFields: string, '
             ~ 'truncatedArrays: array<struct<field: string, size: string>>>',
         'op': 'string', 'ts_ms': 'string',
-        'source': cdc_lakehouse.debezium_source_type(),
+        'source': cdc_lakehouse._debezium_source_type(),
         'transaction': 'struct<id: string, total_order: string, data_collection_order: string>',
     }) }}
 {% endmacro %}
@@ -67,7 +67,7 @@
         the update's `filter`, the `before` image, else the Kafka key `{"id": "<_id as
         extended JSON>"}`. `announced_key` is not used: a document's key is always `_id`.
     -#}
-    {{ cdc_lakehouse.cdc_let(cdc_lakehouse._debezium_mongodb_id(message), 'mongodb_id', cdc_lakehouse._debezium_mongodb_canonical_id('mongodb_id')) }}
+    {{ cdc_lakehouse._cdc_let(cdc_lakehouse._debezium_mongodb_id(message), 'mongodb_id', cdc_lakehouse._debezium_mongodb_canonical_id('mongodb_id')) }}
 {% endmacro %}
 
 {% macro debezium_mongodb__position(message) %}
@@ -92,7 +92,7 @@
 {% endmacro %}
 
 {% macro debezium_mongodb__is_snapshot(message) %}
-    {{ cdc_lakehouse.debezium_is_snapshot(message ~ '.body.source') }}
+    {{ cdc_lakehouse._debezium_is_snapshot(message ~ '.body.source') }}
 {% endmacro %}
 
 {% macro debezium_mongodb__snapshot(message) %}

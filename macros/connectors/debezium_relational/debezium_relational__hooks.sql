@@ -8,7 +8,7 @@
 {% macro debezium_relational__body_fields() %}
     {{ return({
         'before': 'string', 'after': 'string', 'op': 'string', 'ts_ms': 'string',
-        'source': cdc_lakehouse.debezium_source_type(),
+        'source': cdc_lakehouse._debezium_source_type(),
         'transaction': 'struct<id: string, total_order: string, data_collection_order: string>',
         'status': 'string', 'id': 'string', 'event_count': 'string',
         'databaseName': 'string', 'schemaName': 'string', 'ddl': 'string',
@@ -23,7 +23,7 @@
 {% macro debezium_relational__detect(message) %}
     (
         {{ message }}.body.op is not null
-        or {{ cdc_lakehouse.debezium_is_heartbeat(message) }}
+        or {{ cdc_lakehouse._debezium_is_heartbeat(message) }}
         or {{ message }}.body.source is not null
         or {{ message }}.body.status in ('BEGIN', 'END')
         or {{ message }}.body.tableChanges is not null
@@ -32,7 +32,7 @@
 {% endmacro %}
 
 {% macro debezium_relational__connector(message) %}
-    {{ cdc_lakehouse.debezium_connector(message ~ '.body.source', 'coalesce(' ~ message ~ '._kafka_topic, ' ~ message ~ '._source_file)') }}
+    {{ cdc_lakehouse._debezium_connector(message ~ '.body.source', 'coalesce(' ~ message ~ '._kafka_topic, ' ~ message ~ '._source_file)') }}
 {% endmacro %}
 
 {% macro debezium_relational__message_kind(message) %}
@@ -41,7 +41,7 @@
         when {{ message }}.body.status in ('BEGIN', 'END') then 'transaction'
         when {{ message }}.body.tableChanges is not null or {{ message }}.body.ddl is not null
             then 'schema_change'
-        when {{ cdc_lakehouse.debezium_is_heartbeat(message) }} then 'heartbeat'
+        when {{ cdc_lakehouse._debezium_is_heartbeat(message) }} then 'heartbeat'
     end
 {% endmacro %}
 
@@ -50,7 +50,7 @@
 {% endmacro %}
 
 {% macro debezium_relational__table_identity(message) %}
-    {{ cdc_lakehouse.debezium_table_identity(
+    {{ cdc_lakehouse._debezium_table_identity(
         message ~ '.body.source', message ~ '.envelope.schema.name', message ~ '._kafka_topic',
         message ~ '.body.op is not null'
     ) }}
@@ -61,33 +61,33 @@
         The Kafka message key when the record carries one; else the declared, announced or
         whole-row key read off the row image (`before` for deletes).
     -#}
-    {%- set key_map = cdc_lakehouse.cdc_json_map(
+    {%- set key_map = cdc_lakehouse._cdc_json_map(
         'case when ' ~ message ~ '.key_envelope.schema is not null then '
         ~ message ~ '.key_envelope.payload else ' ~ message ~ '.message_key end'
     ) -%}
     coalesce(
-        {{ cdc_lakehouse.cdc_canonical_json_map(key_map, folded=true) }},
+        {{ cdc_lakehouse._cdc_canonical_json_map(key_map, folded=true) }},
         case
             when {{ message }}.op = 'd' then {{ cdc_lakehouse.cdc_key_from_image(
-                message ~ '.declared_key', cdc_lakehouse.cdc_json_map(message ~ '.body.before'), announced_key
+                message ~ '.declared_key', cdc_lakehouse._cdc_json_map(message ~ '.body.before'), announced_key
             ) }}
             when {{ message }}.op in ('c', 'r', 'u') then {{ cdc_lakehouse.cdc_key_from_image(
-                message ~ '.declared_key', cdc_lakehouse.cdc_json_map(message ~ '.body.after'), announced_key
+                message ~ '.declared_key', cdc_lakehouse._cdc_json_map(message ~ '.body.after'), announced_key
             ) }}
         end
     )
 {% endmacro %}
 
 {% macro debezium_relational__position(message) %}
-    {{ cdc_lakehouse.debezium_position(message ~ '.connector', message ~ '.body.source') }}
+    {{ cdc_lakehouse._debezium_position(message ~ '.connector', message ~ '.body.source') }}
 {% endmacro %}
 
 {% macro debezium_relational__has_position(message) %}
-    {{ cdc_lakehouse.debezium_has_position(message ~ '.body.source') }}
+    {{ cdc_lakehouse._debezium_has_position(message ~ '.body.source') }}
 {% endmacro %}
 
 {% macro debezium_relational__is_snapshot(message) %}
-    {{ cdc_lakehouse.debezium_is_snapshot(message ~ '.body.source') }}
+    {{ cdc_lakehouse._debezium_is_snapshot(message ~ '.body.source') }}
 {% endmacro %}
 
 {% macro debezium_relational__snapshot(message) %}
@@ -98,7 +98,7 @@
     {#- a heartbeat (no source block) vouches for its own ts_ms -#}
     timestamp_millis(try_cast(coalesce(
         {{ message }}.body.source.ts_ms,
-        case when {{ cdc_lakehouse.debezium_is_heartbeat(message) }} then {{ message }}.body.ts_ms end
+        case when {{ cdc_lakehouse._debezium_is_heartbeat(message) }} then {{ message }}.body.ts_ms end
     ) as bigint))
 {% endmacro %}
 
@@ -121,12 +121,12 @@
 {% macro debezium_relational__column_types(message) %}
     {#-
         The Kafka Connect schema of the `after` field, when the message is wrapped, by
-        column name as cdc_json_map writes it (cdc_fold_names).
+        column name as _cdc_json_map writes it (_cdc_fold_names).
     -#}
     {%- set fields = 'try_element_at(filter(' ~ message ~ ".envelope.schema.fields, f -> f.field = 'after'), 1).fields" -%}
     {%- set by_name -%}
     map_from_arrays(
-        {{ cdc_lakehouse.cdc_fold_names('transform(after_fields, f -> f.field)') }},
+        {{ cdc_lakehouse._cdc_fold_names('transform(after_fields, f -> f.field)') }},
         transform(
             after_fields,
             f -> named_struct(
@@ -138,7 +138,7 @@
         )
     )
     {%- endset -%}
-    {{ cdc_lakehouse.cdc_let(fields, 'after_fields', by_name) }}
+    {{ cdc_lakehouse._cdc_let(fields, 'after_fields', by_name) }}
 {% endmacro %}
 
 {% macro debezium_relational__transaction_id(message) %}
@@ -157,7 +157,7 @@
             then 'unknown_connector: the source block matches no known connector'
         when {{ message }}.connector not in ('oracle', 'sqlserver', 'db2', 'postgresql', 'mysql', 'ticdc', 'debezium')
             then 'unsupported_connector: ''' || {{ message }}.connector || ''' is not a '
-                || 'connector of a registered family (' || '{{ cdc_lakehouse.cdc_connector_families() | join(", ") }}' || ')'
+                || 'connector of a registered family (' || '{{ cdc_lakehouse._cdc_connector_families() | join(", ") }}' || ')'
         when {{ message }}.source_table is null
             then 'missing_table: neither source.table, the schema name nor the topic '
                 || 'names the table'

@@ -66,7 +66,7 @@
 {% endmacro %}
 
 {% macro maxwell__table_identity(message) %}
-    {{ cdc_lakehouse.cdc_db_table_identity(message ~ '.body.database', message ~ '.body.table', message ~ '._kafka_topic') }}
+    {{ cdc_lakehouse._cdc_db_table_identity(message ~ '.body.database', message ~ '.body.table', message ~ '._kafka_topic') }}
 {% endmacro %}
 
 {% macro maxwell__key(message, announced_key) %}
@@ -80,26 +80,26 @@
         when size({{ message }}.body.primary_key_columns) > 0 or {{ message }}.message_key is null
             then {{ cdc_lakehouse.cdc_key_from_image(
                 message ~ '.declared_key',
-                cdc_lakehouse.cdc_json_map(cdc_lakehouse._maxwell_image(message)),
+                cdc_lakehouse._cdc_json_map(cdc_lakehouse._maxwell_image(message)),
                 'transform(' ~ message ~ '.body.primary_key_columns, key_column -> lower(key_column))'
             ) }}
         when {{ message }}.body.type = 'update' and {{ message }}.row_image is not null
             and {{ message }}.row_image.after is null
-            then {{ cdc_lakehouse._maxwell_key_of(cdc_lakehouse.cdc_json_map(message ~ '.row_image.before'), cdc_lakehouse._maxwell_key_columns(message)) }}
+            then {{ cdc_lakehouse._maxwell_key_of(cdc_lakehouse._cdc_json_map(message ~ '.row_image.before'), cdc_lakehouse._maxwell_key_columns(message)) }}
         else coalesce(
-            {#- the Kafka key's fields are folded (cdc_json_map); dropping `pk.` keeps them so -#}
-            {{ cdc_lakehouse.cdc_canonical_json_map(
+            {#- the Kafka key's fields are folded (_cdc_json_map); dropping `pk.` keeps them so -#}
+            {{ cdc_lakehouse._cdc_canonical_json_map(
                 'transform_keys(' ~ cdc_lakehouse._maxwell_kafka_key_fields(message) ~ ', (k, v) -> substr(k, 4))',
                 folded=true
             ) }},
-            {{ cdc_lakehouse.cdc_key_from_image(message ~ '.declared_key', cdc_lakehouse.cdc_json_map(cdc_lakehouse._maxwell_image(message))) }}
+            {{ cdc_lakehouse.cdc_key_from_image(message ~ '.declared_key', cdc_lakehouse._cdc_json_map(cdc_lakehouse._maxwell_image(message))) }}
         )
     end
 {% endmacro %}
 
 {% macro _maxwell_kafka_key_fields(message) %}
     {#- The `pk.<column>` fields of the Kafka key (map<string, string>), null without one. -#}
-    map_filter({{ cdc_lakehouse.cdc_json_map(message ~ '.message_key') }}, (k, v) -> k like 'pk.%')
+    map_filter({{ cdc_lakehouse._cdc_json_map(message ~ '.message_key') }}, (k, v) -> k like 'pk.%')
 {% endmacro %}
 
 {% macro _maxwell_key_columns(message) %}
@@ -118,19 +118,19 @@
 {% macro _maxwell_key_of(image_map, key_columns) %}
     {#-
         The canonical key of the row image `image_map` (map<string, string>) by
-        `key_columns` (array<string>), each computed once (cdc_let); null when the image
+        `key_columns` (array<string>), each computed once (_cdc_let); null when the image
         lacks one of them.
     -#}
     {%- set key -%}
         case
             when forall(key_names, key_column -> key_image[key_column] is not null)
-                then {{ cdc_lakehouse.cdc_canonical_json_map(
+                then {{ cdc_lakehouse._cdc_canonical_json_map(
                     'map_from_arrays(key_names, transform(key_names, key_column -> key_image[key_column]))',
                     folded=true
                 ) }}
         end
     {%- endset -%}
-    {{ cdc_lakehouse.cdc_let(key_columns, 'key_names', cdc_lakehouse.cdc_let(image_map, 'key_image', key)) }}
+    {{ cdc_lakehouse._cdc_let(key_columns, 'key_names', cdc_lakehouse._cdc_let(image_map, 'key_image', key)) }}
 {% endmacro %}
 
 {% macro _maxwell_image(message) %}
@@ -149,11 +149,11 @@
         when {{ message }}.body.type = 'update'
             and exists(
                 {{ cdc_lakehouse._maxwell_key_columns(message) }},
-                key_column -> map_contains_key({{ cdc_lakehouse.cdc_json_map(message ~ '.body.old') }}, key_column)
+                key_column -> map_contains_key({{ cdc_lakehouse._cdc_json_map(message ~ '.body.old') }}, key_column)
             )
             then array(
-                named_struct('before', {{ cdc_lakehouse.cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}, 'after', cast(null as string)),
-                named_struct('before', {{ cdc_lakehouse.cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}, 'after', {{ message }}.body.data)
+                named_struct('before', {{ cdc_lakehouse._cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}, 'after', cast(null as string)),
+                named_struct('before', {{ cdc_lakehouse._cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}, 'after', {{ message }}.body.data)
             )
     end
 {% endmacro %}
@@ -206,7 +206,7 @@
 {% macro maxwell__before(message) %}
     case
         when {{ message }}.row_image is not null then {{ message }}.row_image.before
-        when {{ message }}.body.type = 'update' then {{ cdc_lakehouse.cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}
+        when {{ message }}.body.type = 'update' then {{ cdc_lakehouse._cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}
         when {{ message }}.body.type = 'delete' then {{ message }}.body.data
     end
 {% endmacro %}

@@ -85,7 +85,7 @@
     {#- The canonical key of an OGG row image (cdc_key_from_image with `primary_keys`). -#}
     {{ cdc_lakehouse.cdc_key_from_image(
         declared_key,
-        cdc_lakehouse.cdc_json_map(image_json),
+        cdc_lakehouse._cdc_json_map(image_json),
         'transform(' ~ message ~ '.body.primary_keys, key_column -> lower(key_column))'
     ) }}
 {% endmacro %}
@@ -105,7 +105,7 @@
         A U whose before image names another key than its after image (a primary-key
         update): the delete of the old key, then the new key's row (whose image
         int_cdc__document_changes folds onto the old key's row). Null otherwise. Both
-        images are bound at once (one `cdc_let` of a struct): nested, each would add its
+        images are bound at once (one `_cdc_let` of a struct): nested, each would add its
         depth to the plan's (Spark's analyser resolves one level of lambdas a pass).
     -#}
     {%- set key_change -%}
@@ -131,13 +131,13 @@
     case
         when {{ message }}.body.op_type = 'U' and {{ message }}.body.before is not null
             and {{ message }}.body.after is not null
-            then {{ cdc_lakehouse.cdc_let(images, 'ogg_images', key_change) }}
+            then {{ cdc_lakehouse._cdc_let(images, 'ogg_images', key_change) }}
     end
 {% endmacro %}
 
 {% macro _ogg_image(image_json) %}
     {#- A row image without the `<COL>_isMissing` flags and the columns they flag missing. -#}
-    {{ cdc_lakehouse.cdc_json_drop_keys(
+    {{ cdc_lakehouse._cdc_json_drop_keys(
         image_json,
         "endswith(json_key, '_isMissing') or coalesce(json_values[concat(json_key, '_isMissing')] = 'true', false)"
     ) }}

@@ -100,7 +100,7 @@
     '_cdc_op', {{ row }}._cdc_op,
     '_cdc_key_only', {{ row }}._cdc_key_only
     {%- for column in carry.typed %},
-    '{{ cdc_lakehouse.cdc_escape_string(column.name) }}', case
+    '{{ cdc_lakehouse._cdc_escape_string(column.name) }}', case
       when {{ row }}._cdc_op != 'c'
         and ({{ row }}.{{ cdc_lakehouse.cdc_quote(column.name) }} <=> {{ cdc_lakehouse._cdc_carry_literal(carry, column) }}
           or ({{ row }}._cdc_is_deleted and {{ key_only_image }}))
@@ -109,7 +109,7 @@
     end
     {%- endfor %}
     {%- for name in carry.json %},
-    '{{ cdc_lakehouse.cdc_escape_string(name) }}', case
+    '{{ cdc_lakehouse._cdc_escape_string(name) }}', case
       when {{ row }}._cdc_op = 'c' then {{ row }}.{{ name }}
       else {{ cdc_lakehouse._cdc_carry_json(
           carry, row ~ '.' ~ name, previous ~ '.' ~ name,
@@ -155,7 +155,7 @@
     from {{ sources_cte }}
     left semi join {{ keys_cte }}
         on {{ cdc_lakehouse._cdc_key_match(unique_key, sources_cte, keys_cte) }}
-    group by {{ cdc_lakehouse.cdc_quote_list(unique_key, sources_cte ~ '.') }}
+    group by {{ cdc_lakehouse._cdc_quote_list(unique_key, sources_cte ~ '.') }}
 
 ),
 
@@ -191,7 +191,7 @@
   {%- set carried_columns = cdc_lakehouse._cdc_carry_columns(carry) -%}
 carry_keys as (
 
-    select {{ cdc_lakehouse.cdc_quote_list(unique_key) }}, _cdc_is_deleted
+    select {{ cdc_lakehouse._cdc_quote_list(unique_key) }}, _cdc_is_deleted
     from {{ winners }}
     where _cdc_is_deleted or {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, '') }}
 
@@ -361,7 +361,7 @@ carried as (
         {%- endfor %}
     from {{ state_relation }} as stored
     left semi join (
-        select {{ cdc_lakehouse.cdc_quote_list(carry.unique_key) }}, _cdc_sort_key, cdc_bucket
+        select {{ cdc_lakehouse._cdc_quote_list(carry.unique_key) }}, _cdc_sort_key, cdc_bucket
         from {{ state_relation }}
         where cdc_bucket >= {{ cdc_lakehouse._cdc_partition('delta') }} and cdc_bucket != {{ cdc_lakehouse._cdc_partition('truncate_markers') }}
             and _cdc_op = 'c' and not _cdc_is_deleted

@@ -20,7 +20,7 @@
       them, read instead of computing them here (the carry-over reads them several times,
       and Spark inlines a CTE at every reference).
   -#}
-  {%- set key_list = cdc_lakehouse.cdc_quote_list(unique_key) -%}
+  {%- set key_list = cdc_lakehouse._cdc_quote_list(unique_key) -%}
 with
 
 new_changes as (
@@ -139,7 +139,7 @@ revisited as (
     select carried.*, coalesce(stored._cdc_op = 'c', false) as _cdc_revisited
     from carried
     left outer join (
-        select {{ cdc_lakehouse.cdc_quote_list(unique_key) }}, _cdc_sort_key, _cdc_op
+        select {{ cdc_lakehouse._cdc_quote_list(unique_key) }}, _cdc_sort_key, _cdc_op
         from {{ state_relation }}
         where cdc_bucket >= 0 and _cdc_op = 'c'
             and (_cdc_source_id, _cdc_position) in (

@@ -29,7 +29,7 @@
     on target.cdc_bucket = {{ cdc_lakehouse._cdc_partition('truncate_markers') }} and target._cdc_source_id = source._cdc_source_id
     when matched and source.truncated_before > target._cdc_sort_key then update set
         target._cdc_sort_key = source.truncated_before
-    when not matched then insert ({{ cdc_lakehouse.cdc_quote_list(columns) }}, _cdc_is_deleted, cdc_bucket)
+    when not matched then insert ({{ cdc_lakehouse._cdc_quote_list(columns) }}, _cdc_is_deleted, cdc_bucket)
     values (
       {%- for column in columns %}
         {%- if column == '_cdc_source_id' %}source._cdc_source_id
@@ -44,7 +44,7 @@
 
   {#- 2. the latest change of each key in the batch, merged by sort key -#}
   {%- if carry is not none -%}
-    {%- set batch_sql = "select " ~ cdc_lakehouse.cdc_quote_list(columns) ~ " from (" ~ changes_sql ~ ") as batch" -%}
+    {%- set batch_sql = "select " ~ cdc_lakehouse._cdc_quote_list(columns) ~ " from (" ~ changes_sql ~ ") as batch" -%}
     {%- if carry.by_position -%}
       {%- set batch_sql = batch_sql ~ " union all " ~ cdc_lakehouse._cdc_carry_revisit_sql(
             carry, columns, changes_sql, state_relation) -%}

@@ -21,7 +21,7 @@
   {%- endset -%}
   {%- if batch_relation is not none -%}
     {%- set written_sql -%}
-      select {{ cdc_lakehouse.cdc_quote_list(plan.state_columns) }}, {{ plan.readable }} as _cdc_is_readable
+      select {{ cdc_lakehouse._cdc_quote_list(plan.state_columns) }}, {{ plan.readable }} as _cdc_is_readable
       from ({{ batch_sql }}) as batch
     {%- endset -%}
     {{ cdc_lakehouse._cdc_write_scratch(batch_relation, written_sql) }}
@@ -32,7 +32,7 @@
   {{ return({
       'loaded_through': stats[0],
       'rows': stats[1] | int,
-      'sql': "select " ~ cdc_lakehouse.cdc_quote_list(plan.state_columns) ~ " from " ~ read_from ~ " as batch "
+      'sql': "select " ~ cdc_lakehouse._cdc_quote_list(plan.state_columns) ~ " from " ~ read_from ~ " as batch "
           ~ (plan.readable_only if batch_relation is none else 'where _cdc_is_readable'),
   }) }}
 {% endmacro %}

@@ -23,7 +23,7 @@
   {%- endif -%}
   {%- set columns = plan.state_columns + (['_cdc_error_reason'] if plan.readable_only else []) -%}
   {%- set markers_sql -%}
-    select {{ cdc_lakehouse.cdc_quote_list(columns) }} from (
+    select {{ cdc_lakehouse._cdc_quote_list(columns) }} from (
         {{ sql }}
     ) as model_changes
 

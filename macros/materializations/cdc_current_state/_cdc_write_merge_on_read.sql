@@ -38,7 +38,7 @@
   {%- if kind == 'compaction' -%}
     {%- set merge_sql = cdc_lakehouse._cdc_state_merge_sql -%}
     {%- set merge_args = [
-          changes_sql ~ " union all select " ~ cdc_lakehouse.cdc_quote_list(plan.state_columns)
+          changes_sql ~ " union all select " ~ cdc_lakehouse._cdc_quote_list(plan.state_columns)
           ~ " from " ~ plan.state_relation ~ " where cdc_bucket = " ~ cdc_lakehouse._cdc_partition('delta'),
           plan.state_columns, cdc.unique_key, plan.state_relation, cdc.buckets, cdc.retention_days] -%}
     {%- set merge_options = {} -%}

@@ -118,7 +118,7 @@
       using {{ config.get('file_format') or 'parquet' }}
       partitioned by (cdc_bucket)
       as
-      select {{ cdc_lakehouse.cdc_quote_list(stored_columns) }}, 0 as cdc_bucket
+      select {{ cdc_lakehouse._cdc_quote_list(stored_columns) }}, 0 as cdc_bucket
       from (
         {{ cdc_lakehouse._cdc_history_sql('(' ~ readable_sql ~ ')', columns.key, columns.value, readable='true', stored=true) }}
       ) as resolved

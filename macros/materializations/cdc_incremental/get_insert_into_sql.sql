@@ -7,5 +7,5 @@
     -#}
     {%- set dest_columns = adapter.get_columns_in_relation(target_relation) -%}
     insert into table {{ target_relation }}
-    select {{ cdc_lakehouse.cdc_quote_list(dest_columns | map(attribute='name') | list) }} from {{ source_relation }}
+    select {{ cdc_lakehouse._cdc_quote_list(dest_columns | map(attribute='name') | list) }} from {{ source_relation }}
 {% endmacro %}

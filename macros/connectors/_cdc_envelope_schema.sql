@@ -1,0 +1,88 @@
+{% macro _cdc_envelope_schema() %}
+    {#-
+        The one `from_json` schema every landing message is parsed with, so that each
+        message is parsed once whatever its envelope: the union of the registered families'
+        fields (`<family>__body_fields`, `<family>__schema_fields`). The body fields appear
+        twice: inside `payload` (a message wrapped by the Kafka Connect JSON converter or a
+        format that nests its change, such as DataWorks) and at top level (an unwrapped
+        message). Nested row images are kept as raw JSON text (`string`): they are decoded
+        per table, by the table's column contract. Scalars are read as strings too (a JSON
+        number or boolean keeps its text) and cast where used: a field of an unexpected
+        JSON type must not make Spark discard the whole message as corrupt.
+    -#}
+    {%- set body = cdc_lakehouse._cdc_envelope_body_fields() -%}
+    {%- set schema = cdc_lakehouse._cdc_union_fields('schema_fields') -%}
+    {{- return(
+        'struct<'
+        ~ 'schema: struct<' ~ schema ~ '>, '
+        ~ 'payload: struct<' ~ body ~ '>, '
+        ~ body ~ ', '
+        ~ '_corrupt_record: string'
+        ~ '>'
+    ) -}}
+{% endmacro %}
+
+{% macro _cdc_envelope_body_fields() %}
+    {#- The body fields of every registered family as a DDL field list (`a: t, b: u`). -#}
+    {{- return(cdc_lakehouse._cdc_union_fields('body_fields')) -}}
+{% endmacro %}
+
+{% macro _cdc_envelope_body_names() %}
+    {#- The names of the body fields of every registered family, in schema order. -#}
+    {%- set names = [] -%}
+    {%- for family in cdc_lakehouse._cdc_connector_families() -%}
+        {%- for name in cdc_lakehouse.cdc_family_hook(family, 'body_fields')().keys() if name not in names -%}
+            {%- do names.append(name) -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {{- return(names) -}}
+{% endmacro %}
+
+{% macro _cdc_union_fields(hook) %}
+    {#- The union of the families' `hook` field maps (_cdc_union_field_types) as a DDL field list. -#}
+    {%- set parts = [] -%}
+    {%- for name, type in cdc_lakehouse._cdc_union_field_types(hook).items() -%}
+        {%- do parts.append(name ~ ': ' ~ type) -%}
+    {%- endfor -%}
+    {{- return(parts | join(', ')) -}}
+{% endmacro %}
+
+{% macro _cdc_union_field_types(hook) %}
+    {#-
+        The union of the families' `hook` field maps, {name: Spark DDL type} in schema
+        order. A field two families share must have one type: anything else is a compile
+        error naming both.
+    -#}
+    {%- set fields = {} -%}
+    {%- set owners = {} -%}
+    {%- for family in cdc_lakehouse._cdc_connector_families() -%}
+        {%- for name, type in cdc_lakehouse.cdc_family_hook(family, hook)().items() -%}
+            {%- if name in fields and fields[name] != type -%}
+                {{ exceptions.raise_compiler_error(
+                    "Envelope field '" ~ name ~ "' is typed " ~ fields[name] ~ " by family "
+                    ~ owners[name] ~ " and " ~ type ~ " by family " ~ family
+                    ~ ": families that share a field must type it alike"
+                ) }}
+            {%- endif -%}
+            {%- do fields.update({name: type}) -%}
+            {%- do owners.update({name: owners.get(name, family)}) -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {{- return(fields) -}}
+{% endmacro %}
+
+{% macro _cdc_envelope_body(envelope, names=none) %}
+    {#-
+        SQL expression of the message body: `payload` when the message has one, else the
+        same fields read at top level (an unwrapped message), as one struct. `names`: the
+        body fields the envelope was parsed with, when not every one (_cdc_present_families).
+    -#}
+    coalesce(
+        {{ envelope }}.payload,
+        named_struct(
+        {%- for name in (names if names is not none else cdc_lakehouse._cdc_envelope_body_names()) %}
+            '{{ name }}', {{ envelope }}.`{{ name }}`{{ ',' if not loop.last }}
+        {%- endfor %}
+        )
+    )
+{% endmacro %}

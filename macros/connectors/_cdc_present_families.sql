@@ -1,0 +1,110 @@
+{% macro _cdc_present_families(messages_relation, where_sql='true') %}
+    {#-
+        The registered families (_cdc_connector_families, in detection order) that some
+        message of `messages_relation` (bronze's columns) matching `where_sql` is detected
+        as, so that stg_cdc__messages compiles the hooks of those families only: its plan,
+        and the time Spark takes to analyse, optimise and compile it, follow the families
+        that arrived. One query, which parses each message with the fields the `detect`
+        hooks read only (_cdc_detect_fields), typed as in _cdc_envelope_schema: a message
+        that parses under the whole schema parses under this one with the same values, so
+        the families found include every family the model detects (a message malformed
+        only in other fields may add one more, which costs nothing but its hooks). At least
+        one family is returned (the first registered one when no message is detected as
+        any: the model's `case` needs one). Every family at parse time, or when a `detect`
+        hook reads the message body or envelope as a whole.
+    -#}
+    {%- set families = cdc_lakehouse._cdc_connector_families() -%}
+    {%- set detect_fields = cdc_lakehouse._cdc_detect_fields() -%}
+    {%- if not execute or detect_fields is none -%}
+        {{ return(families) }}
+    {%- endif -%}
+    {%- set body_types = cdc_lakehouse._cdc_union_field_types('body_fields') -%}
+    {%- set body_fields = [] -%}
+    {%- for name in detect_fields.body -%}
+        {%- do body_fields.append('`' ~ name ~ '`: ' ~ body_types[name]) -%}
+    {%- endfor -%}
+    {%- set schema_types = cdc_lakehouse._cdc_union_field_types('schema_fields') -%}
+    {%- set schema_fields = [] -%}
+    {%- for name in detect_fields.schema -%}
+        {%- do schema_fields.append('`' ~ name ~ '`: ' ~ schema_types[name]) -%}
+    {%- endfor -%}
+    {%- set body_ddl = body_fields | join(', ') -%}
+    {%- set schema_ddl = 'struct<' ~ (schema_fields | join(', ') or '`_cdc_none`: string') ~ '>' -%}
+    {%- set query -%}
+        with
+
+        parsed as (
+
+            select
+                messages._kafka_topic,
+                messages.message_key,
+                from_json(
+                    messages.message_value,
+                    'struct<schema: {{ schema_ddl }}, payload: struct<{{ body_ddl }}>, {{ body_ddl }}, _corrupt_record: string>',
+                    map('columnNameOfCorruptRecord', '_corrupt_record')
+                ) as envelope,
+                case
+                    when messages.message_key is not null
+                        then from_json(messages.message_key, 'struct<schema: string, payload: string>')
+                end as key_envelope
+            from {{ messages_relation }} as messages
+            where messages.message_value is not null and ({{ where_sql }})
+
+        ),
+
+        detected as (
+
+            select
+                parsed.*,
+                {{ cdc_lakehouse._cdc_envelope_body('parsed.envelope', detect_fields.body) }} as body
+            from parsed
+            where parsed.envelope is not null and parsed.envelope._corrupt_record is null
+
+        )
+
+        select distinct
+            case
+            {%- for family in families %}
+                when {{ cdc_lakehouse.cdc_family_hook(family, 'detect')('detected') }} then '{{ family }}'
+            {%- endfor %}
+            end as family
+        from detected
+    {%- endset -%}
+    {%- set found = run_query(query).columns[0].values() -%}
+    {%- set present = [] -%}
+    {%- for family in families if family in found -%}
+        {%- do present.append(family) -%}
+    {%- endfor -%}
+    {{ return(present or families[:1]) }}
+{% endmacro %}
+
+{% macro _cdc_detect_fields() %}
+    {#-
+        The envelope fields the registered families' `detect` hooks read, from their SQL:
+        {body: [names], schema: [names]} (top-level names: `body.source.connector` reads
+        `source`), in schema order; none when a hook reads the body or the envelope as a
+        whole (`m.body`, `m.envelope` not followed by a field).
+    -#}
+    {%- set sql = [] -%}
+    {%- for family in cdc_lakehouse._cdc_connector_families() -%}
+        {%- do sql.append(cdc_lakehouse.cdc_family_hook(family, 'detect')('m') | string) -%}
+    {%- endfor -%}
+    {%- set text = sql | join('\n') -%}
+    {%- set re = modules.re -%}
+    {%- if re.search('\\bm\\.(body|envelope)\\b(?!\\s*\\.)', text) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set body_read = re.findall('\\bm\\.body\\.`?(\\w+)', text)
+        + re.findall('\\bm\\.envelope\\.payload\\.`?(\\w+)', text)
+        + re.findall('\\bm\\.envelope\\.`?(?!payload\\b|schema\\b)(\\w+)', text) -%}
+    {%- set schema_read = re.findall('\\bm\\.envelope\\.schema\\.`?(\\w+)', text) -%}
+    {%- set body = [] -%}
+    {%- for name in cdc_lakehouse._cdc_envelope_body_names() if name in body_read -%}
+        {%- do body.append(name) -%}
+    {%- endfor -%}
+    {%- set schema = [] -%}
+    {%- for name in cdc_lakehouse._cdc_union_field_types('schema_fields').keys() if name in schema_read -%}
+        {%- do schema.append(name) -%}
+    {%- endfor -%}
+    {{ return({'body': body, 'schema': schema}) }}
+{% endmacro %}

@@ -1,8 +1,0 @@
-{% macro cdc_document_families() %}
-    {#-
-        The registered families whose changes are documents folded by
-        int_cdc__document_changes (a patch needs the document before it), rather than row
-        images read as they are.
-    -#}
-    {{ return(cdc_lakehouse.cdc_connector_families() | select('in', ['debezium_mongodb']) | list) }}
-{% endmacro %}

@@ -1,0 +1,45 @@
+{% macro _debezium_table_identity(source, schema_name, topic, is_change='true') %}
+    {#-
+        `named_struct(db, schema, table)`: `source.db`, `source.schema` and `source.table`
+        when the source block names the table; otherwise schema and table from the
+        envelope's schema name `<server>.<schema>.<table>.Envelope` (schema wrapper); else
+        from the topic (_cdc_topic_identity): its entry in the var `cdc_topic_tables`, else
+        Debezium's topic name `<server>[.<database>].<schema>.<table>`, else the whole
+        topic name as the table (Flink SQL's debezium-json writes no source block), the
+        last two for a change only (`is_change`, SQL boolean: a heartbeat's, transaction
+        or schema-change topic names no table). The
+        Debezium Oracle documentation's events carry neither db, schema nor table in their
+        source block.
+    -#}
+    {%- set from_schema_name -%}
+        case
+            when {{ schema_name }} like '%.Envelope' and size(split({{ schema_name }}, '[.]')) >= 4
+                then split({{ schema_name }}, '[.]')
+        end
+    {%- endset -%}
+    {%- set from_topic -%}
+        case
+            when size(split({{ topic }}, '[.]')) >= 3 then named_struct(
+                'db', {{ source }}.db,
+                'schema', try_element_at(split({{ topic }}, '[.]'), -2),
+                'table', try_element_at(split({{ topic }}, '[.]'), -1)
+            )
+        end
+    {%- endset -%}
+    case
+        when {{ source }}.table is not null then named_struct(
+            'db', {{ source }}.db, 'schema', {{ source }}.schema, 'table', {{ source }}.table
+        )
+        when {{ from_schema_name }} is not null then named_struct(
+            'db', {{ source }}.db,
+            'schema', try_element_at({{ from_schema_name }}, -3),
+            'table', try_element_at({{ from_schema_name }}, -2)
+        )
+        when {{ is_change }} then {{ cdc_lakehouse._cdc_topic_identity(topic, source ~ '.db', from_topic) }}
+        else named_struct(
+            'db', {{ source }}.db,
+            'schema', ({{ from_topic }}).schema,
+            'table', ({{ from_topic }}).table
+        )
+    end
+{% endmacro %}

@@ -1,0 +1,23 @@
+{% macro _cdc_require_columns(relation, column_names) %}
+    {#-
+        Stop with the remedy when an existing incremental table lacks a column its model
+        now writes (a column added by an upgrade of the project): an append would insert
+        the table's own columns only, and the models reading the new column would fail
+        far from the cause. One `describe` per invocation (_cdc_column_names).
+    -#}
+    {%- if relation is none or not execute -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set existing = cdc_lakehouse._cdc_column_names(relation) -%}
+    {%- set missing = [] -%}
+    {%- for name in column_names if name | lower not in existing -%}
+        {%- do missing.append(name) -%}
+    {%- endfor -%}
+    {%- if missing -%}
+        {{ exceptions.raise_compiler_error(
+            relation ~ " has no column " ~ missing | join(', ') ~ ", which its model now writes "
+            ~ "(a column added by an upgrade). Rebuild it and what reads it from bronze with: "
+            ~ "dbt build --full-refresh --select " ~ relation.identifier ~ "+"
+        ) }}
+    {%- endif -%}
+{% endmacro %}

@@ -1,0 +1,14 @@
+{% macro _cdc_row_count(relation, condition='true') %}
+    {#-
+        The number of rows of `relation` meeting `condition` (e.g. `_loaded_at > <literal>`:
+        the parquet reader then counts from the new loads' files, reading one column). 0 at
+        parse time.
+    -#}
+    {%- if not execute -%}
+        {{ return(0) }}
+    {%- endif -%}
+    {%- set query -%}
+        select count(*) from {{ relation }} where {{ condition }}
+    {%- endset -%}
+    {{ return(run_query(query).columns[0].values()[0] | int) }}
+{% endmacro %}

@@ -1,0 +1,33 @@
+{% macro _cdc_landing_files_relation() %}
+    {#-
+        Registers (once per invocation, until _cdc_release_landing_views releases it: every
+        caller of one bronze run reads one listing) a temporary view listing every file
+        under the landing folder, recursively, through Spark's `binaryFile` source, and
+        returns its name.
+        Selecting only `path`, `modificationTime` and `length` from it lists files without
+        reading them. Selecting `content` reads every listed file, whatever the filter on
+        `path` (not pushed down): _cdc_landing_files_subset_relation reads some files only.
+    -#}
+    {%- set view_name = '_cdc_landing_files' -%}
+    {%- set landing_dir = var('cdc_landing_dir', env_var('CDC_LANDING_DIR', 'landing')) | trim -%}
+    {%- if landing_dir == '' -%}
+        {{ exceptions.raise_compiler_error(
+            "cdc_landing_dir is empty: set the dbt var cdc_landing_dir or the environment "
+            ~ "variable CDC_LANDING_DIR to the folder that holds the landing files."
+        ) }}
+    {%- endif -%}
+    {%- set registered = cdc_lakehouse._cdc_invocation_cache('landing_views') -%}
+    {%- if execute and view_name not in registered -%}
+        {%- do registered.update({view_name: true}) -%}
+        {%- call statement('cdc_register_landing_view', fetch_result=False) -%}
+            create or replace temporary view {{ view_name }}
+            using binaryFile
+            options (
+                path '{{ cdc_lakehouse._cdc_escape_string(landing_dir) }}',
+                recursiveFileLookup 'true',
+                pathGlobFilter '{{ cdc_lakehouse._cdc_escape_string(var("cdc_landing_glob")) }}'
+            )
+        {%- endcall -%}
+    {%- endif -%}
+    {{ return(view_name) }}
+{% endmacro %}

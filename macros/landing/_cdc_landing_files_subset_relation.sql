@@ -1,0 +1,34 @@
+{% macro _cdc_landing_files_subset_relation(paths) %}
+    {#-
+        Registers a temporary view like _cdc_landing_files_relation's, but over exactly the
+        landing files `paths` (full `binaryFile` paths, e.g. from _cdc_unloaded_landing_files),
+        and returns its name. `binaryFile` does not push a filter on `path` down to its
+        reader, so a filtered scan of the whole landing folder still reads the content of
+        every file; this view's path is one glob, `<common folder>/{file,file,...}`, with
+        the glob characters of the names escaped, so only the listed files are read.
+        Returns none (read through the whole-folder view instead) for an empty list or
+        more than `var('cdc_landing_glob_max_files', 2000)` files.
+    -#}
+    {%- if not execute or paths is none or paths | length == 0
+          or paths | length > var('cdc_landing_glob_max_files', 2000) | int -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set view_name = '_cdc_new_landing_files' -%}
+    {%- call statement('cdc_register_new_files_view', fetch_result=False) -%}
+        create or replace temporary view {{ view_name }}
+        using binaryFile
+        options (
+            path '{{ cdc_lakehouse._cdc_escape_string(cdc_lakehouse._cdc_paths_glob(paths)) }}'
+        )
+    {%- endcall -%}
+    {{ return(view_name) }}
+{% endmacro %}
+
+{% macro _cdc_glob_escape(text) %}
+    {#- text with the characters that Hadoop globs treat specially escaped by a backslash. -#}
+    {%- set escaped = namespace(text=text.replace('\\', '\\\\')) -%}
+    {%- for character in ['{', '}', '[', ']', '*', '?', ','] -%}
+        {%- set escaped.text = escaped.text.replace(character, '\\' ~ character) -%}
+    {%- endfor -%}
+    {{ return(escaped.text) }}
+{% endmacro %}

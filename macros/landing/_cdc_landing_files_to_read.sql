@@ -1,0 +1,19 @@
+{% macro _cdc_landing_files_to_read(new_files) %}
+    {#-
+        The landing files bronze reads in this run, sorted: `new_files`, or, when it is
+        none (bronze's first run reads the whole landing folder), every file the landing
+        listing holds. An empty list at parse time.
+    -#}
+    {%- if not execute -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- if new_files is not none -%}
+        {{ return(new_files) }}
+    {%- endif -%}
+    {%- set query -%}
+        select listing.path
+        from {{ cdc_lakehouse._cdc_landing_files_relation() }} as listing
+        order by listing.path
+    {%- endset -%}
+    {{ return(run_query(query).columns[0].values() | list) }}
+{% endmacro %}

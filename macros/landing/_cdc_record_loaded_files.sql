@@ -1,0 +1,57 @@
+{% macro _cdc_record_loaded_files() %}
+    {#-
+        Bronze's post-hook: brings its table of loaded files (_cdc_loaded_files_relation) up
+        to bronze's newest load (bronze's `cdc.read_through`). It adds the files of the
+        loads after the table's own `cdc.read_through`, then records bronze's; it builds
+        the table from all of bronze when it does not exist or bronze was built from
+        nothing (`cdc.previous_read_through` unknown). Nothing when it is up to date (a run
+        without a new file). A run killed between the two statements leaves the table's
+        old read-through: the next one reads those loads from bronze again
+        (_cdc_loaded_files_sql), and adds their files a second time, which changes no
+        answer. Returns no SQL.
+    -#}
+    {%- if not execute -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set bronze_properties = cdc_lakehouse._cdc_table_properties(this) -%}
+    {%- set bronze_through = cdc_lakehouse._cdc_read_through(this) -%}
+    {%- set target = cdc_lakehouse._cdc_loaded_files_relation(this) -%}
+    {%- set existing = load_relation(target) -%}
+    {%- set registry_through = none -%}
+    {%- if existing is not none -%}
+        {%- set registry_through = cdc_lakehouse._cdc_table_properties(existing).get('cdc.read_through') -%}
+    {%- endif -%}
+    {%- if bronze_through is none or (registry_through == bronze_through) -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set rebuild = registry_through is none
+          or bronze_properties.get('cdc.previous_read_through', 'unknown') == 'unknown' -%}
+    {%- set files_sql -%}
+        select
+            _source_file,
+            _source_file_modified_at,
+            max(_loaded_at) as _loaded_at
+        from {{ this }}
+        {%- if not rebuild %}
+        where _loaded_at > timestamp'{{ registry_through }}'
+        {%- endif %}
+        group by _source_file, _source_file_modified_at
+    {%- endset -%}
+    {%- if rebuild -%}
+        {%- if existing is not none -%}
+            {%- do adapter.drop_relation(existing) -%}
+        {%- endif -%}
+        {%- call statement('_cdc_record_loaded_files') -%}
+            create table {{ target }} using parquet as {{ files_sql }}
+        {%- endcall -%}
+    {%- else -%}
+        {%- call statement('_cdc_record_loaded_files') -%}
+            insert into {{ target }} {{ files_sql }}
+        {%- endcall -%}
+    {%- endif -%}
+    {%- call statement('cdc_record_loaded_files_through') -%}
+        alter table {{ target }} set tblproperties ('cdc.read_through' = '{{ bronze_through }}')
+    {%- endcall -%}
+    {%- do cdc_lakehouse._cdc_forget_relation(this) -%}
+    {{ return('') }}
+{% endmacro %}

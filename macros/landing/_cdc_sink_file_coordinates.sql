@@ -1,0 +1,13 @@
+{% macro _cdc_sink_file_coordinates(path_expression) %}
+    {#-
+        The columns `file_topic`, `file_partition` and `file_start_offset` of a landing file
+        named as a Kafka Connect sink names its files, `.../<topic>+<partition>+<start
+        offset>.<ext>` (null for any other name), as SQL select items.
+    -#}
+    {%- set pattern = "'([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$'" -%}
+    nullif(regexp_extract({{ path_expression }}, {{ pattern }}, 1), '') as file_topic,
+    try_cast(nullif(regexp_extract({{ path_expression }}, {{ pattern }}, 2), '') as int)
+        as file_partition,
+    try_cast(nullif(regexp_extract({{ path_expression }}, {{ pattern }}, 3), '') as bigint)
+        as file_start_offset
+{%- endmacro %}

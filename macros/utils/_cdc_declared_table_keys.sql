@@ -1,0 +1,59 @@
+{% macro _cdc_declared_table_keys() %}
+    {#-
+        [{source: {database, schema, table}, columns: [lower-case key columns]}] for every
+        declared key, in the order they are tried (the first whose source matches wins):
+        the entries of the var `cdc_table_keys`, then the `meta.cdc_key` of the typed row
+        contracts (by their source identity, cdc_source_contract); within each, the more
+        parts an entry names (not `*`), the earlier. A var entry's name is `table`,
+        `database.table` or `database.schema.table`, each part a glob pattern; the parts
+        it leaves out are `*` (a bare table name means that table in any source). Document
+        contracts (`meta.cdc_document`) declare no row key.
+    -#}
+    {%- set from_var = [] -%}
+    {%- for name, columns in var('cdc_table_keys', {}).items() -%}
+        {%- set parts = (name | string).split('.') -%}
+        {%- if parts | length > 3 -%}
+            {{ exceptions.raise_compiler_error(
+                "var cdc_table_keys: '" ~ name ~ "' is not table, database.table or "
+                ~ "database.schema.table"
+            ) }}
+        {%- endif -%}
+        {%- set source = {
+            'database': parts[0] if parts | length > 1 else '*',
+            'schema': parts[1] if parts | length == 3 else '*',
+            'table': parts[-1],
+        } -%}
+        {%- do from_var.append({'source': source, 'columns': columns | map('lower') | list}) -%}
+    {%- endfor -%}
+    {%- set from_contracts = [] -%}
+    {%- if execute -%}
+        {%- for node in graph.nodes.values() | sort(attribute='name')
+                if node.resource_type == 'model' -%}
+            {%- set meta = node.config.meta or {} -%}
+            {%- set source = cdc_lakehouse.cdc_source_contract(meta, node.name) -%}
+            {%- if source is not none and meta.get('cdc_key') and not meta.get('cdc_document') -%}
+                {%- do from_contracts.append({
+                    'source': source, 'columns': meta['cdc_key'] | map('lower') | list
+                }) -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {%- set keys = [] -%}
+    {%- for group in [from_var, from_contracts] -%}
+        {%- set ranked = [] -%}
+        {%- for entry in group -%}
+            {%- set named = [] -%}
+            {%- for part in ['database', 'schema', 'table'] -%}
+                {%- set value = entry.source[part] -%}
+                {%- if value != '*' and value != ['*'] -%}
+                    {%- do named.append(part) -%}
+                {%- endif -%}
+            {%- endfor -%}
+            {%- do ranked.append({'rank': named | length, 'entry': entry}) -%}
+        {%- endfor -%}
+        {%- for item in ranked | sort(attribute='rank', reverse=true) -%}
+            {%- do keys.append(item.entry) -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {{ return(keys) }}
+{% endmacro %}

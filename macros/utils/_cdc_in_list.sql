@@ -1,0 +1,17 @@
+{% macro _cdc_in_list(expression, values) %}
+    {#-
+        `expression in ('a', 'b', ...)` for a list of strings; `false` for an empty list,
+        `true` when values is none (no restriction).
+    -#}
+    {%- if values is none -%}
+        true
+    {%- elif values | length == 0 -%}
+        false
+    {%- else -%}
+        {{ expression }} in (
+        {%- for value in values %}
+            '{{ cdc_lakehouse._cdc_escape_string(value) }}'{{ ',' if not loop.last }}
+        {%- endfor %}
+        )
+    {%- endif -%}
+{% endmacro %}

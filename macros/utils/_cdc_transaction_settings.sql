@@ -1,0 +1,34 @@
+{% macro _cdc_transaction_settings() %}
+    {#-
+        The transaction-consistency settings, validated: `sources` (var
+        `cdc_transaction_consistent_sources`: source databases, glob patterns matched
+        case-insensitively like cdc_source_matches; empty: off), `wait_max_hours` (var
+        `cdc_transaction_wait_max_hours`: a number > 0, or none: wait for ever) and
+        `release` (var `cdc_transaction_release`: transaction ids applied as they are).
+    -#}
+    {%- set sources = var('cdc_transaction_consistent_sources', []) -%}
+    {%- set sources = [sources] if sources is string else sources -%}
+    {%- if sources is none -%}
+        {%- set sources = [] -%}
+    {%- endif -%}
+    {%- if sources is mapping or sources is not iterable
+          or (sources | reject('string') | list | length) > 0 -%}
+        {{ exceptions.raise_compiler_error(
+            "var cdc_transaction_consistent_sources: expected a list of source database names "
+            ~ "or glob patterns (e.g. ['erp', 'crm_*']), got: " ~ sources) }}
+    {%- endif -%}
+    {%- set wait = var('cdc_transaction_wait_max_hours', none) -%}
+    {%- if wait is not none and (wait is string or wait is not number or wait <= 0) -%}
+        {{ exceptions.raise_compiler_error(
+            "var cdc_transaction_wait_max_hours: expected a number of hours > 0 or null "
+            ~ "(wait until the transaction completes), got: " ~ wait) }}
+    {%- endif -%}
+    {%- set release = var('cdc_transaction_release', []) -%}
+    {%- set release = [release] if release is string else (release or []) -%}
+    {%- if release is mapping or (release | reject('string') | list | length) > 0 -%}
+        {{ exceptions.raise_compiler_error(
+            "var cdc_transaction_release: expected a list of transaction ids (strings, as "
+            ~ "int_cdc__pending_transactions lists them), got: " ~ release) }}
+    {%- endif -%}
+    {{ return({'sources': sources | list, 'wait_max_hours': wait, 'release': release | list}) }}
+{% endmacro %}

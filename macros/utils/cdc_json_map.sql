@@ -1,7 +1,0 @@
-{% macro cdc_json_map(json_expression) %}
-    {#-
-        A JSON object's text parsed to map<string, string> with lower-cased keys; keys
-        that differ only by case keep their exact case (cdc_fold_names).
-    -#}
-    {{ cdc_lakehouse.cdc_fold_keys("from_json(" ~ json_expression ~ ", 'map<string, string>')") }}
-{% endmacro %}
