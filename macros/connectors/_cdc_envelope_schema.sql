@@ -1,5 +1,6 @@
 {% macro _cdc_envelope_schema() %}
     {#-
+        The `from_json` schema every landing message is parsed with.
         The one `from_json` schema every landing message is parsed with, so that each
         message is parsed once whatever its envelope: the union of the registered families'
         fields (`<family>__body_fields`, `<family>__schema_fields`). The body fields appear
@@ -49,6 +50,7 @@
 
 {% macro _cdc_union_field_types(hook) %}
     {#-
+        The union of the families' field maps of one hook.
         The union of the families' `hook` field maps, {name: Spark DDL type} in schema
         order. A field two families share must have one type: anything else is a compile
         error naming both.
@@ -73,6 +75,7 @@
 
 {% macro _cdc_envelope_body(envelope, names=none) %}
     {#-
+        SQL expression of the message body, wrapped or not.
         SQL expression of the message body: `payload` when the message has one, else the
         same fields read at top level (an unwrapped message), as one struct. `names`: the
         body fields the envelope was parsed with, when not every one (_cdc_present_families).

@@ -1,5 +1,6 @@
 {% macro _cdc_folded_families() %}
     {#-
+        The registered families whose keyed changes are folded onto the row before them.
         The registered families whose keyed changes int_cdc__document_changes folds onto
         the row or document before them: the document families (a patch needs the
         document before it) and the families whose update images may be partial (their

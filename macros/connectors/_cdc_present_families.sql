@@ -1,5 +1,6 @@
 {% macro _cdc_present_families(messages_relation, where_sql='true') %}
     {#-
+        The registered families the new messages hold.
         The registered families (_cdc_connector_families, in detection order) that some
         message of `messages_relation` (bronze's columns) matching `where_sql` is detected
         as, so that stg_cdc__messages compiles the hooks of those families only: its plan,
@@ -80,6 +81,7 @@
 
 {% macro _cdc_detect_fields() %}
     {#-
+        The envelope fields the families' `detect` hooks read.
         The envelope fields the registered families' `detect` hooks read, from their SQL:
         {body: [names], schema: [names]} (top-level names: `body.source.connector` reads
         `source`), in schema order; none when a hook reads the body or the envelope as a

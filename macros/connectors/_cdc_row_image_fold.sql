@@ -1,5 +1,6 @@
 {% macro _cdc_row_image_fold(bases, changes) %}
     {#-
+        The fold of row changes onto their rows, for families with partial images.
         The fold of row changes onto their rows, for the families whose update images may
         be partial (_cdc_folded_families): array<struct<doc, partial, error, previous>>, one
         element per change of `changes` (sorted; fields _cdc_key, _cdc_op, _cdc_after,

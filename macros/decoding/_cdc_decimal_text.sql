@@ -1,5 +1,6 @@
 {% macro _cdc_decimal_text(unscaled, scale) %}
     {#-
+        Exact plain decimal text of an unscaled integer and a scale.
         Exact plain decimal text (BigDecimal.toPlainString) of unscaled * 10^-scale, from a
         decimal(38,0) `unscaled` and an int `scale`: `scale` digits after the point (123.40,
         -0.05, 0.000); a scale of 0 or below gives an integer. Null when either is null.

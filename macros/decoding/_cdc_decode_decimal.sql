@@ -1,5 +1,6 @@
 {% macro _cdc_decode_decimal(raw, dtype, encoding, column_type) %}
     {#-
+        decimal(p,s) from any of Debezium's decimal handling modes.
         decimal(p,s) from Debezium's three `decimal.handling.mode`s:
           precise  base64 of the big-endian two's-complement unscaled integer, with the
                    scale from the message schema (`parameters.scale`) or the contract

@@ -1,5 +1,6 @@
 {% macro _cdc_decode_semantic_text(lexeme, is_string, column_type) %}
     {#-
+        The decoded text of one row-image value of a known semantic type.
         The decoded text of one row-image value whose message schema names its semantic
         type (`column_type`: struct<type, name, scale, precision>), or null when the type
         is not one _cdc_decodable_semantic_names lists or the value does not have that

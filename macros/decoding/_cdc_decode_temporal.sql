@@ -1,5 +1,6 @@
 {% macro _cdc_decode_date(raw, semantic, connector) %}
     {#-
+        date from Debezium's and Kafka Connect's date encodings.
         date from: io.debezium.time.Date / org.apache.kafka.connect.data.Date (days since
         1970-01-01), io.debezium.time.Timestamp (ms; Oracle DATE columns), an ISO date
         string. Without a semantic type: Oracle sends ms, every other connector days.
@@ -24,6 +25,7 @@
 
 {% macro _cdc_decode_timestamp(raw, semantic) %}
     {#-
+        timestamp from Debezium's and Kafka Connect's timestamp encodings.
         timestamp (an instant; zone-less source values are read as UTC) from:
         io.debezium.time.Timestamp and org.apache.kafka.connect.data.Timestamp (ms),
         io.debezium.time.MicroTimestamp (µs), io.debezium.time.NanoTimestamp (ns),
@@ -46,6 +48,7 @@
 
 {% macro _cdc_decode_string(raw, semantic) %}
     {#-
+        string from the text sent, times of day decoded to text.
         string columns: the text as sent, except times of day, which arrive as numbers
         (io.debezium.time.Time and org.apache.kafka.connect.data.Time: ms since midnight;
         io.debezium.time.MicroTime: µs; io.debezium.time.NanoTime: ns) and become

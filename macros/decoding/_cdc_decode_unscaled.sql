@@ -1,5 +1,6 @@
 {% macro _cdc_decode_unscaled(binary_expression) %}
     {#-
+        _cdc_decode_twos_complement, null for more than 38 digits.
         _cdc_decode_twos_complement of `binary_expression` (evaluated once), but null (never
         an overflow error under ANSI mode) for an integer of more than 38 digits: more than
         16 bytes, or 16 bytes beyond +-(10^38 - 1) (hex 4B3B4CA85A86C47A098A223FFFFFFFFF /

@@ -1,5 +1,6 @@
 {% macro _cdc_iso_local_datetime_text(units, digits) %}
     {#-
+        ISO local date-time text from a count of fractional seconds since 1970.
         'yyyy-MM-ddTHH:mm:ss.<digits fraction digits>' from a bigint count of 10^-digits
         seconds since 1970-01-01T00:00 (a local date-time: no zone, no session time zone
         involved; floor division, so instants before 1970 work too).

@@ -1,5 +1,6 @@
 {% macro _cdc_iso_time_text(units, digits) %}
     {#-
+        '[-]HH:mm:ss.fff...' text from a signed count of fractional seconds.
         '[-]HH:mm:ss.<digits fraction digits>' from a bigint count of 10^-digits seconds
         since midnight, as MySQL writes a TIME: a negative count gets a sign and hours past
         24 are kept (MySQL TIME spans -838:59:59 to 838:59:59; Debezium's Time, MicroTime

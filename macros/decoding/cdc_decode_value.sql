@@ -6,6 +6,7 @@
 
 {% macro default__cdc_decode_value(raw, data_type, encoding, column_type, connector) %}
     {#-
+        The default cdc_decode_value: one column value's JSON text as `data_type`.
         SQL that turns the JSON text `raw` of one column value into `data_type`, or null
         when the text cannot be read as that type (the caller reports it).
           raw          expression: the value as text (map<string, string> lookup)

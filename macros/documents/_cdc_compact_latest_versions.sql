@@ -1,11 +1,11 @@
 {% macro _cdc_compact_latest_versions(registry) %}
     {#-
-        Keeps one row per key in a table of latest versions (_cdc_record_latest_versions):
-        the grouped rows overwrite a staging table (_cdc_latest_versions_staging, kept
-        between compactions: dropping it cost as much as writing it), which then
-        overwrites the table (Spark does not overwrite a table it reads in the same
-        statement). A run killed in between leaves the table as it was, or rewritten:
-        either answers the same. Returns the number of rows kept.
+        Keeps one row per key in a table of latest versions.
+        For _cdc_record_latest_versions: the grouped rows overwrite a staging table
+        (_cdc_latest_versions_staging, kept between compactions: dropping it cost as much as
+        writing it), which then overwrites the table (Spark does not overwrite a table it reads
+        in the same statement). A run killed in between leaves the table as it was, or
+        rewritten: either answers the same. Returns the number of rows kept.
     -#}
     {%- set staging = cdc_lakehouse._cdc_latest_versions_staging(registry) -%}
     {%- set compacted_sql -%}

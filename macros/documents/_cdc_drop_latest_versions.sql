@@ -1,5 +1,6 @@
 {% macro _cdc_drop_latest_versions() %}
     {#-
+        Pre-hook of the fold model: drops its table of latest versions before a full build.
         The fold model's pre-hook (int_cdc__document_changes): before a full build (no
         table yet, or --full-refresh) drops its table of latest versions and that table's
         staging table, which describe the table about to be replaced; the post-hook

@@ -1,5 +1,6 @@
 {% macro _cdc_latest_versions_sql(relation) %}
     {#-
+        SQL: the latest version of each key of the fold model.
         SQL: the latest versions of the fold model `relation` (int_cdc__document_changes),
         rows of `_cdc_source_id`, `_cdc_key`, `latest_version`, `latest_sort_key`,
         `latest_message_sort_key`, possibly several per key (group them with max_by and

@@ -1,7 +1,7 @@
 {% macro _cdc_latest_versions_staging(registry) %}
     {#-
-        The staging table of a table of latest versions' compactions,
-        `<identifier>__compacting`.
+        The staging table of a table of latest versions.
+        Used by its compactions: `<identifier>__compacting`.
     -#}
     {{ return(registry.incorporate(
         path={'identifier': registry.identifier ~ '__compacting'}, type='table')) }}

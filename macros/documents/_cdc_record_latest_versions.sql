@@ -1,5 +1,6 @@
 {% macro _cdc_record_latest_versions() %}
     {#-
+        Post-hook of the fold model: brings its table of latest versions up to date.
         The fold model's post-hook (int_cdc__document_changes): brings its table of latest
         versions (_cdc_latest_versions_relation) up to the model's read-through. It adds
         one row per key of the model's rows loaded after the table's own

@@ -1,5 +1,6 @@
 {% macro _cdc_column_names(relation) %}
     {#-
+        The column names of `relation`, lower case, cached for the invocation.
         The column names of `relation`, lower case: one `describe` per relation and
         invocation (kept in _cdc_invocation_cache until a write forgets it,
         _cdc_forget_relation).

@@ -1,5 +1,6 @@
 {% macro _cdc_forget_relation(relation) %}
     {#-
+        Forgets what this invocation cached about `relation` and its companions.
         Forget what this invocation read of `relation` and of the tables named after it (a
         cdc_current_state model's `__cdc_state` and `__cdc_delta`): its properties
         (_cdc_table_properties) and column names (_cdc_column_names). Called after every

@@ -1,5 +1,6 @@
 {% macro _cdc_inputs_read_through(node=none) %}
     {#-
+        The `_loaded_at` through which every input of a model is complete.
         The `_loaded_at` through which every input of `node` (default: the model being
         run) is complete: the oldest `_cdc_read_through` of the tables it selects from,
         looking through views and ephemeral models to the tables behind them. Seeds and

@@ -1,5 +1,6 @@
 {% macro _cdc_is_up_to_date(relation, inputs_read_through) %}
     {#-
+        Whether a table already holds everything its inputs hold.
         True when `relation` (a table this run would otherwise write) already holds
         everything its inputs hold, `inputs_read_through` (_cdc_inputs_read_through), and was
         built by the model as it is now (_cdc_model_fingerprint): the run can leave it

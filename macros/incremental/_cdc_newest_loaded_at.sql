@@ -1,7 +1,9 @@
 {% macro _cdc_newest_loaded_at(relation, after=none) %}
-    {#- The newest `_loaded_at` of `relation` as text (rows after `after` only, a timestamp
-        literal that lets parquet statistics skip older files), or none when the relation
-        has no such column or no rows. -#}
+    {#-
+        The newest `_loaded_at` of `relation` as text.
+        Only rows after `after` count (a timestamp literal that lets parquet statistics skip
+        older files). None when the relation has no such column or no rows.
+    -#}
     {%- set columns = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
     {%- if '_loaded_at' not in columns -%}
         {{ return(none) }}

@@ -1,5 +1,6 @@
 {% macro _cdc_record_read_through(relation, read_through, when='after', previous=none) %}
     {#-
+        Records a write's start or end as table properties of `relation`.
         Bookkeeping of a model's writes, as table properties of `relation`: `when='before'`
         marks a write as started (`cdc.reading_through`), `when='after'` records that it
         ended: the table now holds everything its inputs held through `read_through`

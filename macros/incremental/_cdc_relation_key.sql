@@ -1,4 +1,4 @@
 {% macro _cdc_relation_key(relation) %}
-    {#- `schema.identifier`, lower case: one relation's key in the invocation's caches -#}
+    {#- `schema.identifier`, lower case: a relation's key in the invocation's caches. -#}
     {{ return((relation.schema ~ '.' ~ relation.identifier) | lower) }}
 {% endmacro %}

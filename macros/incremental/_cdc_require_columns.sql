@@ -1,5 +1,6 @@
 {% macro _cdc_require_columns(relation, column_names) %}
     {#-
+        Stops with the remedy when an incremental table lacks a column its model writes.
         Stop with the remedy when an existing incremental table lacks a column its model
         now writes (a column added by an upgrade of the project): an append would insert
         the table's own columns only, and the models reading the new column would fail

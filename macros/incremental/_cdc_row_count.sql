@@ -1,8 +1,8 @@
 {% macro _cdc_row_count(relation, condition='true') %}
     {#-
-        The number of rows of `relation` meeting `condition` (e.g. `_loaded_at > <literal>`:
-        the parquet reader then counts from the new loads' files, reading one column). 0 at
-        parse time.
+        The number of rows of `relation` meeting `condition`.
+        A condition such as `_loaded_at > <literal>` lets the parquet reader count from the
+        new loads' files, reading one column. 0 at parse time.
     -#}
     {%- if not execute -%}
         {{ return(0) }}

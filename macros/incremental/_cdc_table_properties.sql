@@ -1,5 +1,6 @@
 {% macro _cdc_table_properties(relation) %}
     {#-
+        Every table property of `relation` as a dict, cached for the invocation.
         Every table property of `relation` as a dict: one metastore call per relation and
         invocation (the answers are kept in _cdc_invocation_cache until a write of the
         relation forgets them, _cdc_forget_relation).

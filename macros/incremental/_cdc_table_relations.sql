@@ -1,5 +1,6 @@
 {% macro _cdc_table_relations(unique_ids) %}
     {#-
+        The tables behind the given models, looking through views.
         The tables behind the models `unique_ids` (graph node ids): a table-like model is
         its own table (a cdc_current_state or cdc_history model its `__cdc_state` table); views and
         ephemeral models are looked through to the models they select from. Seeds, sources

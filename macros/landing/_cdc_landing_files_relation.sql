@@ -1,5 +1,6 @@
 {% macro _cdc_landing_files_relation() %}
     {#-
+        Registers a temporary view listing every landing file and returns its name.
         Registers (once per invocation, until _cdc_release_landing_views releases it: every
         caller of one bronze run reads one listing) a temporary view listing every file
         under the landing folder, recursively, through Spark's `binaryFile` source, and

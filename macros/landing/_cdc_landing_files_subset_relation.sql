@@ -1,5 +1,6 @@
 {% macro _cdc_landing_files_subset_relation(paths) %}
     {#-
+        Registers a temporary view over the landing files `paths` and returns its name.
         Registers a temporary view like _cdc_landing_files_relation's, but over exactly the
         landing files `paths` (full `binaryFile` paths, e.g. from _cdc_unloaded_landing_files),
         and returns its name. `binaryFile` does not push a filter on `path` down to its

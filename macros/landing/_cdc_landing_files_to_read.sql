@@ -1,8 +1,8 @@
 {% macro _cdc_landing_files_to_read(new_files) %}
     {#-
-        The landing files bronze reads in this run, sorted: `new_files`, or, when it is
-        none (bronze's first run reads the whole landing folder), every file the landing
-        listing holds. An empty list at parse time.
+        The landing files bronze reads in this run, sorted.
+        They are `new_files`, or, when it is none (bronze's first run reads the whole landing
+        folder), every file the landing listing holds. An empty list at parse time.
     -#}
     {%- if not execute -%}
         {{ return([]) }}

@@ -1,5 +1,6 @@
 {% macro _cdc_landing_lines_relation(paths) %}
     {#-
+        Registers a temporary view of the lines of the landing files `paths`.
         Registers a temporary view `_cdc_new_landing_lines` over exactly the landing files
         `paths` through Spark's text source, one row (`value`) per line, and returns its name.
         The source decompresses a file by its extension (Hadoop's codecs; for `.zst`,

@@ -1,5 +1,6 @@
 {% macro _cdc_loaded_files_sql(bronze_relation) %}
     {#-
+        SQL selecting every file version bronze holds.
         SQL selecting `_source_file` and `_source_file_modified_at` of every file version
         bronze holds. From the table of loaded files (_cdc_loaded_files_relation), complete
         through its `cdc.read_through`, and bronze's lines loaded after that (a literal

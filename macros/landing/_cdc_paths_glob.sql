@@ -1,7 +1,8 @@
 {% macro _cdc_paths_glob(paths) %}
     {#-
-        One Hadoop glob that matches exactly the files `paths` (full paths, at least one):
-        `<common folder>/{name,name,...}`, the glob characters of every part escaped.
+        One Hadoop glob that matches exactly the files `paths`.
+        `paths` are full paths, at least one; the glob is `<common folder>/{name,name,...}`, the
+        glob characters of every part escaped.
     -#}
     {%- set folder = namespace(prefix=paths[0].rsplit('/', 1)[0]) -%}
     {%- for path in paths -%}

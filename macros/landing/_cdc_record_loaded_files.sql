@@ -1,5 +1,6 @@
 {% macro _cdc_record_loaded_files() %}
     {#-
+        Post-hook of bronze: brings its table of loaded files up to date.
         Bronze's post-hook: brings its table of loaded files (_cdc_loaded_files_relation) up
         to bronze's newest load (bronze's `cdc.read_through`). It adds the files of the
         loads after the table's own `cdc.read_through`, then records bronze's; it builds

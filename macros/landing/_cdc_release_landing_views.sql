@@ -1,5 +1,6 @@
 {% macro _cdc_release_landing_views() %}
     {#-
+        Post-hook of bronze: replaces the landing views by empty ones.
         Bronze's post-hook: the landing views (_cdc_landing_files_relation,
         _cdc_landing_files_subset_relation) replaced by empty ones once bronze has read its
         files, so that a Thrift Server's connection closes do not list the landing folder

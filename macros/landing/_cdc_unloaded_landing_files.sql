@@ -1,5 +1,6 @@
 {% macro _cdc_unloaded_landing_files(bronze_relation) %}
     {#-
+        The landing files bronze does not hold yet in their current version.
         Returns the landing files (full `binaryFile` paths) that bronze (`bronze_relation`)
         does not hold yet in their current version, sorted by path, found in its table of
         loaded files (_cdc_loaded_files_sql), not by reading bronze. A file rewritten since

@@ -1,6 +1,9 @@
 {% macro _cdc_quarantine_error_share() %}
-    {#- var('cdc_quarantine_error_share') as a number in (0, 1]: the share of a run's
-        messages at or above which its quarantined messages are an error, not a warning. -#}
+    {#-
+        The var cdc_quarantine_error_share as a number in (0, 1].
+        var('cdc_quarantine_error_share') as a number in (0, 1]: the share of a run's
+        messages at or above which its quarantined messages are an error, not a warning.
+    -#}
     {%- set value = var('cdc_quarantine_error_share', 1) -%}
     {%- set number = value | float(-1) if value is not boolean else -1 -%}
     {%- if number <= 0 or number > 1 -%}

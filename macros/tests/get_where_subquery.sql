@@ -6,6 +6,7 @@
 
 {% macro spark__get_where_subquery(relation) -%}
     {#-
+        dbt's `where` test config, with the placeholder of the rows this run loaded.
         dbt's `where` test config, with one placeholder: `__cdc_loaded_in_this_run__`
         (set for every data test of the project in dbt_project.yml) becomes the rows this
         invocation loaded (cdc_test_scope): no row at all when `dbt build` wrote nothing
@@ -60,8 +61,11 @@
 {%- endmacro %}
 
 {% macro _cdc_self_scoped_tests() %}
-    {#- generic tests the placeholder leaves whole: freshness looks at the newest row,
+    {#-
+        The generic tests the placeholder leaves whole.
+        generic tests the placeholder leaves whole: freshness looks at the newest row,
         whatever this run loaded; cdc_position_not_behind_change_log scopes itself by the
-        change log (cdc_test_scope) -#}
+        change log (cdc_test_scope)
+    -#}
     {{ return(['cdc_position_not_behind_change_log', 'cdc_recency', 'cdc_quiet_sources']) }}
 {% endmacro %}

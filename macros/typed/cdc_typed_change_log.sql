@@ -172,6 +172,7 @@ select * from final
 
 {% macro _cdc_contract_columns() %}
     {#-
+        The columns of a typed contract, from the model's YAML columns.
         [{name, quoted, source_name, types_key, image_keys, value, text, data_type,
         encoding}] from the model's YAML columns. `name` is the column's name as written
         there (the source's own name, any characters, case kept), `quoted` that name as an

@@ -1,5 +1,6 @@
 {% macro _cdc_canonical_json_map(map_expression, folded=false) %}
     {#-
+        The canonical JSON text of a map: lower-cased keys in sorted order.
         A JSON object with lower-cased keys (but for keys that differ only by case,
         _cdc_fold_names) in sorted order, from a map<string, string>:
         the same row key gives the same text whether it came from the Kafka message key

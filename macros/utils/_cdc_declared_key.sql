@@ -1,5 +1,6 @@
 {% macro _cdc_declared_key(source_identity) %}
     {#-
+        SQL expression: the declared key columns of a source table, or null.
         SQL expression (array<string>): the key columns, lower-case and sorted, of the
         first declared key (_cdc_declared_table_keys: the var `cdc_table_keys`, the typed
         row contracts' `meta.cdc_key`) whose source matches `source_identity` (a struct

@@ -1,5 +1,6 @@
 {% macro _cdc_declared_table_keys() %}
     {#-
+        Every declared table key, in the order they are tried.
         [{source: {database, schema, table}, columns: [lower-case key columns]}] for every
         declared key, in the order they are tried (the first whose source matches wins):
         the entries of the var `cdc_table_keys`, then the `meta.cdc_key` of the typed row

@@ -1,5 +1,6 @@
 {% macro _cdc_is_signal_table(db_column, schema_column, table_column) %}
     {#-
+        SQL boolean: the source table is a Debezium signal table.
         SQL boolean: is the source table one of the var `cdc_signal_tables` (default
         `['debezium_signal']`), Debezium signal tables whose captured rows are control
         messages (kind `signal`) rather than data? Each entry is `table`,

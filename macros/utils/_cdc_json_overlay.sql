@@ -1,5 +1,6 @@
 {% macro _cdc_json_overlay(base_json, overlay_json) %}
     {#-
+        JSON object text: `base_json` with the keys of `overlay_json` set.
         JSON object text: `base_json` with each key of `overlay_json` set to the overlay's
         value (a key the base lacks is added; a key the overlay carries as null becomes
         null; a key it does not carry is unchanged). Values keep the text they arrived in
@@ -33,9 +34,12 @@
 {% endmacro %}
 
 {% macro _cdc_json_raw_value(values, variants, name) %}
-    {#- The JSON text of the value of key `name` of a JSON object parsed as `values`
+    {#-
+        The JSON text of the value of one key of a JSON object.
+        The JSON text of the value of key `name` of a JSON object parsed as `values`
         (map<string, string>) and `variants` (map<string, variant>): `null` when absent or
-        null, a string quoted and escaped, anything else as carried. -#}
+        null, a string quoted and escaped, anything else as carried.
+    -#}
     case
         when {{ values }}[{{ name }}] is null then 'null'
         when schema_of_variant({{ variants }}[{{ name }}]) = 'STRING'

@@ -1,5 +1,6 @@
 {% macro _cdc_select_list(columns, overrides={}) %}
     {#-
+        A select list of `columns`, some replaced by overrides.
         A select list of `columns`, one a line, in order; `overrides` maps a column to the
         expression (with its alias) that selects it instead.
     -#}

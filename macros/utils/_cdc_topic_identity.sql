@@ -1,5 +1,6 @@
 {% macro _cdc_topic_identity(topic, db=none, conventional=none) %}
     {#-
+        `named_struct(db, schema, table)` of a message from its Kafka topic.
         `named_struct(db, schema, table)` of a message that names no table, from its Kafka
         topic (`topic`, a SQL expression): the topic's entry in the var `cdc_topic_tables`
         ({topic: `database.table` or `database.schema.table`}), else `conventional` (a SQL

@@ -1,8 +1,14 @@
-"""Every macro under macros/ is documented in its folder's `_<folder>__macros.yml`.
+"""Every public macro under macros/ is documented in its folder's `_<folder>__macros.yml`;
+every other one opens with a comment.
 
-The fast check (cdc_tools.macro_docs) reads the Jinja signatures with a regular expression
-and compares them with the YAML: a macro without an entry, or whose documented argument
-names differ from its signature (order included), fails `test_every_macro_is_documented`.
+The public set is decided by name (cdc_tools.macro_docs, its docstring): `_...` is private,
+`<family>__<hook>` and `<adapter>__<macro>` implement an interface (the connector-family
+interface of docs/dbt/connector_families.md, a dispatched public macro), every other macro
+is public. The fast check reads the Jinja signatures with a regular expression and compares
+them with the YAML: a public macro without an entry, or whose documented argument names
+differ from its signature (order included), a private macro or implementation with an
+entry or without a leading comment, a family hook whose arguments differ from the
+interface's, fail `test_every_public_macro_is_documented_and_every_other_commented`.
 `dbt parse` (no Spark: parsing opens no connection) confirms that dbt sees the same macros,
 applies every entry and, with `validate_macro_args` and its warnings made errors, agrees on
 argument names, count and types.
@@ -16,6 +22,7 @@ argument; the YAML documents `arguments: []` (dbt calls it with the model in con
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -24,7 +31,13 @@ import yaml
 
 from cdc_tools import macro_docs
 from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
-from cdc_tools.macro_docs import MacroDoc, MacroSignature, find_problems, signatures_in_text
+from cdc_tools.macro_docs import (
+    MacroDoc,
+    MacroSignature,
+    family_interface,
+    find_problems,
+    signatures_in_text,
+)
 
 MACROS = REPO_ROOT / "macros"
 WARNINGS_AS_ERRORS = json.dumps({"error": ["InvalidMacroAnnotation", "MacroNotFoundForPatch"]})
@@ -34,12 +47,13 @@ DBT_INTERNAL_ARGUMENTS = {"supported_languages"}
 def _problems_text(problems: list[str]) -> str:
     return (
         "\n".join(problems)
-        + "\n\nDocument them in the folder's _<folder>__macros.yml"
-        + " (`python -m cdc_tools.macro_docs` prints stubs)."
+        + "\n\nDocument a public macro in the folder's _<folder>__macros.yml"
+        + " (`python -m cdc_tools.macro_docs` prints stubs), a private one (`_...`) or a"
+        + " family hook by a leading `{#- What it does. -#}` comment."
     )
 
 
-def test_every_macro_is_documented_with_its_signature() -> None:
+def test_every_public_macro_is_documented_and_every_other_commented() -> None:
     problems = macro_docs.check(MACROS)
     assert problems == [], _problems_text(problems)
 
@@ -101,6 +115,117 @@ def test_find_problems_accepts_an_exact_entry() -> None:
     assert find_problems([_SIG], [_doc()]) == []
 
 
+def test_signatures_know_whether_the_body_opens_with_a_comment() -> None:
+    text = """
+    {% macro _a() %}
+        {#- Does a. -#}
+        a
+    {% endmacro %}
+    {% macro _b() -%}
+      {#-
+          Does b.
+          At length.
+      -#}
+    {%- endmacro %}
+    {% macro _c() %}c {#- Too late. -#}{% endmacro %}
+    {% macro _d() %}{#-  -#}{% endmacro %}
+    {% macro _e() %}
+        {#- a first line that runs on
+            into the next -#}
+    {% endmacro %}
+    """
+    got = {s.name: s.has_leading_comment for s in signatures_in_text(text, Path("x.sql"))}
+    assert got == {"_a": True, "_b": True, "_c": False, "_d": False, "_e": False}
+
+
+def test_the_public_set_is_decided_by_name() -> None:
+    assert macro_docs.is_public("cdc_typed_change_log")
+    assert macro_docs.is_public("test_cdc_unique_key")
+    assert not macro_docs.is_public("_cdc_let")
+    assert not macro_docs.is_public("canal__detect")
+    assert not macro_docs.is_public("default__cdc_decode_value")
+    assert macro_docs.implemented_interface("spark__get_where_subquery") == (
+        "spark",
+        "get_where_subquery",
+    )
+    assert macro_docs.implemented_interface("_cdc_x__y") is None
+
+
+_HOOKS = Path("macros/connectors/fam/fam__hooks.sql")
+_INTERFACE = {"detect": ("message",), "key": ("message", "announced_key"), "extra": ("message",)}
+
+
+def _sig(name: str, arguments: tuple[str, ...], path: Path = _HOOKS, commented: bool = True):  # type: ignore[no-untyped-def]
+    return MacroSignature(name, arguments, path, commented)
+
+
+_FAMILY = [
+    _sig("fam__detect", ("message",)),
+    _sig("fam__key", ("message", "announced_key")),
+    _sig("cdc_family_default__extra", ("message",), Path("macros/connectors/hook.sql")),
+]
+
+
+@pytest.mark.parametrize(
+    ("signatures", "docs", "expected"),
+    [
+        (
+            [_sig("_m", ("a",), _SIG.path)],
+            [_doc("_m", ("a",))],
+            "_m: private, documented in macros/utils/_utils__macros.yml: drop its entry",
+        ),
+        (
+            [_sig("_m", ("a",), _SIG.path, commented=False)],
+            [],
+            "_m (macros/utils/m.sql): private, its body does not open with a `{#-",
+        ),
+        (
+            [*_FAMILY, _sig("fam__op", ("message",), commented=False)],
+            [],
+            "fam__op (macros/connectors/fam/fam__hooks.sql): an implementation, its body",
+        ),
+        ([*_FAMILY, _sig("fam__op", ("message",))], [], "fam__op (macros/connectors/fam/fam"),
+        (
+            [*_FAMILY[1:], _sig("fam__detect", ("msg",))],
+            [],
+            "fam__detect (macros/connectors/fam/fam__hooks.sql): arguments (msg) differ from"
+            " the hook detect(message)",
+        ),
+        (_FAMILY[1:], [], "connector family fam: no hook detect"),
+        (
+            [*_FAMILY, _sig("fam__key", ("message", "announced_key")), _SIG],
+            [_doc(), _doc("fam__key", ("message", "announced_key"))],
+            "fam__key: an implementation, documented in",
+        ),
+        (
+            [_SIG, _sig("default__m", ("a",), _SIG.path)],
+            [_doc()],
+            "default__m (macros/utils/m.sql): arguments (a) differ from the macro it"
+            " implements, m(a, b)",
+        ),
+    ],
+)
+def test_find_problems_reports_private_macros_and_implementations(
+    signatures: list[MacroSignature], docs: list[MacroDoc], expected: str
+) -> None:
+    problems = find_problems(signatures, docs, _INTERFACE)
+    assert any(problem.startswith(expected) for problem in problems), problems
+
+
+def test_find_problems_accepts_a_family_and_a_dispatch_implementation() -> None:
+    signatures = [*_FAMILY, _SIG, _sig("default__m", ("a", "b"), _SIG.path)]
+    assert find_problems(signatures, [_doc()], _INTERFACE) == []
+
+
+def test_the_interface_page_names_the_hooks_cdc_family_hook_knows() -> None:
+    interface = family_interface((REPO_ROOT / macro_docs.INTERFACE_DOC).read_text())
+    assert interface["key"] == ("message", "announced_key")
+    assert interface["body_fields"] == ()
+    hooks_sql = (MACROS / "connectors" / "cdc_family_hook.sql").read_text()
+    listed = hooks_sql.split("macro _cdc_family_hooks()", 1)[1].split("]", 1)[0]
+    assert sorted(interface) == sorted(re.findall(r"'(\w+)'", listed))
+
+
 def _edit_yaml(path: Path, name: str, edit: str) -> None:
     content = yaml.safe_load(path.read_text())
     entries = content["macros"]
@@ -115,8 +240,12 @@ def _edit_yaml(path: Path, name: str, edit: str) -> None:
 @pytest.mark.parametrize(
     ("name", "edit", "expected"),
     [
-        ("_debezium_position", "drop", "_debezium_position ("),
-        ("_debezium_position", "swap", "_debezium_position: YAML arguments (source, connector)"),
+        ("cdc_source_matches", "drop", "cdc_source_matches ("),
+        (
+            "cdc_source_matches",
+            "swap",
+            "cdc_source_matches: YAML arguments (table_column, schema_column, db_column, contract)",
+        ),
         ("test_cdc_unique_key", "drop", "test_cdc_unique_key ("),
         ("materialization_cdc_current_state_spark", "drop", "materialization_cdc_current_state"),
     ],
@@ -144,6 +273,41 @@ def test_check_fails_on_a_new_undocumented_macro(tmp_path: Path) -> None:
         f"cdc_new_helper ({copy / 'utils' / 'cdc_new_helper.sql'}): no entry in "
         f"{copy / 'utils' / '_utils__macros.yml'} (arguments: expression, mode)"
     ]
+
+
+def test_check_fails_on_a_new_private_macro_without_a_comment(tmp_path: Path) -> None:
+    copy = tmp_path / "macros"
+    shutil.copytree(MACROS, copy)
+    (copy / "utils" / "_cdc_new_helper.sql").write_text(
+        "{% macro _cdc_new_helper(expression) %}{{ expression }}{% endmacro %}\n"
+    )
+    (copy / "utils" / "_cdc_other_helper.sql").write_text(
+        "{% macro _cdc_other_helper(expression) %}\n"
+        "    {#- The expression as it is. -#}\n"
+        "    {{ expression }}\n"
+        "{% endmacro %}\n"
+    )
+    problems = macro_docs.check(copy)
+    assert problems == [
+        f"_cdc_new_helper ({copy / 'utils' / '_cdc_new_helper.sql'}): private, its body does"
+        " not open with a `{#- What it does. -#}` comment (a first line that ends with '.')"
+    ]
+
+
+def test_check_fails_on_a_copy_whose_family_breaks_the_interface(tmp_path: Path) -> None:
+    copy = tmp_path / "macros"
+    shutil.copytree(MACROS, copy)
+    hooks = copy / "connectors" / "canal" / "canal__hooks.sql"
+    hooks.write_text(
+        hooks.read_text()
+        .replace("{% macro canal__op(message) %}", "{% macro canal__op(msg) %}")
+        .replace("{% macro canal__detect(", "{% macro _canal_detect(")
+    )
+    problems = macro_docs.check(copy)
+    assert any(
+        p.startswith("canal__op (") and "differ from the hook op(message)" in p for p in problems
+    )
+    assert "connector family canal: no hook detect" in problems
 
 
 # ------------------------------------------------------------------ dbt agrees
@@ -190,7 +354,12 @@ def test_dbt_parse_applies_every_entry(tmp_path: Path) -> None:
     }
     signatures = {s.name: s for s in macro_docs.macro_signatures(MACROS)}
     assert sorted(macros) == sorted(signatures), "the regex and dbt disagree on the macros"
+    public = [name for name in macros if macro_docs.is_public(name)]
+    assert len(public) < len(macros) / 4, "the public set is meant to be small"
     for name, macro in macros.items():
+        if not macro_docs.is_public(name):
+            assert macro["patch_path"] is None, name
+            continue
         folder = signatures[name].path.parent
         assert macro["patch_path"] == (
             "cdc_lakehouse://" + str(macro_docs.yaml_path_for(folder).relative_to(REPO_ROOT))
@@ -203,13 +372,15 @@ def test_dbt_parse_applies_every_entry(tmp_path: Path) -> None:
         assert tuple(jinja_arguments) == signatures[name].arguments, name
         for argument in macro["arguments"]:
             assert "{{" not in argument["description"], (name, argument["name"])
+    # the family interface, documented once, is shown with cdc_family_hook
+    assert "| `key(message, announced_key)` |" in macros["cdc_family_hook"]["description"]
 
 
 def test_dbt_parse_fails_on_a_misnamed_argument(tmp_path: Path) -> None:
     project = _project_copy(tmp_path)
     yml = project / "macros" / "utils" / "_utils__macros.yml"
     content = yaml.safe_load(yml.read_text())
-    entry = next(e for e in content["macros"] if e["name"] == "_cdc_in_list")
+    entry = next(e for e in content["macros"] if e["name"] == "cdc_key_from_image")
     entry["arguments"][1]["name"] = "accepted_values"
     yml.write_text(yaml.safe_dump(content, sort_keys=False))
     result = _dbt_parse(project, tmp_path / "target")

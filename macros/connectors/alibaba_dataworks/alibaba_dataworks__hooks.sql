@@ -14,6 +14,7 @@
 -#}
 
 {% macro alibaba_dataworks__body_fields() %}
+    {#- Returns the {name: Spark DDL type} of the message body fields this family reads. -#}
     {{ return({
         'before': 'string', 'after': 'string', 'op': 'string', 'sequenceId': 'string',
         'scn': 'string',
@@ -23,6 +24,7 @@
 {% endmacro %}
 
 {% macro alibaba_dataworks__schema_fields() %}
+    {#- Returns the {name: Spark DDL type} of the top-level `schema` fields this family reads. -#}
     {{ return({
         'dataColumn': 'array<struct<name: string, type: string>>',
         'primaryKey': 'array<string>',
@@ -32,6 +34,7 @@
 {% endmacro %}
 
 {% macro alibaba_dataworks__detect(message) %}
+    {#- SQL boolean: the message is DataWorks's. -#}
     (
         {{ message }}.envelope.payload.timestamp is not null
         or {{ message }}.envelope.payload.sequenceId is not null
@@ -40,6 +43,7 @@
 {% endmacro %}
 
 {% macro alibaba_dataworks__connector(message) %}
+    {#- SQL expression: the connector name ('dataworks'). -#}
     'dataworks'
 {% endmacro %}
 
@@ -79,6 +83,7 @@
 {% endmacro %}
 
 {% macro alibaba_dataworks__table_identity(message) %}
+    {#- SQL named_struct(db, schema, table) of the changed table. -#}
     named_struct(
         'db', {{ message }}.envelope.schema.source.dbName,
         'schema', {{ message }}.envelope.schema.source.schemaName,
@@ -88,6 +93,7 @@
 
 {% macro _alibaba_dataworks_key_columns(message) %}
     {#-
+        The key columns of a DataWorks table, lower case.
         array<string> of the lower-case key columns: `schema.primaryKey`, else the row id
         DataWorks adds to a table without one (`rowid` for Oracle, `#alibaba_rds_row_id#`
         for MySQL RDS; `dbType` in any case).
@@ -107,6 +113,7 @@
 
 {% macro alibaba_dataworks__row_images(message) %}
     {#-
+        A key-changing update as a delete and an update, else null.
         A single-message update (UPDATE_AFTER with before and after) whose key changes is
         two row changes: a delete of the before image's key, then the update. Null (the
         message's own before/after) otherwise.
@@ -143,6 +150,7 @@
 
 {% macro alibaba_dataworks__position(message) %}
     {#-
+        The position: `sequenceId`, then the half of an update.
         `sequenceId` as a number (digit strings of up to 20 digits, left-padded to 20; the
         full-load records' "-1" sorts before every other), then `0` for the delete half of
         an update (UPDATE_BEFOR, or the old key of a single-message key change) and `1`
@@ -167,10 +175,12 @@
 {% endmacro %}
 
 {% macro alibaba_dataworks__is_snapshot(message) %}
+    {#- SQL boolean: a snapshot / full-load read. -#}
     coalesce({{ message }}.body.sequenceId = '-1', false)
 {% endmacro %}
 
 {% macro alibaba_dataworks__snapshot(message) %}
+    {#- SQL expression: the raw snapshot marker, else null. -#}
     case when {{ message }}.body.sequenceId = '-1' then 'true' end
 {% endmacro %}
 
@@ -182,22 +192,27 @@
 {% endmacro %}
 
 {% macro alibaba_dataworks__source_ts(message) %}
+    {#- SQL timestamp of the change at the source. -#}
     {{ cdc_lakehouse._alibaba_dataworks_ms(message ~ '.body.timestamp.eventTime') }}
 {% endmacro %}
 
 {% macro alibaba_dataworks__emitted_ts(message) %}
+    {#- SQL timestamp the connector processed it, else null. -#}
     {{ cdc_lakehouse._alibaba_dataworks_ms(message ~ '.body.timestamp.systemTime') }}
 {% endmacro %}
 
 {% macro alibaba_dataworks__checkpoint_ts(message) %}
+    {#- SQL timestamp of DataWorks `checkpointTime` (null when missing or negative). -#}
     {{ cdc_lakehouse._alibaba_dataworks_ms(message ~ '.body.timestamp.checkpointTime') }}
 {% endmacro %}
 
 {% macro alibaba_dataworks__before(message) %}
+    {#- SQL expression: the row image before the change (JSON text as carried). -#}
     coalesce({{ message }}.row_image.before, {{ cdc_lakehouse._alibaba_dataworks_image(message ~ '.body.before') }})
 {% endmacro %}
 
 {% macro alibaba_dataworks__after(message) %}
+    {#- SQL expression: the row image after the change (JSON text as carried). -#}
     case
         when {{ message }}.row_image is not null then {{ message }}.row_image.after
         else {{ cdc_lakehouse._alibaba_dataworks_image(message ~ '.body.after') }}
@@ -205,11 +220,13 @@
 {% endmacro %}
 
 {% macro alibaba_dataworks__patch(message) %}
+    {#- SQL null: this format has no partial updates. -#}
     cast(null as string)
 {% endmacro %}
 
 {% macro alibaba_dataworks__column_types(message) %}
     {#-
+        The column types of `schema.dataColumn` as Kafka Connect types.
         `schema.dataColumn` as the Kafka Connect types the contract decoders read, keyed by
         the lower-case column name: LONG int64, DOUBLE float64, BOOLEAN boolean, STRING
         string, BYTES bytes (the base64 text, kept as text), DATE int64 named
@@ -243,6 +260,7 @@
 {% endmacro %}
 
 {% macro alibaba_dataworks__error_reason(message) %}
+    {#- SQL expression: why the message cannot be read (reason code first), else null. -#}
     case
         when {{ message }}.kind != 'change' then null
         when {{ message }}.op is null

@@ -8,6 +8,7 @@
 -#}
 
 {% macro canal__body_fields() %}
+    {#- Returns the {name: Spark DDL type} of the message body fields this family reads. -#}
     {{ return({
         'data': 'string', 'old': 'string', 'database': 'string', 'table': 'string',
         'type': 'string', 'isDdl': 'string', 'es': 'string', 'ts': 'string', 'id': 'string',
@@ -16,11 +17,13 @@
 {% endmacro %}
 
 {% macro canal__schema_fields() %}
+    {#- Returns the {name: Spark DDL type} of the top-level `schema` fields this family reads. -#}
     {{ return({}) }}
 {% endmacro %}
 
 {% macro canal__detect(message) %}
     {#-
+        SQL boolean: the message is in the canal-json format.
         What the canal-json format requires: a `type` with a `data` array (a row change:
         Canal, TiCDC, Flink CDC's pipeline sink, Flink SQL's canal-json writer, which adds
         nothing else), or an `isDdl` flag with a table (Canal's DDL messages, whose `data`
@@ -37,6 +40,7 @@
 {% endmacro %}
 
 {% macro canal__connector(message) %}
+    {#- SQL expression: the connector name ('canal'). -#}
     'canal'
 {% endmacro %}
 
@@ -50,6 +54,7 @@
 {% endmacro %}
 
 {% macro canal__op(message) %}
+    {#- c, r, u, d or t for a change (null: unknown); the format's own op otherwise. -#}
     case
         when upper({{ message }}.body.type) = 'TRUNCATE' then 't'
         when lower({{ message }}.body.isDdl) = 'true' then {{ message }}.body.type
@@ -60,11 +65,13 @@
 {% endmacro %}
 
 {% macro canal__table_identity(message) %}
+    {#- The changed table: `database` and `table`, else the topic's. -#}
     {{ cdc_lakehouse._cdc_db_table_identity(message ~ '.body.database', message ~ '.body.table', message ~ '._kafka_topic') }}
 {% endmacro %}
 
 {% macro canal__row_images(message) %}
     {#-
+        One row change per row of `data`; a key change as a delete and an update.
         One (before, after) per row of `data`, in array order: INSERT (null, data[i]);
         UPDATE (data[i] overlaid with old[i], data[i]); DELETE (data[i], null). An update
         whose old[i] holds a pkNames column changes the row's key: it is two row changes,
@@ -126,6 +133,7 @@
 
 {% macro canal__position(message) %}
     {#-
+        The position: `es`, then `ts`, each left-padded.
         `es` (binlog time, ms), then `ts` (when Canal handled the message, ms), each
         left-padded; null when es or ts is not a number. Messages of one Canal fetch share
         both: arrival orders them, and the row's index in its message (`_cdc_row_index`)
@@ -144,34 +152,42 @@
 {% endmacro %}
 
 {% macro canal__has_position(message) %}
+    {#- SQL boolean: the message carries `es` or `ts` (else ordered by arrival). -#}
     ({{ message }}.body.es is not null or {{ message }}.body.ts is not null)
 {% endmacro %}
 
 {% macro canal__is_snapshot(message) %}
+    {#- SQL boolean: a snapshot / full-load read. -#}
     false
 {% endmacro %}
 
 {% macro canal__snapshot(message) %}
+    {#- SQL expression: the raw snapshot marker, else null. -#}
     cast(null as string)
 {% endmacro %}
 
 {% macro canal__source_ts(message) %}
+    {#- SQL timestamp of the change at the source. -#}
     timestamp_millis(try_cast({{ message }}.body.es as bigint))
 {% endmacro %}
 
 {% macro canal__emitted_ts(message) %}
+    {#- SQL timestamp the connector processed it, else null. -#}
     timestamp_millis(try_cast({{ message }}.body.ts as bigint))
 {% endmacro %}
 
 {% macro canal__before(message) %}
+    {#- SQL expression: the row image before the change (JSON text as carried). -#}
     {{ message }}.row_image.before
 {% endmacro %}
 
 {% macro canal__after(message) %}
+    {#- SQL expression: the row image after the change (JSON text as carried). -#}
     {{ message }}.row_image.after
 {% endmacro %}
 
 {% macro canal__patch(message) %}
+    {#- SQL null: this format has no partial updates. -#}
     cast(null as string)
 {% endmacro %}
 
@@ -189,10 +205,12 @@
 {% endmacro %}
 
 {% macro canal__transaction_id(message) %}
+    {#- SQL expression: the source transaction id, else null. -#}
     cast(null as string)
 {% endmacro %}
 
 {% macro canal__error_reason(message) %}
+    {#- SQL expression: why the message cannot be read (reason code first), else null. -#}
     case
         when {{ message }}.kind != 'change' then null
         when {{ message }}.op is null

@@ -8,6 +8,13 @@
 -#}
 
 {% macro debezium_mongodb__body_fields() %}
+    {#-
+        The body fields of Debezium MongoDB change events.
+        Returns the body fields of Debezium MongoDB change events as a `{name: Spark DDL type}`
+        map: `before`, `after`, `patch` and `filter` as extended-JSON text, `updateDescription`
+        (`removedFields`, `updatedFields` as JSON text, `truncatedArrays`), `op`, `ts_ms`,
+        `source` typed by `_debezium_source_type` and `transaction`.
+    -#}
     {{ return({
         'before': 'string', 'after': 'string', 'patch': 'string', 'filter': 'string',
         'updateDescription': 'struct<removedFields: array<string>, updatedFields: string, '
@@ -19,10 +26,14 @@
 {% endmacro %}
 
 {% macro debezium_mongodb__schema_fields() %}
+    {#- The top-level Kafka Connect `schema` fields, as the relational family's. -#}
     {{ return(cdc_lakehouse._debezium_schema_fields()) }}
 {% endmacro %}
 
 {% macro debezium_mongodb__detect(message) %}
+    {#-
+        SQL boolean: `source.connector` is mongodb, or the source has a `collection`, no `table`.
+    -#}
     (
         lower({{ message }}.body.source.connector) = 'mongodb'
         or {{ message }}.body.source.connector is null
@@ -32,14 +43,17 @@
 {% endmacro %}
 
 {% macro debezium_mongodb__connector(message) %}
+    {#- The constant `'mongodb'`. -#}
     'mongodb'
 {% endmacro %}
 
 {% macro debezium_mongodb__message_kind(message) %}
+    {#- `change` when the body has an `op`, else null. -#}
     case when {{ message }}.body.op is not null then 'change' end
 {% endmacro %}
 
 {% macro debezium_mongodb__op(message) %}
+    {#- The body's `op` as it arrived (c, u, d or r for a valid change). -#}
     {{ message }}.body.op
 {% endmacro %}
 
@@ -63,6 +77,7 @@
 
 {% macro debezium_mongodb__key(message, announced_key) %}
     {#-
+        The document's key, `{"_id":<id>}`.
         `{"_id":<id>}` (see _debezium_mongodb_canonical_id) from the document (`after`),
         the update's `filter`, the `before` image, else the Kafka key `{"id": "<_id as
         extended JSON>"}`. `announced_key` is not used: a document's key is always `_id`.
@@ -72,6 +87,7 @@
 
 {% macro debezium_mongodb__position(message) %}
     {#-
+        The position: cluster time, then the order in the transaction.
         (`source.ts_ms`, `source.ord`, `transaction.total_order`): the operation's cluster
         time (whole seconds, then the increment within the second: the oplog's own order,
         which change streams deliver in too) and, for the events of one multi-document
@@ -92,31 +108,43 @@
 {% endmacro %}
 
 {% macro debezium_mongodb__is_snapshot(message) %}
+    {#- `_debezium_is_snapshot` of the body's `source` block. -#}
     {{ cdc_lakehouse._debezium_is_snapshot(message ~ '.body.source') }}
 {% endmacro %}
 
 {% macro debezium_mongodb__snapshot(message) %}
+    {#- The raw `source.snapshot` marker (null when absent). -#}
     {{ message }}.body.source.snapshot
 {% endmacro %}
 
 {% macro debezium_mongodb__source_ts(message) %}
+    {#- `source.ts_ms` as a timestamp; null when it is not a number. -#}
     timestamp_millis(try_cast({{ message }}.body.source.ts_ms as bigint))
 {% endmacro %}
 
 {% macro debezium_mongodb__emitted_ts(message) %}
+    {#- The body's `ts_ms` as a timestamp; null when it is not a number. -#}
     timestamp_millis(try_cast({{ message }}.body.ts_ms as bigint))
 {% endmacro %}
 
 {% macro debezium_mongodb__before(message) %}
+    {#- The document before the change (`before`, pre-images only), extended JSON. -#}
     {{ message }}.body.before
 {% endmacro %}
 
 {% macro debezium_mongodb__after(message) %}
+    {#-
+        The whole document after the change, when the message carries it.
+        The whole document after the change (`after`) as extended-JSON text: present on c and r,
+        and on u when the connector looked the full document up; null on partial updates and
+        deletes.
+    -#}
     {{ message }}.body.after
 {% endmacro %}
 
 {% macro debezium_mongodb__patch(message) %}
     {#-
+        The patch of an update without a full document.
         `{"patch": <oplog patch text>, "update_description": {...}, "id": <_id as sent>}`
         of an update without a full document (`id` seeds a document whose base was never seen).
     -#}
@@ -132,10 +160,12 @@
 {% endmacro %}
 
 {% macro debezium_mongodb__column_types(message) %}
+    {#- Always null: document values carry their types as extended JSON. -#}
     cast(null as map<string, struct<type: string, name: string, scale: string, precision: string>>)
 {% endmacro %}
 
 {% macro debezium_mongodb__transaction_id(message) %}
+    {#- `transaction.id`, else `<source.lsid>:<source.txnNumber>`, else null. -#}
     coalesce(
         {{ message }}.body.transaction.id,
         case
@@ -146,6 +176,14 @@
 {% endmacro %}
 
 {% macro debezium_mongodb__error_reason(message) %}
+    {#-
+        Why a MongoDB message cannot be applied, else null.
+        SQL `case` giving why a MongoDB message cannot be applied, as `<code>: <detail>`, else
+        null: unknown_envelope (no op), unknown_op (not c, u, d or r), missing_table,
+        bad_position, missing_after (c or r without a JSON-object document), missing_patch (u
+        with neither a document nor a patch) and missing_document_id (no `_id` anywhere). Uses
+        the common columns computed before it.
+    -#}
     case
         when {{ message }}.kind is null
             then 'unknown_envelope: a MongoDB message without an op'
@@ -168,6 +206,7 @@
 
 {% macro _debezium_mongodb_id(message) %}
     {#-
+        The document's `_id` as a VARIANT, from wherever the message carries it.
         The document's `_id` as a VARIANT: from the document (`after`), the update's
         `filter`, the `before` image, else the Kafka key `{"id": "<_id as extended JSON>"}`.
     -#}

@@ -1,6 +1,7 @@
 {% macro _debezium_connector(source, locator=none) %}
     {#-
-        Which Debezium relational connector wrote a message, from its `source` block:
+        Which Debezium relational connector wrote a message.
+        It is read from the `source` block:
           1. an override of the project var `cdc_connector_overrides`, a list of
              {pattern: <regex>, connector: <name>} matched against `locator` (the Kafka
              topic, else the landing file path), for feeds whose messages say too little;

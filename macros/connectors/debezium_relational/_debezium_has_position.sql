@@ -1,5 +1,6 @@
 {% macro _debezium_has_position(source) %}
     {#-
+        SQL boolean: the `source` block carries a source position field.
         SQL boolean: the `source` block carries a field of a source position (of any
         relational connector: _debezium_position), whether or not it reads as one. False
         for a message without a source block.

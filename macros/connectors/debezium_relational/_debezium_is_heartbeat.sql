@@ -1,5 +1,6 @@
 {% macro _debezium_is_heartbeat(message) %}
     {#-
+        SQL boolean: the message is a Debezium heartbeat.
         SQL boolean: is the message a Debezium heartbeat? Its value is `{"ts_ms": ...}`
         (schema-wrapped or not: no op, source, status or table changes) and it came from a
         `__debezium-heartbeat.<server>` topic or carries the key `{"serverName": ...}`.

@@ -1,7 +1,7 @@
 {% macro _debezium_position(connector, source) %}
     {#-
-        A string that sorts like the connector's change order, so that positions of one
-        source database compare with plain string comparison:
+        A string that sorts like the connector's change order.
+        Positions of one source database compare with plain string comparison:
           oracle      commit_scn (or scn for snapshot reads), then scn: decimal numbers
                       of varying length, left-padded to 30 digits; then, for changes that
                       share both SCNs, rs_id (the redo record ' 0x0000a1.00012345.0010 ':

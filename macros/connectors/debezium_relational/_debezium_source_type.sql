@@ -1,5 +1,6 @@
 {% macro _debezium_source_type() %}
     {#-
+        The type of the `source` block of every Debezium connector.
         The `source` block of every Debezium connector, as one struct of strings (a JSON
         number or boolean read as a string keeps its text: `false` -> 'false', 1 -> '1').
         Oracle: scn, commit_scn, txId, rs_id, ssn, redo_thread; SQL Server: change_lsn,

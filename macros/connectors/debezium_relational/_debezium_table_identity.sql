@@ -1,5 +1,6 @@
 {% macro _debezium_table_identity(source, schema_name, topic, is_change='true') %}
     {#-
+        `named_struct(db, schema, table)` of a Debezium message.
         `named_struct(db, schema, table)`: `source.db`, `source.schema` and `source.table`
         when the source block names the table; otherwise schema and table from the
         envelope's schema name `<server>.<schema>.<table>.Envelope` (schema wrapper); else

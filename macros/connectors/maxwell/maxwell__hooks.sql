@@ -13,6 +13,7 @@
 -#}
 
 {% macro maxwell__body_fields() %}
+    {#- Returns the {name: Spark DDL type} of the message body fields this family reads. -#}
     {{ return({
         'data': 'string', 'old': 'string', 'database': 'string', 'table': 'string',
         'type': 'string', 'ts': 'string', 'xid': 'string', 'xoffset': 'string',
@@ -21,11 +22,13 @@
 {% endmacro %}
 
 {% macro maxwell__schema_fields() %}
+    {#- Returns the {name: Spark DDL type} of the top-level `schema` fields this family reads. -#}
     {{ return({}) }}
 {% endmacro %}
 
 {% macro maxwell__detect(message) %}
     {#-
+        SQL boolean: the message is in the maxwell-json format.
         What the maxwell-json format requires: a `type` with a `data` object (a row change:
         Maxwell, Flink SQL's maxwell-json writer, which adds nothing else), or Maxwell's
         `database` and `ts` with a `type` (its DDL and bootstrap messages). Every other
@@ -43,10 +46,12 @@
 {% endmacro %}
 
 {% macro maxwell__connector(message) %}
+    {#- SQL expression: the connector name ('maxwell'). -#}
     'maxwell'
 {% endmacro %}
 
 {% macro maxwell__message_kind(message) %}
+    {#- SQL expression: change, transaction, schema_change, heartbeat or control. -#}
     case
         when {{ message }}.body.type like 'table-%' or {{ message }}.body.type like 'database-%'
             then 'schema_change'
@@ -56,6 +61,7 @@
 {% endmacro %}
 
 {% macro maxwell__op(message) %}
+    {#- c, r, u, d or t for a change (null: unknown); the format's own op otherwise. -#}
     case {{ message }}.body.type
         when 'insert' then 'c'
         when 'bootstrap-insert' then 'r'
@@ -66,11 +72,13 @@
 {% endmacro %}
 
 {% macro maxwell__table_identity(message) %}
+    {#- The changed table: `database` and `table`, else the topic's. -#}
     {{ cdc_lakehouse._cdc_db_table_identity(message ~ '.body.database', message ~ '.body.table', message ~ '._kafka_topic') }}
 {% endmacro %}
 
 {% macro maxwell__key(message, announced_key) %}
     {#-
+        The key: `primary_key_columns`, else the Kafka key's, else the whole row.
         `primary_key_columns` read off the row image (`data`: the before image for
         deletes too); else the Kafka key's `pk.<column>` fields, but for the delete of the
         old key of a key change, whose key columns are read off its before image (the
@@ -104,6 +112,7 @@
 
 {% macro _maxwell_key_columns(message) %}
     {#-
+        The key columns of a row change, lower case.
         array<string>: the key columns of a row change, lower-cased: `primary_key_columns`
         when it names any, else the Kafka key's `pk.<column>` names; empty or null for a
         keyless table (a Kafka key of `database`, `table` and `_uuid`) or no key.
@@ -117,6 +126,7 @@
 
 {% macro _maxwell_key_of(image_map, key_columns) %}
     {#-
+        The canonical key of a row image by the given key columns.
         The canonical key of the row image `image_map` (map<string, string>) by
         `key_columns` (array<string>), each computed once (_cdc_let); null when the image
         lacks one of them.
@@ -140,6 +150,7 @@
 
 {% macro maxwell__row_images(message) %}
     {#-
+        A key-changing update as a delete and an update, else null.
         An update whose `old` holds a key column (_maxwell_key_columns: declared by
         `primary_key_columns` or named by the Kafka key) changes the key: two row changes,
         a delete of the old key (before = `data` overlaid with `old`), then the update.
@@ -160,6 +171,7 @@
 
 {% macro maxwell__position(message) %}
     {#-
+        The position: `ts`, `xid`, then `xoffset`.
         `ts` (seconds), `xid`, then `xoffset` (the row's place in its transaction; the
         commit row may come without one and sorts last). Null when ts is not a number.
         (The delete of an old key before its update is ordered by `_cdc_row_index`, after
@@ -180,6 +192,7 @@
 {% endmacro %}
 
 {% macro maxwell__has_position(message) %}
+    {#- SQL boolean: the message carries `ts`, `xid` or `xoffset`. -#}
     (
         {{ message }}.body.ts is not null
         or {{ message }}.body.xid is not null
@@ -188,22 +201,27 @@
 {% endmacro %}
 
 {% macro maxwell__is_snapshot(message) %}
+    {#- SQL boolean: a snapshot / full-load read. -#}
     coalesce({{ message }}.body.type = 'bootstrap-insert', false)
 {% endmacro %}
 
 {% macro maxwell__snapshot(message) %}
+    {#- SQL expression: the raw snapshot marker, else null. -#}
     case when {{ message }}.body.type = 'bootstrap-insert' then 'true' end
 {% endmacro %}
 
 {% macro maxwell__source_ts(message) %}
+    {#- SQL timestamp of the change at the source. -#}
     timestamp_seconds(try_cast({{ message }}.body.ts as bigint))
 {% endmacro %}
 
 {% macro maxwell__emitted_ts(message) %}
+    {#- SQL timestamp the connector processed it, else null. -#}
     cast(null as timestamp)
 {% endmacro %}
 
 {% macro maxwell__before(message) %}
+    {#- SQL expression: the row image before the change (JSON text as carried). -#}
     case
         when {{ message }}.row_image is not null then {{ message }}.row_image.before
         when {{ message }}.body.type = 'update' then {{ cdc_lakehouse._cdc_json_overlay(message ~ '.body.data', message ~ '.body.old') }}
@@ -212,6 +230,7 @@
 {% endmacro %}
 
 {% macro maxwell__after(message) %}
+    {#- SQL expression: the row image after the change (JSON text as carried). -#}
     case
         when {{ message }}.row_image is not null then {{ message }}.row_image.after
         when {{ message }}.body.type != 'delete' then {{ message }}.body.data
@@ -219,18 +238,22 @@
 {% endmacro %}
 
 {% macro maxwell__patch(message) %}
+    {#- SQL null: this format has no partial updates. -#}
     cast(null as string)
 {% endmacro %}
 
 {% macro maxwell__column_types(message) %}
+    {#- Always null: the format carries no column schema. -#}
     cast(null as map<string, struct<type: string, name: string, scale: string, precision: string>>)
 {% endmacro %}
 
 {% macro maxwell__transaction_id(message) %}
+    {#- SQL expression: the source transaction id, else null. -#}
     {{ message }}.body.xid
 {% endmacro %}
 
 {% macro maxwell__error_reason(message) %}
+    {#- SQL expression: why the message cannot be read (reason code first), else null. -#}
     case
         when {{ message }}.kind != 'change' then null
         when {{ message }}.op is null

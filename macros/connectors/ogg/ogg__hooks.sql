@@ -18,6 +18,7 @@
 -#}
 
 {% macro ogg__body_fields() %}
+    {#- Returns the {name: Spark DDL type} of the message body fields this family reads. -#}
     {{ return({
         'table': 'string', 'op_type': 'string', 'op_ts': 'string', 'current_ts': 'string',
         'pos': 'string', 'primary_keys': 'array<string>', 'before': 'string', 'after': 'string',
@@ -25,10 +26,12 @@
 {% endmacro %}
 
 {% macro ogg__schema_fields() %}
+    {#- Returns the {name: Spark DDL type} of the top-level `schema` fields this family reads. -#}
     {{ return({}) }}
 {% endmacro %}
 
 {% macro ogg__detect(message) %}
+    {#- SQL boolean: the message is OGG's. -#}
     (
         {{ message }}.envelope.payload is null
         and {{ message }}.body.op_type is not null
@@ -37,14 +40,17 @@
 {% endmacro %}
 
 {% macro ogg__connector(message) %}
+    {#- SQL expression: the connector name ('ogg'). -#}
     'ogg'
 {% endmacro %}
 
 {% macro ogg__message_kind(message) %}
+    {#- SQL expression: change, transaction, schema_change, heartbeat or control. -#}
     'change'
 {% endmacro %}
 
 {% macro ogg__op(message) %}
+    {#- c, r, u, d or t for a change (null: unknown); the format's own op otherwise. -#}
     case {{ message }}.body.op_type
         when 'I' then 'c'
         when 'U' then case
@@ -102,6 +108,7 @@
 
 {% macro ogg__row_images(message) %}
     {#-
+        A primary-key update as a delete and the new key's row, else null.
         A U whose before image names another key than its after image (a primary-key
         update): the delete of the old key, then the new key's row (whose image
         int_cdc__document_changes folds onto the old key's row). Null otherwise. Both
@@ -149,22 +156,27 @@
 {% endmacro %}
 
 {% macro ogg__is_snapshot(message) %}
+    {#- SQL boolean: a snapshot / full-load read. -#}
     false
 {% endmacro %}
 
 {% macro ogg__snapshot(message) %}
+    {#- SQL expression: the raw snapshot marker, else null. -#}
     cast(null as string)
 {% endmacro %}
 
 {% macro ogg__source_ts(message) %}
+    {#- SQL timestamp of the change at the source. -#}
     to_timestamp({{ message }}.body.op_ts)
 {% endmacro %}
 
 {% macro ogg__emitted_ts(message) %}
+    {#- SQL timestamp the connector processed it, else null. -#}
     to_timestamp({{ message }}.body.current_ts)
 {% endmacro %}
 
 {% macro ogg__before(message) %}
+    {#- The before image, without the `_isMissing` flags and the columns they flag. -#}
     case
         when {{ message }}.row_image is not null then {{ message }}.row_image.before
         else {{ cdc_lakehouse._ogg_image(message ~ '.body.before') }}
@@ -172,6 +184,7 @@
 {% endmacro %}
 
 {% macro ogg__after(message) %}
+    {#- The after image, without the `_isMissing` flags and the columns they flag. -#}
     case
         when {{ message }}.row_image is not null then {{ message }}.row_image.after
         else {{ cdc_lakehouse._ogg_image(message ~ '.body.after') }}
@@ -184,14 +197,17 @@
 {% endmacro %}
 
 {% macro ogg__column_types(message) %}
+    {#- Always null: the format carries no column schema. -#}
     cast(null as map<string, struct<type: string, name: string, scale: string, precision: string>>)
 {% endmacro %}
 
 {% macro ogg__transaction_id(message) %}
+    {#- SQL expression: the source transaction id, else null. -#}
     cast(null as string)
 {% endmacro %}
 
 {% macro ogg__error_reason(message) %}
+    {#- SQL expression: why the message cannot be read (reason code first), else null. -#}
     case
         when {{ message }}.op is null
             then 'unknown_op: OGG op_type ''' || {{ message }}.body.op_type || ''' is not one of I, U, D, T'

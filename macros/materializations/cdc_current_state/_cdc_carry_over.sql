@@ -51,6 +51,7 @@
 {% endmacro %}
 
 {% macro _cdc_carry_literal(carry, column) -%}
+  {#- The placeholder as a SQL literal of the column's type. -#}
   {%- if column.type == 'binary' -%}cast('{{ carry.placeholder }}' as binary)
   {%- else -%}'{{ carry.placeholder }}'{%- endif -%}
 {%- endmacro %}
@@ -63,8 +64,11 @@
 {%- endmacro %}
 
 {% macro _cdc_carry_json(carry, row_json, previous_json, fill_nulls) -%}
-  {#- row_json with its placeholder fields (and null fields when fill_nulls) replaced by
-      the fields of previous_json that exist; raw JSON text of the previous values. -#}
+  {#-
+      A JSON image with its placeholder fields filled from the previous image.
+      row_json with its placeholder fields (and null fields when fill_nulls) replaced by
+      the fields of previous_json that exist; raw JSON text of the previous values.
+  -#}
   case
     when {{ row_json }} is null or {{ previous_json }} is null then {{ row_json }}
     else aggregate(
@@ -89,10 +93,13 @@
 {%- endmacro %}
 
 {% macro _cdc_carry_step(carry, previous, row) -%}
-  {#- The fold step: row (a history struct) with its gaps filled from previous. A deleted
+  {#-
+      The fold step of the carry-over: a row with its gaps filled from the previous one.
+      The fold step: row (a history struct) with its gaps filled from previous. A deleted
       row's nulls are gaps only when its image holds nothing but the key (_cdc_key_only,
       REPLICA IDENTITY DEFAULT): a full before image keeps its real nulls, so what a
-      soft-deleted row shows does not depend on which older changes had arrived. -#}
+      soft-deleted row shows does not depend on which older changes had arrived.
+  -#}
   {%- set key_only_image = '(' ~ row ~ '._cdc_key_only)' -%}
   named_struct(
     '_cdc_sort_key', {{ row }}._cdc_sort_key,
@@ -120,12 +127,14 @@
 {%- endmacro %}
 
 {% macro _cdc_carry_columns(carry) -%}
+  {#- Returns the names of the carried columns: the typed columns, then the JSON images. -#}
   {%- set names = [] -%}
   {%- for column in carry.typed %}{%- do names.append(column.name) -%}{%- endfor -%}
   {{ return(names + carry.json) }}
 {%- endmacro %}
 
 {% macro _cdc_key_match(unique_key, left, right) -%}
+  {#- A null-safe join condition on the key columns of two relations. -#}
   {%- set parts = [] -%}
   {%- for column in unique_key -%}
     {%- do parts.append(left ~ '.' ~ cdc_lakehouse.cdc_quote(column) ~ ' <=> ' ~ right ~ '.' ~ cdc_lakehouse.cdc_quote(column)) -%}
@@ -134,8 +143,11 @@
 {%- endmacro %}
 
 {% macro _cdc_carry_fold_ctes(carry, name, keys_cte, sources_cte) %}
-  {#- CTE <name>: per key of keys_cte, its changes in sources_cte folded oldest first, each
-      change's gaps filled from the one before; `folded` is the latest change, resolved. -#}
+  {#-
+      A CTE folding each key's changes oldest first, gaps filled.
+      CTE <name>: per key of keys_cte, its changes in sources_cte folded oldest first, each
+      change's gaps filled from the one before; `folded` is the latest change, resolved.
+  -#}
   {%- set unique_key = carry.unique_key -%}
 {{ name }}_histories as (
 
@@ -177,6 +189,7 @@
 
 {% macro _cdc_carry_ctes(carry, columns, winners, sources_sql, stored_tombstones_sql) %}
   {#-
+      CTEs ending in `carried`: the winning rows with unavailable values carried over.
       CTEs ending in `carried`: the rows of CTE `winners` (columns, _cdc_is_deleted,
       cdc_bucket) with their unavailable values carried over. sources_sql (the columns of
       _cdc_carry_source_columns; it may read the CTE carry_keys) returns the known changes
@@ -349,6 +362,7 @@ carried as (
 
 {% macro _cdc_carry_revisit_sql(carry, columns, changes_sql, state_relation) %}
   {#-
+      Stored creates of a primary-key change to apply again with the batch.
       Stored creates of a primary-key change still holding placeholders whose delete (same
       source and position) is in the batch: they are applied again so that step 2 can
       resolve them. The creates at the batch's delete positions are found on a few narrow
@@ -404,11 +418,14 @@ carried as (
 {%- endmacro %}
 
 {% macro _cdc_carry_key_only(carry, prefix) -%}
-  {#- True when a row's image (columns qualified by prefix) may hold nothing but its key, as
+  {#-
+      True when a row's image may hold nothing but its key.
+      True when a row's image (columns qualified by prefix) may hold nothing but its key, as
       a PostgreSQL delete's before image does under REPLICA IDENTITY DEFAULT: every carried
       typed column null; for a model that carries only JSON images (whose fields Debezium
       fills with defaults where the column is not optional), a PostgreSQL message (or any
-      message when the model has no _cdc_connector column). -#}
+      message when the model has no _cdc_connector column).
+  -#}
   {%- if carry.typed -%}
   ({% for column in carry.typed %}{{ prefix }}{{ cdc_lakehouse.cdc_quote(column.name) }} is null{{ ' and ' if not loop.last }}{% endfor %})
   {%- elif carry.connector_column -%}
@@ -419,17 +436,23 @@ carried as (
 {%- endmacro %}
 
 {% macro _cdc_carry_needed_condition(carry) -%}
-  {#- True for a change the carry-over could alter: it holds a placeholder, or it deletes
-      with a before image that holds only its key. -#}
+  {#-
+      True for a change the carry-over could alter.
+      Such a change holds a placeholder, or it deletes with a before image that holds only its
+      key.
+  -#}
   ({{ cdc_lakehouse._cdc_carry_has_placeholder(carry, '') }}
     or (_cdc_op = 'd' and {{ cdc_lakehouse._cdc_carry_key_only(carry, '') }}))
 {%- endmacro %}
 
 {% macro _cdc_carry_needed_sql(carry, changes_relation, state_relation) %}
-  {#- A query returning how many rows of changes_relation (the batch, stored creates
+  {#-
+      A query counting the rows the carry-over could change.
+      A query returning how many rows of changes_relation (the batch, stored creates
       revisited included) and of the stored delta partition the carry-over could change
       (_cdc_carry_needed_condition; for stored rows: a placeholder). When it returns 0
-      the carry-over would leave every row as it is, and the run skips it. -#}
+      the carry-over would leave every row as it is, and the run skips it.
+  -#}
     select count(*) from (
         select 1 from {{ changes_relation }}
         where {{ cdc_lakehouse._cdc_carry_needed_condition(carry) }}

@@ -1,10 +1,11 @@
 {% macro _cdc_current_state_plan(cdc, sql, existing_state) %}
   {#-
-      What a cdc_current_state run will do: the columns it keeps and publishes, the
-      carry-over of unavailable values, the companion relations, and the write path:
-      `rebuild` (full refresh or no state yet), `merge_into` (delta, iceberg, hudi) or
-      `merge_on_read` (parquet). Validates the model's columns: the required ones, and
-      the same columns as the stored state (else a rebuild is needed).
+      What a cdc_current_state run will do.
+      The plan names the columns it keeps and publishes, the carry-over of unavailable values,
+      the companion relations, and the write path: `rebuild` (full refresh or no state yet),
+      `merge_into` (delta, iceberg, hudi) or `merge_on_read` (parquet). Validates the model's
+      columns: the required ones, and the same columns as the stored state (else a rebuild is
+      needed).
   -#}
   {%- set model_columns = get_columns_in_query(sql) | map('lower') | list -%}
   {%- for required in ['_cdc_op', '_cdc_sort_key', '_cdc_source_id', '_cdc_source_ts', '_loaded_at'] + cdc.unique_key | map('lower') | list -%}

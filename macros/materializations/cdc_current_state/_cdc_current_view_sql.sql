@@ -1,5 +1,6 @@
 {% macro _cdc_current_view_sql(target_relation, state_relation, columns, unique_key, delete_mode, carry=none, columns_on_read={}, unpublished_columns=[]) %}
   {#-
+      The published view of a cdc_current_state state table.
       The published view of a state table: compacted rows (cdc_bucket >= 0) whose key
       has no change in the delta partition (-2), plus the delta; a row older than its
       source table's truncate marker (-1) counts as deleted. Deleted keys are left out

@@ -1,5 +1,6 @@
 {% macro _cdc_delta_merge_sql(changes_sql, columns, unique_key, state_relation, carry=none, small_batch=false, candidates_relation=none, candidates_only=false) %}
   {#-
+      The new content of the delta partition of a parquet state table.
       The new content of the delta partition (cdc_bucket = -2) of a parquet state table:
       for each key the latest change among the stored delta and `changes_sql`, kept only
       where it is newer than the key's compacted row (cdc_bucket >= 0). Rows older than

@@ -1,5 +1,6 @@
 {% macro _cdc_merge_into_statements(changes_sql, columns, unique_key, state_relation, buckets, retention_days, carry=none) %}
   {#-
+      The statements of an incremental cdc_current_state run with MERGE INTO.
       The incremental run of cdc_current_state on a table format with MERGE (delta,
       iceberg, hudi), as a list of statements run in order. Same semantics as the parquet
       path (_cdc_state_merge_sql): the greatest _cdc_sort_key wins per key, deletes keep a

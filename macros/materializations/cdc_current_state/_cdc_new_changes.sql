@@ -1,8 +1,9 @@
 {% macro _cdc_new_changes(plan, sql, batch_relation=none) %}
   {#-
-      The batch of an incremental cdc_current_state run: the model's readable rows loaded
-      after the last applied run (the runs table's watermark), as `sql`, with its newest
-      `_loaded_at` (`loaded_through`, none when there is nothing new) and its row count.
+      The batch of an incremental cdc_current_state run.
+      The batch is the model's readable rows loaded after the last applied run (the runs table's
+      watermark), as `sql`, with its newest `_loaded_at` (`loaded_through`, none when there is
+      nothing new) and its row count.
 
       With `batch_relation`, the batch is computed once and written there (its state
       columns and whether each row is readable), and `sql` reads that table: the statements

@@ -1,5 +1,6 @@
 {% macro _cdc_snapshot_markers(plan, sql) %}
   {#-
+      The model's change rows plus a truncate per completed blocking snapshot.
       The model's change rows (`sql`) plus, for cdc_snapshot_reconciliation, one truncate
       row (`_cdc_op = 't'`) per completed blocking snapshot of a source table
       (int_cdc__snapshots): sort key `reconciles_before`, loaded when the snapshot became

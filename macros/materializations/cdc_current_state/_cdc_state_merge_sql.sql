@@ -1,5 +1,6 @@
 {% macro _cdc_state_merge_sql(changes_sql, columns, unique_key, state_relation, buckets, retention_days, carry=none, candidates_relation=none, candidates_only=false) %}
   {#-
+      The new content of every state bucket the changes touch.
       The new content of every state bucket that `changes_sql` touches (all buckets when
       state_relation is none, i.e. a full build): for each key the change with the
       greatest _cdc_sort_key among the stored row (tombstones included) and the new

@@ -1,8 +1,8 @@
 {% macro _cdc_write_merge_into(plan, sql) %}
   {#-
-      Write path `merge_into` (delta, iceberg, hudi): the batch merged into the state
-      table by the statements of _cdc_merge_into_statements; a replayed batch changes
-      nothing, so a killed run is simply run again.
+      Write path `merge_into` (delta, iceberg, hudi).
+      The batch is merged into the state table by the statements of _cdc_merge_into_statements;
+      a replayed batch changes nothing, so a killed run is simply run again.
   -#}
   {%- set cdc = plan.cdc -%}
   {{ cdc_lakehouse._cdc_create_runs_table(plan.runs_relation) }}

@@ -1,10 +1,10 @@
 {% macro _cdc_write_merge_on_read(plan, sql) %}
   {#-
-      Write path `merge_on_read` (parquet): a batch goes to the delta partition, unless
-      the delta would outgrow compaction_ratio x the compacted rows; then the batch and the
-      delta are folded into the buckets they touch. Either is staged first and recorded
-      (`staged`, then `applied`), so that a run killed in between is finished by the next
-      one (_cdc_resume_interrupted_run).
+      Write path `merge_on_read` (parquet).
+      A batch goes to the delta partition, unless the delta would outgrow compaction_ratio x the
+      compacted rows; then the batch and the delta are folded into the buckets they touch.
+      Either is staged first and recorded (`staged`, then `applied`), so that a run killed in
+      between is finished by the next one (_cdc_resume_interrupted_run).
   -#}
   {%- set cdc = plan.cdc -%}
   {{ cdc_lakehouse._cdc_resume_interrupted_run(plan.state_relation, plan.runs_relation, plan.staging_relation) }}

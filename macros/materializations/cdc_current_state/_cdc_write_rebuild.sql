@@ -1,5 +1,6 @@
 {% macro _cdc_write_rebuild(plan, sql) %}
   {#-
+      Write path `rebuild`: the state table created from the whole change log.
       Write path `rebuild` (a full refresh, or no state yet): the state table created from
       the whole change log in one statement, and a new runs table.
   -#}

@@ -6,5 +6,6 @@
 {% endmacro %}
 
 {% macro default__cdc_after_staging(relation) %}
+    {#- The default `cdc_after_staging`, which does nothing. -#}
     {{ return('') }}
 {% endmacro %}

@@ -1,11 +1,11 @@
 {% macro _cdc_inputs_fingerprint(node, compiled_sql) %}
     {#-
-        An md5 of what a cdc_table_on_change model is built from: its compiled SQL and table
-        config, and for each model, seed or source it depends on, when the relation was
-        created, and what it read through (_cdc_read_through) or else its row count and its
-        newest `_loaded_at` (when it has that column). An input that gains rows or is
-        rebuilt changes it; a view input is re-created by each
-        run, so it changes on every run (the model is then always rebuilt).
+        An md5 of what a cdc_table_on_change model is built from.
+        It covers its compiled SQL and table config, and for each model, seed or source it
+        depends on, when the relation was created, and what it read through (_cdc_read_through)
+        or else its row count and its newest `_loaded_at` (when it has that column). An input
+        that gains rows or is rebuilt changes it; a view input is re-created by each run, so it
+        changes on every run (the model is then always rebuilt).
     -#}
     {%- set parts = [compiled_sql] -%}
     {%- for key in ['file_format', 'partition_by', 'clustered_by', 'buckets', 'location_root'] -%}

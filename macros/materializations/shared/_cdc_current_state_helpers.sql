@@ -6,6 +6,7 @@
 {% endmacro %}
 
 {% macro _cdc_create_runs_table(runs_relation) %}
+  {#- Creates the run log table if it does not exist. -#}
   {% call statement('cdc_create_runs') %}
     create table if not exists {{ runs_relation }} (
       invocation_id string,
@@ -46,6 +47,7 @@
 
 {% macro _cdc_resume_interrupted_run(state_relation, runs_relation, staging_relation) %}
   {#-
+      Applies the staged buckets a killed run left behind.
       A run killed after staging but before `applied` left its staged buckets behind:
       overwrite them again (idempotent) before anything else.
   -#}
@@ -68,6 +70,7 @@
 
 {% macro _cdc_apply_staging(state_relation, staging_relation, kind, statement_name='main') %}
   {#-
+      Overwrites the state partitions present in the staging table.
       Overwrite the state partitions present in the staging table (idempotent). After a
       compaction the delta partition was folded into the buckets: it is dropped.
   -#}
@@ -91,9 +94,9 @@
 
 {% macro _cdc_truncate_marker_rows(columns) %}
   {#-
-      State rows of the truncate markers (cdc_bucket = -1), one per source table, from a
-      `truncates` CTE (_cdc_source_id, truncated_before) when the batch has a
-      `new_truncates` CTE with rows: otherwise nothing, so the stored markers stay.
+      State rows of the truncate markers (cdc_bucket = -1).
+      One per source table, from a `truncates` CTE (_cdc_source_id, truncated_before) when the
+      batch has a `new_truncates` CTE with rows: otherwise nothing, so the stored markers stay.
   -#}
     select
         {%- for column in columns %}
@@ -117,6 +120,7 @@
 
 {% macro _cdc_stage(staging_relation, state_relation, staged_sql) %}
   {#-
+      Writes the new content of some state partitions to the staging table.
       Write the new content of some state partitions to the staging table. The table is
       created empty first (a metadata step) and filled by an insert, so a run killed
       while writing leaves a registered table, which the next run drops with its files;
@@ -134,6 +138,7 @@
 
 {% macro _cdc_write_scratch(relation, sql) %}
   {#-
+      Writes a query's rows to a scratch table of the run.
       Write a query's rows to a scratch table of the run (`<model>__cdc_batch`,
       `<model>__cdc_candidates`), so that the statements after it read a table instead of
       planning and running the query again. Created empty, then filled (as _cdc_stage
@@ -151,6 +156,7 @@
 
 {% macro _cdc_truncates_ctes(changes_from, state_relation) %}
   {#-
+      CTEs of the batch's truncates and of those merged with the stored markers.
       CTEs new_truncates (the batch's latest truncate per source table, from the rows of
       `changes_from`, a CTE name or a parenthesised query with an alias) and truncates
       (those merged with the stored markers, cdc_bucket = -1, of state_relation; none on a

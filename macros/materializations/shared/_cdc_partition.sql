@@ -1,6 +1,7 @@
 {% macro _cdc_partition(role) %}
     {#-
-        The `cdc_bucket` partition of a parquet state table that plays `role`:
+        The `cdc_bucket` partition of a parquet state table that plays `role`.
+        The roles:
           delta             -2: the latest change of each key changed since the last
                             compaction (merge on read)
           truncate_markers  -1: one truncate marker per source table

@@ -1,5 +1,6 @@
 {% macro _cdc_publish_view(view_sql, state_relation, existing_target, force=false) %}
   {#-
+      Creates a state-backed model's published view unless it is up to date.
       Creates a state-backed model's published view (view_sql: its `create or replace
       view` statement) unless it exists and was created from the same SQL, as the state
       table's property `cdc.published_view` (an md5 of view_sql) records: creating a view
