@@ -178,8 +178,12 @@ def install() -> None:
         sys.meta_path.insert(0, _SessionModuleFinder())
 
 
-def pth_line(repo_root: str | Path) -> str:
-    """The lines of a venv `.pth` file that put the repo on `sys.path` and call `install()`.
+HOOK_MODULE = "python_udfs.session_hook"
+
+
+def pth_line(repo_root: str | Path, hook: str = HOOK_MODULE) -> str:
+    """The lines of a venv `.pth` file that put the repo on `sys.path` and call the
+    `install()` of module `hook` (default: this one).
 
     The second line is skipped quietly if the repo has moved, so a stale `.pth` file does
     not print an error in every Python process of the venv.
@@ -188,15 +192,17 @@ def pth_line(repo_root: str | Path) -> str:
     return (
         f"{root}\n"
         "import importlib.util as _u; "
-        '_u.find_spec("python_udfs") is not None and '
-        '__import__("python_udfs.session_hook", fromlist=["install"]).install()\n'
+        f'_u.find_spec("{hook.split(".")[0]}") is not None and '
+        f'__import__("{hook}", fromlist=["install"]).install()\n'
     )
 
 
 PTH_FILE = "cdc_python_udfs.pth"
 
 
-def install_pth(repo_root: str | Path, site_packages: str | Path | None = None) -> Path:
+def install_pth(
+    repo_root: str | Path, site_packages: str | Path | None = None, hook: str = HOOK_MODULE
+) -> Path:
     """Write the `.pth` file (`pth_line`) into `site_packages` (default: this interpreter's
     purelib, its venv's), so that every Python process of the venv registers the UDFs on
     the sessions it creates; returns its path. `make venv` runs it for this repository; a
@@ -205,7 +211,7 @@ def install_pth(repo_root: str | Path, site_packages: str | Path | None = None) 
 
     folder = Path(site_packages or sysconfig.get_paths()["purelib"])
     path = folder / PTH_FILE
-    path.write_text(pth_line(repo_root) + "\n")
+    path.write_text(pth_line(repo_root, hook) + "\n")
     return path
 
 

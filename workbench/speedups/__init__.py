@@ -5,7 +5,7 @@
 (`local_filesystem`, when its jar is built), then the class-data-sharing archive that
 `make setup` writes (`jvm_class_archive`, when there is one), in this order: the archive
 is named by the class path, which the jar is on. `make venv` writes the `.pth` line
-(`pth_line`) that calls `install()` in every Python process of the venv.
+(`python_udfs.session_hook.pth_line`) that calls `install()` in every Python process of the venv.
 """
 
 from __future__ import annotations
@@ -32,28 +32,12 @@ def install() -> None:
     session_hook.add_jvm_preparer(prepare)
 
 
-PTH_FILE = "cdc_python_udfs.pth"
-
-
-def pth_line(repo_root: str | Path) -> str:
-    """The `.pth` lines that put the repository on `sys.path` and call `install()`; the
-    second is skipped quietly if the repository has moved."""
-    root = Path(repo_root).resolve()
-    return (
-        f"{root}\n"
-        "import importlib.util as _u; "
-        '_u.find_spec("workbench") is not None and '
-        '__import__("workbench.speedups", fromlist=["install"]).install()\n'
-    )
-
-
 def main() -> int:
     """`python -m workbench.speedups`: write the venv's `.pth` file for this repository (in
-    place of the package's own, `python -m python_udfs`, which it includes)."""
-    import sysconfig
+    place of the package's own, `python -m python_udfs`, whose hook `install()` includes)."""
+    from python_udfs import session_hook
 
     root = Path(__file__).resolve().parents[2]
-    path = Path(sysconfig.get_paths()["purelib"]) / PTH_FILE
-    path.write_text(pth_line(root) + "\n")
+    path = session_hook.install_pth(root, hook="workbench.speedups")
     print(f"wrote {path}: sessions of this Python register the UDFs and speed-ups of {root}")
     return 0
