@@ -15,6 +15,8 @@ export PYTHONPATH := $(CURDIR)
 export DBT_PROJECT_DIR := $(CURDIR)/integration_tests
 CONSUMER := integration_tests
 export CDC_LOG4J_CONFIG ?= $(CURDIR)/profiles/log4j2.properties
+# the pinned Spark packages (spark-jars.lock), fetched by `make setup` with Maven
+export CDC_SPARK_JARS_DIR ?= $(CURDIR)/jars
 
 .PHONY: venv setup check-java demo test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down spark-server-up
 
@@ -28,6 +30,9 @@ venv: check-java $(STAMP)
 	@cd $(CONSUMER) && ../$(VENV)/bin/dbt deps --quiet --profiles-dir ../profiles
 
 setup: venv
+	@# once: the pinned Spark packages (Delta, Iceberg, Kafka) with Maven, checksums checked;
+	@# without Maven it says what to install, and the parquet default still works
+	@$(PY) -m cdc_tools.spark_jars
 	@# once: the classes a Spark driver loads, archived for every later session to map
 	@# (workbench/speedups/jvm_class_archive.py), after the driver's local file system
 	@# (workbench/speedups/local_filesystem.py: no chmod process per file)

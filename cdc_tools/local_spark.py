@@ -15,6 +15,8 @@ from pathlib import Path
 
 import yaml
 
+from python_udfs.session_hook import expand_jar_globs
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PROFILES_DIR = REPO_ROOT / "profiles"
 PROJECT_DIR_ENV = "DBT_PROJECT_DIR"
@@ -46,13 +48,26 @@ def _render(text: str) -> str:
     )
 
 
-def local_spark_conf() -> dict[str, str]:
-    """The `server_side_parameters` of the `local` target, rendered with the environment."""
+LOCAL_TARGETS = ("local", "delta", "iceberg")
+"""The profile's targets of an in-process session: `local` and the ones that add a format."""
+
+
+def local_target() -> str:
+    """The profile's target a local session is made for: DBT_TARGET if it names an in-process
+    one (`local`, `delta`, `iceberg`), else `local`."""
+    target = os.environ.get("DBT_TARGET", "local")
+    return target if target in LOCAL_TARGETS else "local"
+
+
+def local_spark_conf(target: str | None = None) -> dict[str, str]:
+    """The `server_side_parameters` of an in-process target (default `local_target()`),
+    rendered with the environment."""
     profiles = yaml.safe_load((PROFILES_DIR / "profiles.yml").read_text())
-    params = profiles["cdc_spark"]["outputs"]["local"]["server_side_parameters"]
+    params = profiles["cdc_spark"]["outputs"][target or local_target()]["server_side_parameters"]
     conf = {str(key): _render(str(value)) for key, value in params.items()}
     # dbt-spark forces this for every statement; set it up front so both agree.
     conf["spark.sql.ansi.enabled"] = "false"
+    expand_jar_globs(conf)
     return conf
 
 

@@ -93,15 +93,42 @@ def add_jvm_preparer(preparer: JvmPreparer) -> None:
         _JVM_PREPARERS.append(preparer)
 
 
-def _prepare_the_jvm(builder: Any) -> None:
-    """Before the process's JVM exists: each preparer of `add_jvm_preparer`, in order."""
-    if not _JVM_PREPARERS:
+JARS_OPTION = "spark.jars"
+
+
+def expand_jar_globs(options: dict[str, Any]) -> None:
+    """Replace each glob of `spark.jars` by the files it matches (none: dropped).
+
+    The profiles pass `<jars folder>/*.jar`. spark-submit expands such a glob for the
+    driver's class path, but the SparkContext of a Python session receives the option as
+    written and logs a FileNotFoundException for it, and executors of a cluster get
+    nothing."""
+    value = options.get(JARS_OPTION)
+    if not isinstance(value, str) or not any(char in value for char in "*?["):
         return
+    import glob
+
+    jars: list[str] = []
+    for entry in (part.strip() for part in value.split(",")):
+        if entry and any(char in entry for char in "*?[") and "://" not in entry:
+            jars.extend(sorted(glob.glob(os.path.expanduser(entry))))
+        elif entry:
+            jars.append(entry)
+    if jars:
+        options[JARS_OPTION] = ",".join(jars)
+    else:
+        options.pop(JARS_OPTION)
+
+
+def _prepare_the_jvm(builder: Any) -> None:
+    """Before the process's JVM exists: the globs of `spark.jars` expanded, then each
+    preparer of `add_jvm_preparer`, in order."""
     try:
         from pyspark import SparkContext
 
         options = getattr(builder, "_options", None)
         if SparkContext._gateway is None and isinstance(options, dict):
+            expand_jar_globs(options)
             for preparer in _JVM_PREPARERS:
                 preparer(options)
     except Exception as exc:  # noqa: BLE001 - a preparer only saves time, never costs a session

@@ -256,9 +256,10 @@ pk_tombstones as (
     from {{ winners }}
     inner join tombstones_folded
         on {{ cdc_lakehouse._cdc_key_match(unique_key, winners, 'tombstones_folded') }}
+    left semi join pk_creates
+        on {{ winners }}._cdc_source_id = pk_creates._cdc_carry_source_id
+        and {{ winners }}._cdc_position = pk_creates._cdc_position
     where {{ winners }}._cdc_op = 'd' and {{ winners }}._cdc_is_deleted
-        and ({{ winners }}._cdc_source_id, {{ winners }}._cdc_position) in (
-            select _cdc_carry_source_id, _cdc_position from pk_creates)
     {%- if stored_tombstones_sql is not none %}
 
     union all
@@ -274,9 +275,10 @@ pk_tombstones as (
         {{ cdc_lakehouse.cdc_quote(name) }}
         {%- endfor %}
     from ({{ stored_tombstones_sql }}) as stored_tombstones
-    where _cdc_op = 'd' and _cdc_is_deleted
-        and (_cdc_source_id, _cdc_position) in (
-            select _cdc_carry_source_id, _cdc_position from pk_creates)
+    left semi join pk_creates
+        on stored_tombstones._cdc_source_id = pk_creates._cdc_carry_source_id
+        and stored_tombstones._cdc_position = pk_creates._cdc_position
+    where stored_tombstones._cdc_op = 'd' and stored_tombstones._cdc_is_deleted
     {%- endif %}
 
 ),

@@ -1,4 +1,4 @@
-{% macro _cdc_merge_into_statements(changes_sql, columns, unique_key, state_relation, buckets, retention_days, carry=none) %}
+{% macro _cdc_merge_into_statements(changes_sql, columns, unique_key, state_relation, buckets, retention_days, carry=none, source_relation=none) %}
   {#-
       The statements of an incremental cdc_current_state run with MERGE INTO.
       The incremental run of cdc_current_state on a table format with MERGE (delta,
@@ -10,7 +10,12 @@
       `changes_sql` returns the batch's readable change rows. carry (_cdc_carry_spec):
       unavailable values are carried over as on parquet (_cdc_carry_over.sql), reading the
       stored rows of the keys that need it; a stored create of a primary-key change still
-      holding placeholders is rewritten when its delete arrives.
+      holding placeholders is rewritten when its delete arrives. source_relation: the
+      upsert's source rows are written there first (a scratch table, dropped at the end),
+      and the MERGE reads that table: the source query is planned and run once, not once
+      per pass of the format's MERGE (Delta plans it up to four times), and the MERGE
+      reads no subquery over its own target (Delta cannot: "Table does not support
+      reads", delta-io/delta#3099).
   -#}
   {%- set key_match = [] -%}
   {%- for column in unique_key -%}
@@ -51,10 +56,8 @@
             carry, columns, changes_sql, state_relation) -%}
     {%- endif -%}
   {%- endif -%}
-  {%- set upsert -%}
-    merge into {{ state_relation }} as target
+  {%- set upsert_source -%}
     {%- if carry is not none %}
-    using (
         with
 
         batch_changes as (
@@ -104,17 +107,7 @@
             'select * from ' ~ state_relation ~ ' where cdc_bucket != ' ~ cdc_lakehouse._cdc_partition('truncate_markers')) }}
 
         select * from carried
-    ) as source
-    on target.cdc_bucket >= 0 and {{ key_match | join(' and ') }}
-    when matched and source._cdc_sort_key > target._cdc_sort_key
-        and source._cdc_is_deleted and {{ retention_days }} = 0 then delete
-    when matched and (source._cdc_sort_key > target._cdc_sort_key
-        or (source._cdc_sort_key = target._cdc_sort_key
-            and {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, 'target.') }}
-            and not {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, 'source.') }})) then update set *
-    when not matched and not (source._cdc_is_deleted and {{ retention_days }} = 0) then insert *
     {%- else %}
-    using (
         select
             {%- for column in columns %}
             ranked.{{ cdc_lakehouse.cdc_quote(column) }},
@@ -136,13 +129,28 @@
         ) as markers
             on ranked._cdc_source_id = markers._cdc_source_id
         where ranked.change_rank = 1
-    ) as source
+    {%- endif %}
+  {%- endset -%}
+  {%- if source_relation is not none -%}
+    {%- do statements.append('drop table if exists ' ~ source_relation) -%}
+    {%- do statements.append('create table ' ~ source_relation ~ ' using parquet as ' ~ upsert_source ~ ' limit 0') -%}
+    {%- do statements.append('insert into ' ~ source_relation ~ ' ' ~ upsert_source) -%}
+  {%- endif -%}
+  {%- set upsert -%}
+    merge into {{ state_relation }} as target
+    using {% if source_relation is not none %}{{ source_relation }}{% else %}({{ upsert_source }}){% endif %} as source
     on target.cdc_bucket >= 0 and {{ key_match | join(' and ') }}
     when matched and source._cdc_sort_key > target._cdc_sort_key
         and source._cdc_is_deleted and {{ retention_days }} = 0 then delete
+    {%- if carry is not none %}
+    when matched and (source._cdc_sort_key > target._cdc_sort_key
+        or (source._cdc_sort_key = target._cdc_sort_key
+            and {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, 'target.') }}
+            and not {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, 'source.') }})) then update set *
+    {%- else %}
     when matched and source._cdc_sort_key > target._cdc_sort_key then update set *
-    when not matched and not (source._cdc_is_deleted and {{ retention_days }} = 0) then insert *
     {%- endif %}
+    when not matched and not (source._cdc_is_deleted and {{ retention_days }} = 0) then insert *
   {%- endset -%}
   {%- do statements.append(upsert) -%}
 
@@ -170,5 +178,8 @@
         and _loaded_at < current_timestamp() - make_dt_interval({{ retention_days }})
   {%- endset -%}
   {%- do statements.append(purge) -%}
+  {%- if source_relation is not none -%}
+    {%- do statements.append('drop table if exists ' ~ source_relation) -%}
+  {%- endif -%}
   {{ return(statements) }}
 {% endmacro %}

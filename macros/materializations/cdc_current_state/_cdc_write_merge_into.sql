@@ -1,24 +1,41 @@
 {% macro _cdc_write_merge_into(plan, sql) %}
   {#-
       Write path `merge_into` (delta, iceberg, hudi).
-      The batch is merged into the state table by the statements of _cdc_merge_into_statements;
-      a replayed batch changes nothing, so a killed run is simply run again.
+      The batch is written once (plan.batch_relation, as on parquet) and merged into the
+      state table by the statements of _cdc_merge_into_statements, whose upsert reads its
+      source from plan.staging_relation. Each MERGE is atomic and a replayed batch changes
+      nothing, so a killed run is simply run again.
   -#}
   {%- set cdc = plan.cdc -%}
   {{ cdc_lakehouse._cdc_create_runs_table(plan.runs_relation) }}
-  {%- set batch = cdc_lakehouse._cdc_new_changes(plan, sql) -%}
+  {%- set batch = cdc_lakehouse._cdc_new_changes(plan, sql, batch_relation=plan.batch_relation) -%}
   {%- if batch.loaded_through is none -%}
+    {{ adapter.drop_relation(plan.batch_relation) }}
     {% call statement('main') %}
       select 'no new changes' as cdc_status
     {% endcall %}
-  {%- else -%}
-    {%- for statement_sql in cdc_lakehouse._cdc_merge_into_statements(
-          batch.sql, plan.state_columns, cdc.unique_key, plan.state_relation, cdc.buckets,
-          cdc.retention_days, plan.carry) -%}
-      {% call statement('main' if loop.last else 'cdc_merge_' ~ loop.index) %}
-        {{ statement_sql }}
-      {% endcall %}
-    {%- endfor -%}
-    {{ cdc_lakehouse._cdc_record_run(plan.runs_relation, batch.loaded_through, 'applied', 'merge') }}
+    {{ return('') }}
   {%- endif -%}
+  {#- the carry-over only when it could change something (one cheap count, as on parquet) -#}
+  {%- set carry = plan.carry -%}
+  {%- if carry is not none -%}
+    {%- set revisited = batch.sql -%}
+    {%- if carry.by_position -%}
+      {%- set revisited = batch.sql ~ " union all " ~ cdc_lakehouse._cdc_carry_revisit_sql(
+            carry, plan.state_columns, batch.sql, plan.state_relation) -%}
+    {%- endif -%}
+    {%- if run_query(cdc_lakehouse._cdc_carry_needed_sql(
+          carry, '(' ~ revisited ~ ') as changes', plan.state_relation)).rows[0][0] | int == 0 -%}
+      {%- set carry = none -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- for statement_sql in cdc_lakehouse._cdc_merge_into_statements(
+        batch.sql, plan.state_columns, cdc.unique_key, plan.state_relation, cdc.buckets,
+        cdc.retention_days, carry, source_relation=plan.staging_relation) -%}
+    {% call statement('main' if loop.last else 'cdc_merge_' ~ loop.index) %}
+      {{ statement_sql }}
+    {% endcall %}
+  {%- endfor -%}
+  {{ cdc_lakehouse._cdc_record_run(plan.runs_relation, batch.loaded_through, 'applied', 'merge') }}
+  {{ adapter.drop_relation(plan.batch_relation) }}
 {% endmacro %}
