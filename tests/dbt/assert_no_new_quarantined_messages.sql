@@ -85,25 +85,26 @@ described as (
         file_messages,
         file_problem,
         case
-            when reason_code = 'unreadable_file' then concat(
-                'the file ', coalesce(_source_file, '(no file)'), ' could not be read whole, '
-                || 'quarantined as unreadable_file: none of its lines loaded (cdc_quarantine.raw_line '
-                || 'says why; a readable copy with a new modification time loads)'
-            )
+            when reason_code = 'unreadable_file'
+                then concat(
+                        'the file ', coalesce(_source_file, '(no file)'), ' could not be read whole, '
+                        || 'quarantined as unreadable_file: none of its lines loaded (cdc_quarantine.raw_line '
+                        || 'says why; a readable copy with a new modification time loads)'
+                    )
             else concat(
-                cast(messages as string), if(messages = 1, ' message', ' messages'),
-                coalesce(concat(' of ', cast(file_messages as string)), ''),
-                ' in ', coalesce(_source_file, '(no file)'), ' quarantined as ', reason_code,
-                coalesce(
-                    concat(
-                        ': the file is ', file_problem,
-                        ' (bronze decompresses only files named .{{ _cdc_compressed_extensions() | join(", .") }}, '
-                        || 'land it decompressed or so named; the bytes are kept in '
-                        || 'bronze_cdc_messages.raw_line_base64)'
-                    ),
-                    ''
+                    cast(messages as string), if(messages = 1, ' message', ' messages'),
+                    coalesce(concat(' of ', cast(file_messages as string)), ''),
+                    ' in ', coalesce(_source_file, '(no file)'), ' quarantined as ', reason_code,
+                    coalesce(
+                        concat(
+                            ': the file is ', file_problem,
+                            ' (bronze decompresses only files named .{{ _cdc_compressed_extensions() | join(", .") }}, '
+                            || 'land it decompressed or so named; the bytes are kept in '
+                            || 'bronze_cdc_messages.raw_line_base64)'
+                        ),
+                        ''
+                    )
                 )
-            )
         end as message
     from places
 
