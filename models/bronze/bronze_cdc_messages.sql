@@ -23,6 +23,15 @@
     binaryFile, and kept as they are.
 -#}
 {%- set files = _cdc_landing_files_to_read(new_files) -%}
+{#-
+    A compressed file whose codec fails before its end would fail Spark's whole query: such
+    files are found first (_cdc_unreadable_landing_files), not read, and each lands as one
+    row of its own (`_record_format` 'unreadable_file') that silver quarantines. None of
+    their lines is kept; a readable version of the file (a new modification time) loads.
+-#}
+{%- set unreadable_files = _cdc_unreadable_landing_files(files) -%}
+{%- set unreadable_paths = unreadable_files | map(attribute='path') | list -%}
+{%- set files = files | reject('in', unreadable_paths) | list -%}
 {%- set whole_files = _cdc_whole_read_among(files) -%}
 {%- set lines_relation = _cdc_landing_lines_relation(files | reject('in', whole_files) | list) -%}
 {%- set whole_relation = none -%}
@@ -32,6 +41,7 @@
 {%- set parts = [] %}
 {%- if lines_relation %}{% do parts.append('line_messages') %}{% endif %}
 {%- if whole_relation %}{% do parts.append('whole_messages') %}{% endif %}
+{%- if unreadable_files %}{% do parts.append('unreadable_file_messages') %}{% endif %}
 {#- no new landing file (none: not incremental, every file is read): nothing to do -#}
 {{ cdc_skip_unless_new_input(new_files is none or new_files | length > 0) }}
 
@@ -95,7 +105,8 @@ line_messages as (
         case
             when not is_valid_utf8(numbered_lines.line_text)
                 then base64(cast(numbered_lines.line_text as binary))
-        end as raw_line_base64
+        end as raw_line_base64,
+        false as is_unreadable_file
     from numbered_lines
         inner join listed_files
             on numbered_lines.source_file = listed_files.source_file
@@ -177,9 +188,63 @@ whole_messages as (
         case
             when not is_valid_file and not is_valid_utf8(line_text)
                 then base64(cast(line_text as binary))
-        end as raw_line_base64
+        end as raw_line_base64,
+        false as is_unreadable_file
     from whole_line_bytes
     where startswith(line_text, '{') or trim(line_text) != ''
+
+),
+{%- endif %}
+{%- if unreadable_files %}
+
+lines_read_before_failure as (
+
+    select * from values
+    {%- for unreadable in unreadable_files %}
+        ('{{ _cdc_escape_string(unreadable.path) }}', {{ unreadable.lines_read }}){{ ',' if not loop.last }}
+    {%- endfor %}
+        as lines_read (source_file, lines_read)
+
+),
+
+unreadable_listing as (
+
+    select
+        path,
+        modificationtime,
+        length,
+        {{ _cdc_sink_file_coordinates('path') }}
+    from {{ _cdc_landing_files_relation() }}
+    where {{ _cdc_in_list('path', unreadable_paths) }}
+
+),
+
+unreadable_file_messages as (
+
+    -- one row per file that cannot be read whole, at line 0: what the file is and why
+    select
+        unreadable_listing.path as source_file,
+        unreadable_listing.modificationtime as source_file_modified_at,
+        0 as source_line,
+        unreadable_listing.file_topic,
+        unreadable_listing.file_partition,
+        cast(null as bigint) as file_start_offset,
+        true as is_valid_utf8,
+        concat(
+            'the ', lower(regexp_extract(unreadable_listing.path, '[.]([^./]+)$', 1)),
+            ' codec failed before the end of the file (a truncated or corrupt stream, or a '
+            || 'file that could not be opened); ',
+            cast(unreadable_listing.length as string), ' bytes, modified ',
+            cast(unreadable_listing.modificationtime as string), '; ',
+            cast(lines_read_before_failure.lines_read as string),
+            ' lines were read before the failure and none is kept: the file loads whole once '
+            || 'a readable version of it (a new modification time) lands'
+        ) as raw_line,
+        cast(null as string) as raw_line_base64,
+        true as is_unreadable_file
+    from unreadable_listing
+        inner join lines_read_before_failure
+            on unreadable_listing.path = lines_read_before_failure.source_file
 
 ),
 {%- endif %}
@@ -196,7 +261,8 @@ messages as (
         file_start_offset,
         is_valid_utf8,
         raw_line,
-        raw_line_base64
+        raw_line_base64,
+        is_unreadable_file
     from {{ part }}
     {%- if not loop.last %}
     union all
@@ -214,7 +280,8 @@ messages as (
             cast(null as bigint) as file_start_offset,
             cast(null as boolean) as is_valid_utf8,
             cast(null as string) as raw_line,
-            cast(null as string) as raw_line_base64
+            cast(null as string) as raw_line_base64,
+            cast(null as boolean) as is_unreadable_file
         where false
     {%- endif %}
 
@@ -263,14 +330,20 @@ final as (
         case when is_kcat_record then kcat.key end as message_key,
         case
             when is_kcat_record then kcat.payload
+            when is_unreadable_file then raw_line
             when trim(raw_line) = 'null' then null
             else raw_line
         end as message_value,
         case
             when is_kcat_record then kcat.payload is null
+            when is_unreadable_file then false
             else trim(raw_line) = 'null'
         end as _is_tombstone,
-        case when is_kcat_record then 'kcat' else 'value_line' end as _record_format,
+        case
+            when is_unreadable_file then 'unreadable_file'
+            when is_kcat_record then 'kcat'
+            else 'value_line'
+        end as _record_format,
         is_valid_utf8 as _is_valid_utf8,
         case when is_kcat_record then kcat.topic else file_topic end as _kafka_topic,
         case

@@ -30,7 +30,9 @@ unreadable_messages as (
     -- (_cdc_row_index) is listed once per row change
     select
         _message_id,
-        'envelope' as quarantine_stage,
+        case
+            when startswith(_cdc_error_reason, 'unreadable_file:') then 'file' else 'envelope'
+        end as quarantine_stage,
         _cdc_connector,
         _cdc_source_id,
         _cdc_error_reason,

@@ -9,6 +9,16 @@ reason_codes as (
 
     select * from values
         (
+            'unreadable_file',
+            'file',
+            'A landing file could not be read whole: its codec failed before its end (a '
+            || 'truncated or corrupt gzip, bzip2, zlib or zstd stream, or a file that vanished '
+            || 'or could not be opened). None of its lines is kept; the other files load.',
+            'Land a readable copy of the file (a new modification time): the next run loads it '
+            || 'whole. cdc_quarantine.raw_line gives its size, time and the lines read before '
+            || 'the failure.'
+        ),
+        (
             'invalid_utf8',
             'envelope',
             'The bytes of the line are not valid UTF-8.',

@@ -45,6 +45,7 @@ bronze as (
         bronze_messages.message_value,
         bronze_messages._is_tombstone,
         bronze_messages._is_valid_utf8,
+        bronze_messages._record_format,
         bronze_messages._kafka_topic,
         bronze_messages._kafka_partition,
         bronze_messages._kafka_offset,
@@ -260,6 +261,8 @@ checked as (
     select
         unpacked.*,
         case
+            -- a landing file bronze could not read whole: its one row says why
+            when _record_format = 'unreadable_file' then 'unreadable_file: ' || message_value
             when not _is_valid_utf8
                 then 'invalid_utf8: the line is not valid UTF-8; its bytes are kept in '
                     || 'bronze_cdc_messages.raw_line_base64'

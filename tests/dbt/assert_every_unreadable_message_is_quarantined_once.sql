@@ -1,6 +1,6 @@
 -- Reconciliation: every row change silver could not read (a message, or one row change of
 -- a multi-row message: _cdc_row_index) is in cdc_quarantine exactly once, and the
--- quarantine holds nothing else from the envelope stage. A `dbt build` checks the messages
+-- quarantine holds nothing else from the envelope and file stages. A `dbt build` checks the messages
 -- it loaded (cdc_test_scope).
 
 {%- set scope = cdc_test_scope(ref('stg_cdc__messages')) %}
@@ -24,7 +24,7 @@ quarantined as (
         _cdc_row_index,
         count(*) as copies
     from {{ ref('cdc_quarantine') }}
-    where quarantine_stage = 'envelope' and {{ cdc_scope_predicate(scope) }}
+    where quarantine_stage in ('envelope', 'file') and {{ cdc_scope_predicate(scope) }}
     group by _message_id, _cdc_row_index
 
 ),

@@ -7,7 +7,10 @@
 -- of the run's messages was quarantined (default 1: a run that read none of what it
 -- loaded). A compressed landing file bronze could not read (gzip, bzip2 or zstd bytes not
 -- named .gz, .bz2 or .zst: _cdc_compressed_extensions) or one none of
--- whose lines is UTF-8 text is named so.
+-- whose lines is UTF-8 text is named so. A landing file bronze could not read whole
+-- (unreadable_file: a truncated or corrupt compressed stream) is counted as a file beside
+-- the messages, and named; a run whose every file was unreadable is an error, as a run of
+-- only unreadable messages is.
 -- `dbt test` checks every load.
 
 {%- set scope = cdc_test_scope(ref('cdc_quarantine')) %}
@@ -19,7 +22,8 @@ loaded_files as (
 
     select
         _source_file,
-        count(*) as file_messages,
+        count_if(_record_format != 'unreadable_file') as file_messages,
+        count_if(_record_format = 'unreadable_file') as file_unreadable,
         count_if(not _is_valid_utf8) as file_invalid_lines,
         -- the first bytes of the file: compressed files are named by their magic number
         max(case
@@ -47,6 +51,7 @@ run_totals as (
 
     select
         (select coalesce(sum(file_messages), 0) from loaded_files) as run_messages,
+        (select count_if(file_unreadable > 0) from loaded_files) as run_unreadable_files,
         (select count(distinct _message_id) from quarantined) as run_quarantined
 
 ),
@@ -79,20 +84,28 @@ described as (
         messages,
         file_messages,
         file_problem,
-        concat(
-            cast(messages as string), if(messages = 1, ' message', ' messages'),
-            coalesce(concat(' of ', cast(file_messages as string)), ''),
-            ' in ', coalesce(_source_file, '(no file)'), ' quarantined as ', reason_code,
-            coalesce(
-                concat(
-                    ': the file is ', file_problem,
-                    ' (bronze decompresses only files named .{{ _cdc_compressed_extensions() | join(", .") }}, '
-                    || 'land it decompressed or so named; the bytes are kept in '
-                    || 'bronze_cdc_messages.raw_line_base64)'
-                ),
-                ''
-            )
-        ) as message
+        case
+            when reason_code = 'unreadable_file'
+                then concat(
+                        'the file ', coalesce(_source_file, '(no file)'), ' could not be read whole, '
+                        || 'quarantined as unreadable_file: none of its lines loaded (cdc_quarantine.raw_line '
+                        || 'says why; a readable copy with a new modification time loads)'
+                    )
+            else concat(
+                    cast(messages as string), if(messages = 1, ' message', ' messages'),
+                    coalesce(concat(' of ', cast(file_messages as string)), ''),
+                    ' in ', coalesce(_source_file, '(no file)'), ' quarantined as ', reason_code,
+                    coalesce(
+                        concat(
+                            ': the file is ', file_problem,
+                            ' (bronze decompresses only files named .{{ _cdc_compressed_extensions() | join(", .") }}, '
+                            || 'land it decompressed or so named; the bytes are kept in '
+                            || 'bronze_cdc_messages.raw_line_base64)'
+                        ),
+                        ''
+                    )
+                )
+        end as message
     from places
 
 ),
@@ -101,8 +114,11 @@ run_message as (
 
     select
         concat(
-            'this run quarantined ', cast(max(run_totals.run_quarantined) as string), ' of the ',
-            cast(max(run_totals.run_messages) as string), ' messages it loaded (',
+            'this run quarantined ',
+            cast(max(run_totals.run_quarantined - run_totals.run_unreadable_files) as string),
+            ' of the ', cast(max(run_totals.run_messages) as string), ' messages it loaded and ',
+            cast(max(run_totals.run_unreadable_files) as string),
+            ' landing files it could not read (',
             'var cdc_quarantine_error_share: {{ error_share }}; cdc_quarantine_summary says why '
             || 'and what to do): ',
             array_join(slice(array_sort(collect_list(described.message)), 1, 20), '; '),
@@ -130,8 +146,9 @@ final as (
     where
         case
             when
-                run_totals.run_messages > 0
-                and run_totals.run_quarantined >= {{ error_share }} * run_totals.run_messages
+                run_totals.run_messages + run_totals.run_unreadable_files > 0
+                and run_totals.run_quarantined
+                >= {{ error_share }} * (run_totals.run_messages + run_totals.run_unreadable_files)
                 then cast(raise_error(run_message.run_text) as boolean)
             else true
         end

@@ -8,11 +8,14 @@ messages (transaction metadata, schema changes) ride along and must be read, not
 
 from __future__ import annotations
 
+import bz2
 import copy
+import gzip
 import json
 import shutil
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from workbench.oracle_check import compare_database
@@ -143,9 +146,42 @@ def bad_run(dbt_project):  # type: ignore[no-untyped-def]
     (bad / "ten-megabytes.json").write_text(json.dumps(big) + "\n")
     shutil.copy(good_files[0], bad / ("copy-of-" + good_files[0].name))
     (dbt_project.landing / "control.json").write_text("\n".join(CONTROL) + "\n")
+    # one good file lands gzip-compressed, beside compressed files its codec cannot read whole
+    compressed_good = good_files[1].with_name(good_files[1].name + ".gz")
+    compressed_good.write_bytes(gzip.compress(good_files[1].read_bytes()))
+    good_files[1].unlink()
+    _land_unreadable_files(bad / "files")
 
-    dbt_project.run("build")
-    return result, lines, good_files
+    build = dbt_project.run("build")
+    return result, lines, good_files, build
+
+
+LEAKED = b"".join(json.dumps({"leaked": i, "pad": "x" * 40}).encode() + b"\n" for i in range(3000))
+
+
+def _cut(data: bytes) -> bytes:
+    return data[: len(data) // 2]
+
+
+def _flipped(data: bytes) -> bytes:
+    damaged = bytearray(data)
+    damaged[len(damaged) // 2] ^= 0xFF
+    return bytes(damaged)
+
+
+UNREADABLE = {
+    # an interrupted copy or upload, a damaged block, a zstd frame cut short
+    "truncated.json.gz": lambda: _cut(gzip.compress(LEAKED)),
+    "corrupt.json.bz2": lambda: _flipped(bz2.compress(LEAKED)),
+    "cut.json.zst": lambda: _cut(pa.compress(LEAKED, codec="zstd", asbytes=True)),
+}
+
+
+def _land_unreadable_files(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, content in UNREADABLE.items():
+        (folder / name).write_bytes(content())
+    return [folder / name for name in UNREADABLE]
 
 
 def test_good_data_still_equals_the_source(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
@@ -173,7 +209,7 @@ def test_good_data_still_equals_the_source(dbt_project, bad_run) -> None:  # typ
 
 
 def test_every_bad_message_has_its_reason(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
-    _, lines, _ = bad_run
+    _, lines, _, _ = bad_run
     rows = dbt_project.sql(
         f"select reason_code, _cdc_error_reason, _source_file, _source_line, quarantine_stage "
         f"from {dbt_project.layer('silver')}.cdc_quarantine"
@@ -189,15 +225,17 @@ def test_every_bad_message_has_its_reason(dbt_project, bad_run) -> None:  # type
     assert (
         "quantity = many is not a smallint" in by_place[("bad-lines.json", 7)]["_cdc_error_reason"]
     )
-    assert len(rows) == len(lines) + 1, "only the bad messages are quarantined"
+    files = len(UNREADABLE)
+    assert len(rows) == len(lines) + 1 + files, "only the bad messages and files are quarantined"
 
 
 def test_counts_reconcile(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
-    result, lines, good_files = bad_run
+    result, lines, good_files, _ = bad_run
     good = len(result.batches[0])
     duplicated = sum(1 for _ in good_files[0].read_text().splitlines())
-    # + latin1 line + 10 MB message + control messages
-    expected = good + duplicated + len(lines) + 1 + 1 + len(CONTROL)
+    # + latin1 line + 10 MB message + control messages + one row per unreadable file
+    files = len(UNREADABLE)
+    expected = good + duplicated + len(lines) + 1 + 1 + len(CONTROL) + files
     bronze, silver = dbt_project.layer("bronze"), dbt_project.layer("silver")
     [counts] = dbt_project.sql(
         f"select (select count(*) from {bronze}.bronze_cdc_messages) as bronze, "
@@ -205,7 +243,11 @@ def test_counts_reconcile(dbt_project, bad_run) -> None:  # type: ignore[no-unty
         f"(select count(*) from {silver}.stg_cdc__messages where _cdc_message_kind = 'error') "
         f"as unreadable"
     )
-    assert counts == {"bronze": expected, "silver": expected, "unreadable": len(lines) - 1 + 1}
+    assert counts == {
+        "bronze": expected,
+        "silver": expected,
+        "unreadable": len(lines) - 1 + 1 + files,
+    }
     [raw] = dbt_project.sql(
         f"select raw_line_base64 from {bronze}.bronze_cdc_messages "
         f"where _source_file like '%latin1.json'"
@@ -245,6 +287,91 @@ def test_control_messages_are_read(dbt_project, bad_run) -> None:  # type: ignor
     assert change["_cdc_source_id"] == "testdb.dbo.customers"
     assert change["primary_key_columns"] == ["id"]
     assert json.loads(change["columns_json"])[0]["typeName"] == "int identity"
+
+
+def _quarantined_files(dbt_project, folder: str) -> dict[str, dict[str, object]]:  # type: ignore[no-untyped-def]
+    rows = dbt_project.sql(
+        f"select _source_file, _source_line, reason_code, quarantine_stage, raw_line "
+        f"from {dbt_project.layer('silver')}.cdc_quarantine "
+        f"where _source_file like '{dbt_project.landed_under(folder)}'"
+    )
+    return {Path(str(r["_source_file"])).name: r for r in rows}
+
+
+def test_unreadable_compressed_files_are_quarantined_by_name(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
+    """A gzip file cut short, a bzip2 file with a damaged block and a zstd frame cut short
+    do not stop bronze: each is one quarantined row of its own (unreadable_file, line 0,
+    its size and the lines read before its codec failed), and none of its lines is kept."""
+    quarantined = _quarantined_files(dbt_project, "bad/files")
+    assert set(quarantined) == set(UNREADABLE), quarantined
+    landing = dbt_project.landing / "bad" / "files"
+    for name, row in quarantined.items():
+        assert (row["reason_code"], row["quarantine_stage"], row["_source_line"]) == (
+            "unreadable_file",
+            "file",
+            0,
+        ), row
+        raw_line = str(row["raw_line"])
+        assert f"{(landing / name).stat().st_size} bytes" in raw_line, raw_line
+        assert " lines were read before the failure and none is kept" in raw_line, raw_line
+    [leaked] = dbt_project.sql(
+        f"select count(*) as n from {dbt_project.layer('bronze')}.bronze_cdc_messages "
+        f"where _source_file like '{dbt_project.landed_under('bad/files')}' "
+        f"and _record_format != 'unreadable_file'"
+    )
+    assert leaked["n"] == 0, "no line of an unreadable file is kept"
+    [gzipped] = dbt_project.sql(
+        f"select count(*) as n from {dbt_project.layer('bronze')}.bronze_cdc_messages "
+        f"where _source_file like '%.json.gz' and _source_file not like '%/bad/files/%'"
+    )
+    assert gzipped["n"] > 0, "the good gzip file beside them loaded"
+
+
+def test_the_build_warns_of_each_unreadable_file(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
+    *_, build = bad_run
+    (test,) = [
+        r for r in build.result.results if r.node.name == "assert_no_new_quarantined_messages"
+    ]
+    assert str(getattr(test.status, "value", test.status)) == "warn", test.message
+    messages = [str(r["message"]) for r in dbt_project.sql(test.node.compiled_code)]
+    for name in UNREADABLE:
+        [named] = [m for m in messages if f"/bad/files/{name} " in m]
+        assert "could not be read whole, quarantined as unreadable_file" in named, named
+
+
+def test_a_run_of_only_unreadable_files_fails_and_names_them(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
+    _land_unreadable_files(dbt_project.landing / "only-unreadable")
+    stopped = dbt_project.run(
+        # stg_cdc__messages reads through what all its inputs hold: its upstream with it; the
+        # data tests check what this build loaded, as a user's build does (the suite's
+        # default is every row: tests/conftest.py)
+        "build", "--select", "+stg_cdc__messages", "assert_no_new_quarantined_messages",
+        vars={"cdc_test_scope": "loaded"}, expect_success=False,
+    )  # fmt: skip
+    (test,) = [
+        r for r in stopped.result.results if r.node.name == "assert_no_new_quarantined_messages"
+    ]
+    assert str(getattr(test.status, "value", test.status)) == "error", test.message
+    assert "quarantined 0 of the 0 messages it loaded and 3 landing files" in test.message
+    for name in UNREADABLE:
+        assert f"/only-unreadable/{name} could not be read whole" in test.message, test.message
+
+
+def test_a_readable_copy_of_an_unreadable_file_loads(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
+    """The file version that could not be read stays quarantined; a readable one (a new
+    modification time) loads whole in the next run."""
+    folder = dbt_project.landing / "bad" / "files"
+    (folder / "truncated.json.gz").write_bytes(gzip.compress(LEAKED))
+    dbt_project.run("run", "--select", "bronze_cdc_messages")
+    rows = dbt_project.sql(
+        f"select _record_format, count(*) as n, count(distinct _source_file_modified_at) as "
+        f"versions from {dbt_project.layer('bronze')}.bronze_cdc_messages "
+        f"where _source_file like '%/bad/files/truncated.json.gz' group by _record_format"
+    )
+    assert {r["_record_format"]: r["n"] for r in rows} == {
+        "unreadable_file": 1,
+        "value_line": LEAKED.count(b"\n"),
+    }
 
 
 def test_new_files_with_glob_characters_in_their_names_load_alone(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]

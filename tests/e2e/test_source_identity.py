@@ -29,7 +29,43 @@ pytestmark = pytest.mark.spark
 INVENTORY = SimConfig(
     seed=31, flavour="sqlserver", database="IDENT_MSS", server="ident", batches=1, transactions=25
 )
-VARS = {"cdc_table_keys": {"TESTDB.dbo.orders": ["id"], "test?b.*.customers": ["ID"]}}
+VARS = {
+    "cdc_table_keys": {
+        "TESTDB.dbo.orders": ["id"],
+        "test?b.*.customers": ["ID"],
+        # a Maxwell table whose Kafka key names another column: the declaration wins
+        "mx_accounts": ["code"],
+    }
+}
+
+
+def _maxwell(table: str, kind: str, data: dict[str, object], key: str, offset: int) -> str:
+    """A kcat -J record of a Maxwell message (no primary_key_columns: the key is the Kafka
+    key's, or a declaration's)."""
+    value = {"database": "mxdb", "table": table, "type": kind, "ts": 1700000000 + offset}
+    value |= {"xid": 900 + offset, "xoffset": 0, "commit": True, "data": data}
+    return json.dumps(
+        {"topic": "maxwell", "partition": 0, "offset": offset, "tstype": "create",
+         "ts": 1700000000000 + offset, "key": key, "payload": json.dumps(value)}
+    )  # fmt: skip
+
+
+def _hash_key(table: str, key: int) -> str:
+    return json.dumps({"database": "mxdb", "table": table, "pk.id": key})
+
+
+def _array_key(table: str, key: int) -> str:
+    """Maxwell's kafka_key_format=array: ["db", "table", [{"<column>": value}, ...]]."""
+    return json.dumps(["mxdb", table, [{"ID": key}]])
+
+
+MAXWELL = [
+    _maxwell("mx_accounts", "insert", {"id": 1, "code": "A"}, _hash_key("mx_accounts", 1), 1),
+    _maxwell("mx_accounts", "insert", {"id": 2, "code": "B"}, _hash_key("mx_accounts", 2), 2),
+    _maxwell("mx_items", "insert", {"ID": 7, "name": "pen"}, _array_key("mx_items", 7), 3),
+    _maxwell("mx_items", "update", {"ID": 7, "name": "ink"}, _array_key("mx_items", 7), 4),
+    _maxwell("mx_items", "insert", {"ID": 8, "name": "cap"}, _array_key("mx_items", 8), 5),
+]  # fmt: skip
 
 
 def _message(db: str, table: str, op: str, before, after, serial: int) -> str:  # type: ignore[no-untyped-def]
@@ -87,6 +123,7 @@ def built(dbt_project):  # type: ignore[no-untyped-def]
     result = simulate(INVENTORY)
     write_batch(result.batches[0], dbt_project.landing / INVENTORY.database, 0, "value_lines")
     (dbt_project.landing / "tutorial.json").write_text("\n".join(UNRELATED) + "\n")
+    (dbt_project.landing / "maxwell.json").write_text("\n".join(MAXWELL) + "\n")
     dbt_project.run("build", vars=VARS)
     return result
 
@@ -101,7 +138,7 @@ def test_the_inventory_source_is_typed_and_keyed_by_its_contract(dbt_project, bu
         result=built,
         batch=0,
         # captured_rows also holds the unrelated sources' tables (checked below)
-        databases=[INVENTORY.database, "testDB", "shopdb"],
+        databases=[INVENTORY.database, "testDB", "shopdb", "mxdb"],
     )
     assert outcome.ok, outcome.differences
     assert sum(outcome.rows.values()) > 0
@@ -146,3 +183,31 @@ def test_a_contract_key_does_not_key_another_source(dbt_project, built) -> None:
     )
     assert sorted(json.loads(r["_cdc_key"])["id"] for r in rows) == ["1", "2"]
     assert all(set(json.loads(r["_cdc_key"])) == {"id", "item"} for r in rows)
+
+
+def _captured(dbt_project, table: str) -> list[tuple[dict[str, object], dict[str, object]]]:  # type: ignore[no-untyped-def]
+    rows = dbt_project.sql(
+        f"select _cdc_key, _cdc_row_json from {dbt_project.layer('gold')}.captured_rows "
+        f"where _cdc_source_table = '{table}'"
+    )
+    return sorted(
+        ((json.loads(str(r["_cdc_key"])), json.loads(str(r["_cdc_row_json"]))) for r in rows),
+        key=lambda pair: json.dumps(pair[0], sort_keys=True),
+    )
+
+
+def test_a_declared_key_wins_over_maxwells_kafka_key(dbt_project, built) -> None:  # type: ignore[no-untyped-def]
+    """The README's rule for every family: a key declared in cdc_table_keys wins over the
+    message's own, Maxwell's Kafka key included."""
+    assert [key for key, _ in _captured(dbt_project, "mx_accounts")] == [
+        {"code": "A"},
+        {"code": "B"},
+    ]
+
+
+def test_maxwell_array_format_kafka_keys_are_read(dbt_project, built) -> None:  # type: ignore[no-untyped-def]
+    """kafka_key_format=array keys (`["db", "table", [{"ID": 7}]]`) key the row: the update
+    of ID 7 replaces its insert."""
+    captured = _captured(dbt_project, "mx_items")
+    assert [key for key, _ in captured] == [{"id": "7"}, {"id": "8"}], captured
+    assert captured[0][1]["name"] == "ink", captured

@@ -78,13 +78,20 @@
 
 {% macro maxwell__key(message, announced_key) %}
     {#-
-        The key: `primary_key_columns`, else the Kafka key's, else the whole row.
-        `primary_key_columns` read off the row image (`data`: the before image for
-        deletes too); else the Kafka key's `pk.<column>` fields, but for the delete of the
-        old key of a key change, whose key columns are read off its before image (the
-        Kafka key names the new row); else the whole row.
+        The key: a declared key, `primary_key_columns`, the Kafka key's, else the whole row.
+        A key declared for the table (`declared_key`: var cdc_table_keys, a contract's
+        meta.cdc_key) read off the row image; else `primary_key_columns` read off the row
+        image (`data`: the before image for deletes too); else the Kafka key's fields (hash
+        or array format: _maxwell_kafka_key_fields), but for the delete of the old key of a
+        key change, whose key columns are read off its before image (the Kafka key names
+        the new row); else the whole row.
     -#}
     case
+        when {{ message }}.declared_key is not null
+            then {{ cdc_lakehouse.cdc_key_from_image(
+                message ~ '.declared_key',
+                cdc_lakehouse._cdc_json_map(cdc_lakehouse._maxwell_image(message))
+            ) }}
         when size({{ message }}.body.primary_key_columns) > 0 or {{ message }}.message_key is null
             then {{ cdc_lakehouse.cdc_key_from_image(
                 message ~ '.declared_key',
@@ -106,18 +113,40 @@
 {% endmacro %}
 
 {% macro _maxwell_kafka_key_fields(message) %}
-    {#- The `pk.<column>` fields of the Kafka key (map<string, string>), null without one. -#}
-    map_filter({{ cdc_lakehouse._cdc_json_map(message ~ '.message_key') }}, (k, v) -> k like 'pk.%')
+    {#-
+        The `pk.<column>` fields of the Kafka key (map<string, string>), null without one.
+        Maxwell writes its key as a hash (`kafka_key_format=hash`, the default:
+        `{"database": .., "table": .., "pk.id": 1}`) or as an array (`kafka_key_format=array`:
+        `["db", "table", [{"id": 1}, ...]]`, the column names as the table has them), read
+        here as the same `pk.<column>` fields, the column names lower-cased.
+    -#}
+    case
+        when startswith(ltrim({{ message }}.message_key), '[')
+            then transform_keys(
+                aggregate(
+                    from_json(
+                        from_json({{ message }}.message_key, 'array<string>')[2],
+                        'array<map<string, string>>'
+                    ),
+                    cast(map() as map<string, string>),
+                    (key_fields, key_field) -> map_concat(key_fields, key_field)
+                ),
+                (k, v) -> concat('pk.', lower(k))
+            )
+        else map_filter({{ cdc_lakehouse._cdc_json_map(message ~ '.message_key') }}, (k, v) -> k like 'pk.%')
+    end
 {% endmacro %}
 
 {% macro _maxwell_key_columns(message) %}
     {#-
         The key columns of a row change, lower case.
-        array<string>: the key columns of a row change, lower-cased: `primary_key_columns`
-        when it names any, else the Kafka key's `pk.<column>` names; empty or null for a
-        keyless table (a Kafka key of `database`, `table` and `_uuid`) or no key.
+        array<string>: the key columns of a row change, lower-cased: the declared key
+        (`declared_key`) when the table has one, else `primary_key_columns` when it names
+        any, else the Kafka key's `pk.<column>` names; empty or null for a keyless table (a
+        Kafka key of `database`, `table` and `_uuid`, or an empty array) or no key.
     -#}
     case
+        when {{ message }}.declared_key is not null then {{ message }}.declared_key
         when size({{ message }}.body.primary_key_columns) > 0
             then transform({{ message }}.body.primary_key_columns, key_column -> lower(key_column))
         else transform(map_keys({{ cdc_lakehouse._maxwell_kafka_key_fields(message) }}), key_field -> substr(key_field, 4))

@@ -1,0 +1,88 @@
+{% macro _cdc_unreadable_landing_files(paths) %}
+    {#-
+        The landing files among `paths` that cannot be read whole, with the lines read first.
+        Returns a list of `{path, lines_read}`: the compressed files among `paths`
+        (_cdc_compressed_extensions) whose codec fails before their end (a truncated or
+        corrupt gzip, bzip2, zlib or zstd stream, a file that vanished or cannot be opened),
+        and how many lines their codec gave before it failed. Spark's text source fails the
+        whole query on such a file, so each compressed file is probed first, in one query:
+        read whole (`wholetext`) with `ignoreCorruptFiles`, a file that fails gives no row.
+        Plain files are not probed: a plain file has no codec to fail (the common path pays
+        nothing). Only when a file fails are its lines counted, again with
+        `ignoreCorruptFiles`. An empty list at parse time or without compressed files.
+    -#}
+    {%- if not execute or not paths -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set whole = cdc_lakehouse._cdc_whole_read_among(paths) -%}
+    {%- set compressed = [] -%}
+    {%- for path in paths -%}
+        {%- set name = path.rsplit('/', 1)[-1] -%}
+        {%- if path not in whole and '.' in name
+              and name.rsplit('.', 1)[-1].lower() in cdc_lakehouse._cdc_compressed_extensions() -%}
+            {%- do compressed.append(path) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if not compressed -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set probe = cdc_lakehouse._cdc_landing_probe_relation(compressed, '_cdc_probed_landing_files', true) -%}
+    {%- set query -%}
+        select distinct {{ cdc_lakehouse._cdc_input_file_path() }} as source_file
+        from {{ probe }}
+    {%- endset -%}
+    {%- set readable = run_query(query).columns[0].values() | list -%}
+    {%- set failed = compressed | reject('in', readable) | list -%}
+    {%- if not failed -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set partial = cdc_lakehouse._cdc_landing_probe_relation(failed, '_cdc_unreadable_landing_lines', false) -%}
+    {%- set count_query -%}
+        select {{ cdc_lakehouse._cdc_input_file_path() }} as source_file, count(*) as lines_read
+        from {{ partial }}
+        group by 1
+    {%- endset -%}
+    {%- set counted = {} -%}
+    {%- for row in run_query(count_query).rows -%}
+        {%- do counted.update({row[0]: row[1] | int}) -%}
+    {%- endfor -%}
+    {%- set unreadable = [] -%}
+    {%- for path in failed -%}
+        {%- do unreadable.append({'path': path, 'lines_read': counted.get(path, 0)}) -%}
+    {%- endfor -%}
+    {{ return(unreadable) }}
+{% endmacro %}
+
+{% macro _cdc_landing_probe_relation(paths, view_name, whole_text) %}
+    {#-
+        Registers a temporary view `view_name` reading `paths` past their codec errors.
+        The view reads the files `paths` as _cdc_landing_lines_relation does, but with
+        `ignoreCorruptFiles` and `ignoreMissingFiles`: a file whose codec fails gives the rows
+        read before the failure. With `whole_text`, one row per file (`wholetext`), which a
+        failing file never gives. Returns its name.
+    -#}
+    {%- call statement('cdc_register_' ~ view_name, fetch_result=False) -%}
+        create or replace temporary view {{ view_name }}
+        using text
+        options (
+            path '{{ cdc_lakehouse._cdc_escape_string(cdc_lakehouse._cdc_paths_glob(paths)) }}',
+            lineSep '\n',
+            {%- if whole_text %}
+            wholetext 'true',
+            {%- endif %}
+            ignoreCorruptFiles 'true',
+            ignoreMissingFiles 'true',
+            `io.compression.codecs` 'io.airlift.compress.zstd.ZstdCodec'
+        )
+    {%- endcall -%}
+    {{ return(view_name) }}
+{% endmacro %}
+
+{% macro _cdc_input_file_path() %}
+    {#-
+        SQL: the file a text source row was read from, named as the `binaryFile` listing names it.
+        The text source names a file as a URI (`file:///...`, `%XX` escapes; a '+' stays as it
+        is), binaryFile as a Hadoop path (`file:/...`).
+    -#}
+    regexp_replace(url_decode(replace(input_file_name(), '+', '%2B')), '^file:///', 'file:/')
+{%- endmacro %}
