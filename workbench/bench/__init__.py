@@ -37,7 +37,16 @@ from workbench.bench.baseline import (
 )
 from workbench.bench.cli import (
     main,
+    missing_format_jars,
     parse_args,
+)
+from workbench.bench.formats import (
+    DEFAULT_FORMATS,
+    GOLD_FORMAT_TARGETS,
+    comparison_rows,
+    decide,
+    parse_formats,
+    render_formats,
 )
 from workbench.bench.generation import (
     GenerationStats,
@@ -50,6 +59,7 @@ from workbench.bench.planning import (
     landing_format,
     parse_counts,
     plan_sources,
+    scaling_increment,
     split_events,
     split_weighted,
 )
@@ -76,6 +86,7 @@ from workbench.bench.sampling import (
 from workbench.bench.scenario import (
     Scenario,
     run_scenario,
+    run_scenarios,
 )
 from workbench.bench.settings import (
     BASELINE_RESULT_TAG,
@@ -108,6 +119,7 @@ from workbench.bench.summary import (
     build_report,
     check_targets,
     compute_ratios,
+    format_section,
     incremental_growth,
     machine_info,
     scaling_row,
@@ -120,6 +132,16 @@ from workbench.bench.timings import (
 )
 
 __all__ = [
+    "format_section",
+    "run_scenarios",
+    "scaling_increment",
+    "missing_format_jars",
+    "render_formats",
+    "parse_formats",
+    "decide",
+    "comparison_rows",
+    "GOLD_FORMAT_TARGETS",
+    "DEFAULT_FORMATS",
     "BASELINE_ENVELOPE_SCHEMA",
     "BASELINE_KCAT_SCHEMA",
     "BASELINE_POSITION_SQL",
