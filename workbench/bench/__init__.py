@@ -16,8 +16,15 @@ One scenario (``--events N``):
    as ``bench.json`` and ``bench.md`` in the results folder.
 
 ``--scaling 100000,300000`` adds scenarios of other sizes (full, incremental and no-op;
-their increment has the size of the main scenario's, so that the incremental row shows how
-an increment's cost follows the size of what is already loaded).
+a larger size's increment has the size of the main scenario's, so that the incremental row
+shows how an increment's cost follows the size of what is already loaded; a smaller size
+gets its own ``--increment-fraction``).
+
+``--formats parquet,delta`` (the default; ``iceberg`` too) runs each size's full,
+incremental and no-op steps once per gold file format, each on its profile target
+(``DBT_TARGET``, ``CDC_GOLD_FILE_FORMAT``) in a workspace of its own; the floor, the baseline
+and the large file run on the first format only. The formats are printed side by side at
+the end, with issue 60's decision rule (:mod:`workbench.bench.formats`).
 
 Nothing here holds a Spark session while dbt runs: the embedded Derby metastore admits one
 process at a time, and each measured run is a separate process, as a user's run would be.
