@@ -719,3 +719,42 @@ def test_run_scenarios_alternates_formats_and_runs_floor_and_baseline_once(
     assert calls[0][3] == calls[1][3] < calls[3][3] == calls[4][3]
     assert set(done[0].steps) == {"full", "baseline", "incremental", "no-op", "floor"}
     assert set(done[1].steps) == {"full", "incremental", "no-op"}
+
+
+def test_main_prints_and_writes_the_formats_side_by_side(
+    tmp_path: Path,
+    monkeypatch,  # type: ignore[no-untyped-def]
+    capsys,  # type: ignore[no-untyped-def]
+) -> None:
+    """The command line end to end on fake steps (no Spark): parquet's and delta's seconds,
+    the decision with the 1M comparison not measured, in the output and in bench.md."""
+    from workbench.bench import cli, rendering, scenario
+
+    def fake_generate(plans: object, landing: Path, *args: object) -> bench.GenerationStats:
+        (landing / "src").mkdir(parents=True)
+        (landing / "src" / "f.jsonl").write_text("x\n")
+        return bench.GenerationStats(1_980, 20, 1, 2)
+
+    def fake_dbt(step: str, events: int, ws: bench.Workspace, **kwargs: object) -> StepResult:
+        wall = {"full": 20.0, "incremental": 10.0, "no-op": 5.0, "floor": 3.0}[step]
+        wall *= 1.1 if kwargs.get("gold_format") == "delta" else 1.0
+        return StepResult(step, wall, events, 100.0, 2 * wall)
+
+    monkeypatch.setattr(scenario, "run_dbt_step", fake_dbt)
+    monkeypatch.setattr(
+        scenario, "run_baseline_step", lambda events, ws: StepResult("baseline", 8.0, events, 1.0)
+    )
+    monkeypatch.setattr(scenario, "snapshot_project", lambda *args: None)
+    monkeypatch.setattr(scenario, "generate", fake_generate)
+    monkeypatch.setattr(rendering, "plot_report", lambda report, path: path)
+    monkeypatch.setattr(cli, "project_info", lambda rev: {})
+    monkeypatch.setattr(cli, "missing_format_jars", lambda formats, folder: [])
+    argv = ["--events", "2000", "--large-file-mb", "0", "--flavours", "oracle"]
+    assert bench.main([*argv, "--results-dir", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    written = (tmp_path / "bench.md").read_text()
+    assert "| 2,000 | full | 20.0 | 40.0 | 22.0 | 44.0 | 1.10x | 1.10x |" in written
+    assert "| 1M incremental <= 1.00x parquet | - | - | not measured | - |" in written
+    for text in (printed, written):
+        assert "Decision: not decided: a comparison was not measured." in text
+    assert '"gold_formats"' in (tmp_path / "bench.json").read_text()
