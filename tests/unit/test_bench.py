@@ -11,7 +11,7 @@ import pytest
 
 from cdc_tools import processes
 from workbench import bench, spark_profile
-from workbench.bench import StepResult
+from workbench.bench import StepResult, formats
 
 
 # ------------------------------------------------------------------- planning
@@ -349,16 +349,17 @@ def test_large_file_scenario_writes_one_kcat_file(tmp_path: Path, monkeypatch) -
 
     seen: dict[str, object] = {}
 
-    def fake_step(step: str, events: int, ws: object) -> StepResult:
+    def fake_step(step: str, events: int, ws: object, gold_format: str = "?") -> StepResult:
         files = [p for p in ws.landing.rglob("*") if p.is_file()]  # type: ignore[attr-defined]
-        seen.update(files=files, lines=files[0].read_text().splitlines())
+        seen.update(files=files, lines=files[0].read_text().splitlines(), fmt=gold_format)
         return StepResult(step, 1.0, events, 10.0)
 
     monkeypatch.setattr(scenario, "run_dbt_step", fake_step)
     monkeypatch.setattr(scenario, "snapshot_project", lambda *args: None)
     step = scenario.run_large_file_scenario(
-        1, 2_000.0, flavours=["oracle"], results_dir=tmp_path, keep=True
+        1, 2_000.0, flavours=["oracle"], results_dir=tmp_path, keep=True, gold_format="delta"
     )
+    assert seen["fmt"] == "delta"
     assert len(seen["files"]) == 1  # type: ignore[arg-type]
     lines = seen["lines"]
     assert step.events == len(lines) > 400  # type: ignore[arg-type]
@@ -473,3 +474,287 @@ def test_run_measured_shows_dbt_node_lines_as_they_come(
     assert printed[0].startswith("  [full] +") and "Stage" not in printed[0]
     assert "1 of 2 OK created sql table model a" in printed[0]
     assert "2 of 2 ERROR creating sql view model b" in printed[1] and "\x1b" not in printed[1]
+
+
+# ------------------------------------------------------------- gold formats
+def _measured(
+    demo: tuple[float, float, float], million: tuple[float, float, float] | None = None
+) -> dict[str, dict[int, dict[str, dict[str, float]]]]:
+    """parquet at 10/5/4 s (demo) and 200/100/40 s (1M); delta at the given wall seconds,
+    CPU at twice the wall."""
+    parquet = {2_000: {"full": 10.0, "incremental": 5.0, "no-op": 4.0}}
+    delta = {2_000: dict(zip(formats.FORMAT_STEPS, demo, strict=True))}
+    if million is not None:
+        parquet[1_000_000] = {"full": 200.0, "incremental": 100.0, "no-op": 40.0}
+        delta[1_000_000] = dict(zip(formats.FORMAT_STEPS, million, strict=True))
+    return {
+        fmt: {
+            events: {step: {"wall_s": s, "cpu_s": 2 * s} for step, s in steps.items()}
+            for events, steps in by_size.items()
+        }
+        for fmt, by_size in (("parquet", parquet), ("delta", delta))
+    }
+
+
+def test_comparison_rows_give_each_format_and_the_ratio_to_parquet() -> None:
+    rows = formats.comparison_rows(_measured((12.0, 5.5, 4.0), (230.0, 90.0, 50.0)))
+    assert [(r["events"], r["step"]) for r in rows] == [
+        (2_000, "full"),
+        (2_000, "incremental"),
+        (2_000, "no-op"),
+        (1_000_000, "full"),
+        (1_000_000, "incremental"),
+        (1_000_000, "no-op"),
+    ]
+    assert rows[0]["seconds"] == {
+        "parquet": {"wall_s": 10.0, "cpu_s": 20.0},
+        "delta": {"wall_s": 12.0, "cpu_s": 24.0},
+    }
+    assert rows[0]["ratios"]["delta"]["wall_s"] == pytest.approx(1.2)
+    assert rows[4]["ratios"]["delta"]["cpu_s"] == pytest.approx(0.9)
+    assert "parquet" not in rows[0]["ratios"]
+
+
+def test_comparison_rows_without_parquet_have_no_ratio() -> None:
+    measured = _measured((12.0, 5.5, 4.0))
+    del measured["parquet"]
+    (full, *_) = formats.comparison_rows(measured)
+    assert full["ratios"]["delta"] == {"wall_s": None, "cpu_s": None}
+
+
+def test_decision_passes_when_every_comparison_holds() -> None:
+    rows = formats.comparison_rows(_measured((12.5, 6.0, 4.0), (300.0, 100.0, 40.0)))
+    decision = formats.decide(rows)
+    assert [c["passed"] for c in decision["checks"]] == [True, True, True]
+    assert [c["events"] for c in decision["checks"]] == [2_000, 2_000, 1_000_000]
+    assert decision["verdict"] == "delta becomes the default format of gold"
+
+
+def test_decision_fails_on_one_comparison() -> None:
+    # the 1M increment 1% slower than parquet's: parquet stays, whatever else passed
+    rows = formats.comparison_rows(_measured((10.0, 5.0, 4.0), (150.0, 101.0, 40.0)))
+    decision = formats.decide(rows)
+    assert [c["passed"] for c in decision["checks"]] == [True, True, False]
+    assert decision["verdict"] == "parquet stays the default format of gold"
+    # a failure decides even when another size was not measured
+    rows = formats.comparison_rows(_measured((12.6, 5.0, 4.0)))
+    decision = formats.decide(rows)
+    assert [c["passed"] for c in decision["checks"]] == [False, True, None]
+    assert decision["verdict"] == "parquet stays the default format of gold"
+
+
+def test_decision_without_the_1m_size_is_not_decided() -> None:
+    decision = formats.decide(formats.comparison_rows(_measured((11.0, 5.0, 4.0))))
+    assert [c["passed"] for c in decision["checks"]] == [True, True, None]
+    assert decision["checks"][2]["events"] is None
+    assert decision["verdict"] == "not decided: a comparison was not measured"
+
+
+def test_matching_size_takes_the_nearest_within_a_quarter() -> None:
+    assert formats.matching_size([1_000, 2_400, 1_000_000], 2_000) == 2_400
+    assert formats.matching_size([1_400, 2_600], 2_000) is None
+    assert formats.matching_size([900_000, 1_000_000, 1_200_000], 1_000_000) == 1_000_000
+    assert formats.matching_size([], 2_000) is None
+
+
+def test_render_formats_prints_the_table_and_each_comparison() -> None:
+    rows = formats.comparison_rows(_measured((12.6, 5.0, 4.0)))
+    section = {"formats": ["parquet", "delta"], "rows": rows, "decision": formats.decide(rows)}
+    text = formats.render_formats(section, markdown=True)
+    header = (
+        "| events | step | parquet wall s | parquet CPU s | delta wall s | delta CPU s | "
+        "delta/parquet wall | delta/parquet CPU |"
+    )
+    assert header in text
+    assert "| 2,000 | full | 10.0 | 20.0 | 12.6 | 25.2 | 1.26x | 1.26x |" in text
+    assert "| demo-size full <= 1.25x parquet | 2,000 | 1.26x | FAIL | 1.26x |" in text
+    assert "| demo-size incremental <= 1.25x parquet | 2,000 | 1.00x | PASS | 1.00x |" in text
+    assert "| 1M incremental <= 1.00x parquet | - | - | not measured | - |" in text
+    assert "Decision: parquet stays the default format of gold." in text
+    assert "the floor, the baseline and the large file ran on parquet only" in text
+    plain = formats.render_formats(section, markdown=False)
+    assert "not measured" in plain and "delta/parquet wall" in plain
+
+
+def test_statement_rows_show_totals_and_the_nodes_that_differ() -> None:
+    counts = {
+        "parquet": {2_000: {"full": {"model a": 3, "model orders": 4}}},
+        "delta": {2_000: {"full": {"model a": 3, "model orders": 7, "test t": 1}}},
+    }
+    assert formats.statement_rows(counts, ["parquet", "delta"]) == [
+        [2_000, "full", "(all nodes)", 7, 11],
+        [2_000, "full", "model orders", 4, 7],
+        [2_000, "full", "test t", 0, 1],
+    ]
+
+
+def test_parse_formats() -> None:
+    assert formats.parse_formats(" parquet, Delta,iceberg ") == ["parquet", "delta", "iceberg"]
+    for bad in ("parquet,hudi", "", "delta,delta"):
+        with pytest.raises(ValueError):
+            formats.parse_formats(bad)
+    assert bench.parse_args([]).formats == ["parquet", "delta"]
+    assert bench.parse_args(["--formats", "iceberg"]).formats == ["iceberg"]
+    assert bench.parse_args(["--thrift-port", "10000"]).formats == ["parquet"]
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--formats", "orc"])
+
+
+def test_scaling_increment_is_the_main_one_above_and_a_share_below() -> None:
+    assert bench.scaling_increment(5_000_000, 1_000_000, 10_000, 0.01) == 10_000
+    assert bench.scaling_increment(2_000, 1_000_000, 10_000, 0.01) == 20
+    assert bench.scaling_increment(100_000, 1_000_000, 10_000, 0.01) == 1_000
+
+
+def test_spark_env_selects_the_format_and_its_target(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("DBT_TARGET", raising=False)
+    env = bench.spark_env(tmp_path / "home", tmp_path / "landing", "delta")
+    assert (env["DBT_TARGET"], env["CDC_GOLD_FILE_FORMAT"]) == ("delta", "delta")
+    assert Path(env["CDC_SPARK_JARS_DIR"]).is_absolute()
+    env = bench.spark_env(tmp_path / "home", tmp_path / "landing", "parquet")
+    assert (env["DBT_TARGET"], env["CDC_GOLD_FILE_FORMAT"]) == ("local", "parquet")
+    monkeypatch.setenv("DBT_TARGET", "thrift")
+    env = bench.spark_env(tmp_path / "home", tmp_path / "landing", "iceberg")
+    assert (env["DBT_TARGET"], env["CDC_GOLD_FILE_FORMAT"]) == ("thrift", "iceberg")
+
+
+def test_missing_format_jars(tmp_path: Path) -> None:
+    assert bench.missing_format_jars(["parquet", "delta"], tmp_path) == ["delta"]
+    (tmp_path / "delta-spark_2.13-4.0.1.jar").write_bytes(b"")
+    assert bench.missing_format_jars(["parquet", "delta", "iceberg"], tmp_path) == ["iceberg"]
+
+
+def test_report_puts_the_formats_side_by_side() -> None:
+    by_format: dict[str, list[bench.Scenario]] = {}
+    for fmt, scale in (("parquet", 1.0), ("delta", 1.1)):
+        scenario = bench.Scenario(2_000, 20, bench.GenerationStats(1_980, 20, 12, 2**22))
+        scenario.gold_format = fmt
+        scenario.steps = _steps(full=20 * scale, incremental=10 * scale, noop=4, baseline=12)
+        scenario.steps["full"].detail = {
+            **bench.timing_summary(RUN_RESULTS, 20.0),
+            "spark_statements": {"model a": 3 if fmt == "parquet" else 5},
+        }
+        if fmt == "delta":
+            del scenario.steps["baseline"]
+        by_format[fmt] = [scenario]
+    main = by_format["parquet"][0]
+    report = bench.build_report(main, [], {"events": 2_000}, by_format=by_format)
+    section = report["gold_formats"]
+    assert section["formats"] == ["parquet", "delta"]
+    assert section["rows"][0]["ratios"]["delta"]["wall_s"] == pytest.approx(1.1)
+    assert [c["passed"] for c in section["decision"]["checks"]] == [True, True, None]
+    assert section["statements"][0] == [2_000, "full", "(all nodes)", 3, 5]
+    assert [r["step"] for r in section["scenarios"]["delta"][0]["rows"]] == [
+        "full",
+        "incremental",
+        "no-op",
+    ]
+    text = bench.render_text(report)
+    assert "Decision: not decided: a comparison was not measured." in text
+    assert text.index("delta/parquet wall") > text.index("load1 before")  # printed at the end
+    assert "delta/parquet wall" in text and "not measured" in text
+    assert "Decision: not decided" in bench.render_markdown(report)
+    # one format: the report of before, no side-by-side section
+    single = bench.build_report(main, [], {"events": 2_000}, by_format={"parquet": [main]})
+    assert single["gold_formats"] is None
+    assert "side by side" not in bench.render_markdown(single)
+
+
+def test_format_workspaces_and_linked_landing(tmp_path: Path) -> None:
+    from workbench.bench import scenario
+
+    first = scenario.format_workspace(tmp_path, 2_000, "parquet", True)
+    other = scenario.format_workspace(tmp_path, 2_000, "delta", False)
+    assert (first.root.name, other.root.name) == ("n2000", "n2000-delta")
+    (first.landing / "src").mkdir(parents=True)
+    (first.landing / "src" / "f.jsonl").write_text("x\n")
+    scenario._link_tree(first.landing, other.landing)
+    assert (other.landing / "src" / "f.jsonl").read_text() == "x\n"
+    scenario._link_tree(first.increment, other.increment)  # no increment: nothing
+    assert not other.increment.exists()
+
+
+def test_run_scenarios_alternates_formats_and_runs_floor_and_baseline_once(
+    tmp_path: Path,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    from workbench.bench import scenario
+
+    calls: list[tuple[str, str, str, int]] = []
+
+    def fake_dbt(step: str, events: int, ws: bench.Workspace, **kwargs: object) -> StepResult:
+        files = len([p for p in ws.landing.rglob("*") if p.is_file()])
+        calls.append((step, str(kwargs.get("gold_format")), ws.root.name, files))
+        return StepResult(step, 1.0, events, 10.0)
+
+    def fake_baseline(events: int, ws: bench.Workspace) -> StepResult:
+        calls.append(("baseline", "-", ws.root.name, 0))
+        return StepResult("baseline", 1.0, events, 10.0)
+
+    monkeypatch.setattr(scenario, "run_dbt_step", fake_dbt)
+    monkeypatch.setattr(scenario, "run_baseline_step", fake_baseline)
+    monkeypatch.setattr(scenario, "snapshot_project", lambda *args: None)
+    done = scenario.run_scenarios(
+        600,
+        30,
+        formats=["parquet", "delta"],
+        flavours=["oracle"],
+        results_dir=tmp_path,
+        with_baseline=True,
+        keep=True,
+        batch_events=100,
+    )
+    assert [s.gold_format for s in done] == ["parquet", "delta"]
+    assert [(c[0], c[1], c[2]) for c in calls] == [
+        ("full", "parquet", "n600"),
+        ("full", "delta", "n600-delta"),
+        ("baseline", "-", "n600"),
+        ("incremental", "parquet", "n600"),
+        ("incremental", "delta", "n600-delta"),
+        ("no-op", "parquet", "n600"),
+        ("no-op", "delta", "n600-delta"),
+        ("floor", "parquet", "n600"),
+    ]
+    # both formats see the same files: the first landing, then the increment added
+    assert calls[0][3] == calls[1][3] < calls[3][3] == calls[4][3]
+    assert set(done[0].steps) == {"full", "baseline", "incremental", "no-op", "floor"}
+    assert set(done[1].steps) == {"full", "incremental", "no-op"}
+
+
+def test_main_prints_and_writes_the_formats_side_by_side(
+    tmp_path: Path,
+    monkeypatch,  # type: ignore[no-untyped-def]
+    capsys,  # type: ignore[no-untyped-def]
+) -> None:
+    """The command line end to end on fake steps (no Spark): parquet's and delta's seconds,
+    the decision with the 1M comparison not measured, in the output and in bench.md."""
+    from workbench.bench import cli, rendering, scenario
+
+    def fake_generate(plans: object, landing: Path, *args: object) -> bench.GenerationStats:
+        (landing / "src").mkdir(parents=True)
+        (landing / "src" / "f.jsonl").write_text("x\n")
+        return bench.GenerationStats(1_980, 20, 1, 2)
+
+    def fake_dbt(step: str, events: int, ws: bench.Workspace, **kwargs: object) -> StepResult:
+        wall = {"full": 20.0, "incremental": 10.0, "no-op": 5.0, "floor": 3.0}[step]
+        wall *= 1.1 if kwargs.get("gold_format") == "delta" else 1.0
+        return StepResult(step, wall, events, 100.0, 2 * wall)
+
+    monkeypatch.setattr(scenario, "run_dbt_step", fake_dbt)
+    monkeypatch.setattr(
+        scenario, "run_baseline_step", lambda events, ws: StepResult("baseline", 8.0, events, 1.0)
+    )
+    monkeypatch.setattr(scenario, "snapshot_project", lambda *args: None)
+    monkeypatch.setattr(scenario, "generate", fake_generate)
+    monkeypatch.setattr(rendering, "plot_report", lambda report, path: path)
+    monkeypatch.setattr(cli, "project_info", lambda rev: {})
+    monkeypatch.setattr(cli, "missing_format_jars", lambda formats, folder: [])
+    argv = ["--events", "2000", "--large-file-mb", "0", "--flavours", "oracle"]
+    assert bench.main([*argv, "--results-dir", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    written = (tmp_path / "bench.md").read_text()
+    assert "| 2,000 | full | 20.0 | 40.0 | 22.0 | 44.0 | 1.10x | 1.10x |" in written
+    assert "| 1M incremental <= 1.00x parquet | - | - | not measured | - |" in written
+    for text in (printed, written):
+        assert "Decision: not decided: a comparison was not measured." in text
+    assert '"gold_formats"' in (tmp_path / "bench.json").read_text()

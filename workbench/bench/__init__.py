@@ -16,8 +16,15 @@ One scenario (``--events N``):
    as ``bench.json`` and ``bench.md`` in the results folder.
 
 ``--scaling 100000,300000`` adds scenarios of other sizes (full, incremental and no-op;
-their increment has the size of the main scenario's, so that the incremental row shows how
-an increment's cost follows the size of what is already loaded).
+a larger size's increment has the size of the main scenario's, so that the incremental row
+shows how an increment's cost follows the size of what is already loaded; a smaller size
+gets its own ``--increment-fraction``).
+
+``--formats parquet,delta`` (the default; ``iceberg`` too) runs each size's full,
+incremental and no-op steps once per gold file format, each on its profile target
+(``DBT_TARGET``, ``CDC_GOLD_FILE_FORMAT``) in a workspace of its own; the floor, the baseline
+and the large file run on the first format only. The formats are printed side by side at
+the end, with issue 60's decision rule (:mod:`workbench.bench.formats`).
 
 Nothing here holds a Spark session while dbt runs: the embedded Derby metastore admits one
 process at a time, and each measured run is a separate process, as a user's run would be.
@@ -37,7 +44,16 @@ from workbench.bench.baseline import (
 )
 from workbench.bench.cli import (
     main,
+    missing_format_jars,
     parse_args,
+)
+from workbench.bench.formats import (
+    DEFAULT_FORMATS,
+    GOLD_FORMAT_TARGETS,
+    comparison_rows,
+    decide,
+    parse_formats,
+    render_formats,
 )
 from workbench.bench.generation import (
     GenerationStats,
@@ -50,6 +66,7 @@ from workbench.bench.planning import (
     landing_format,
     parse_counts,
     plan_sources,
+    scaling_increment,
     split_events,
     split_weighted,
 )
@@ -76,6 +93,7 @@ from workbench.bench.sampling import (
 from workbench.bench.scenario import (
     Scenario,
     run_scenario,
+    run_scenarios,
 )
 from workbench.bench.settings import (
     BASELINE_RESULT_TAG,
@@ -108,6 +126,7 @@ from workbench.bench.summary import (
     build_report,
     check_targets,
     compute_ratios,
+    format_section,
     incremental_growth,
     machine_info,
     scaling_row,
@@ -120,6 +139,16 @@ from workbench.bench.timings import (
 )
 
 __all__ = [
+    "format_section",
+    "run_scenarios",
+    "scaling_increment",
+    "missing_format_jars",
+    "render_formats",
+    "parse_formats",
+    "decide",
+    "comparison_rows",
+    "GOLD_FORMAT_TARGETS",
+    "DEFAULT_FORMATS",
     "BASELINE_ENVELOPE_SCHEMA",
     "BASELINE_KCAT_SCHEMA",
     "BASELINE_POSITION_SQL",

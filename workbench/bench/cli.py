@@ -8,12 +8,14 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from workbench.bench.baseline import baseline_main
-from workbench.bench.planning import parse_counts
+from workbench.bench.formats import DEFAULT_FORMATS, GOLD_FORMAT_TARGETS, parse_formats
+from workbench.bench.planning import parse_counts, scaling_increment
 from workbench.bench.project import project_info
 from workbench.bench.rendering import render_text, write_report
-from workbench.bench.scenario import run_large_file_scenario, run_scenario
+from workbench.bench.scenario import Scenario, run_large_file_scenario, run_scenarios
 from workbench.bench.settings import (
     DEFAULT_BATCH_EVENTS,
     DEFAULT_EVENTS,
@@ -22,6 +24,7 @@ from workbench.bench.settings import (
     DEFAULT_LARGE_FILE_MB,
     DEFAULT_RESULTS_DIR,
 )
+from workbench.bench.steps import StepResult
 from workbench.bench.summary import build_report
 
 
@@ -66,6 +69,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "Server on 127.0.0.1 at this port (`make spark-server-up`), each scenario in schemas "
         "of its own; the floor too. Without it: the `local` profile, a Spark home per step",
     )
+    parser.add_argument(
+        "--formats",
+        help="gold file formats to run side by side, each on its profile target "
+        f"({', '.join(f'{f}: {t}' for f, t in GOLD_FORMAT_TARGETS.items())}); the first one "
+        "also runs the floor, the baseline and the large file "
+        f"(default: {','.join(DEFAULT_FORMATS)}; with --thrift-port: parquet)",
+    )
     parser.add_argument("--baseline-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--landing", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--baseline-out", type=Path, help=argparse.SUPPRESS)
@@ -74,7 +84,26 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         parser.error("--increment-fraction must be within (0, 1)")
     if args.baseline_only and (args.landing is None or args.baseline_out is None):
         parser.error("--baseline-only needs --landing and --baseline-out")
+    default = "parquet" if args.thrift_port is not None else ",".join(DEFAULT_FORMATS)
+    try:
+        args.formats = parse_formats(args.formats or default)
+    except ValueError as error:
+        parser.error(f"--formats: {error}")
     return args
+
+
+FORMAT_JARS = {"delta": "delta-spark_", "iceberg": "iceberg-spark-runtime-"}
+"""The jar (from `make setup`) each format's profile target needs, by name prefix."""
+
+
+def missing_format_jars(formats: list[str], jars: Path) -> list[str]:
+    """The formats whose jar is not in the folder ``jars``."""
+    present = [p.name for p in jars.glob("*.jar")] if jars.is_dir() else []
+    return [
+        fmt
+        for fmt in formats
+        if fmt in FORMAT_JARS and not any(n.startswith(FORMAT_JARS[fmt]) for n in present)
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -100,6 +129,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "CDC_BENCH_SCHEMA": f"bench{int(time.time())}",
             }
         )
+    formats: list[str] = args.formats
+    if args.thrift_port is None:
+        from cdc_tools.spark_jars import jars_dir
+
+        missing = missing_format_jars(formats, jars_dir())
+        if missing:
+            raise SystemExit(
+                f"no jars for {', '.join(missing)} in {jars_dir()}: run `make setup` "
+                "(or --formats parquet)"
+            )
     results_dir: Path = args.results_dir.resolve()
     increment_events = round(args.events * args.increment_fraction)
     config = {
@@ -111,7 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "scaling": args.scaling,
         "large_file_mb": args.large_file_mb,
         "command": " ".join(["python -m workbench.bench", *(argv or sys.argv[1:])]),
-        "target": "thrift" if args.thrift_port is not None else "local",
+        "target": "thrift" if args.thrift_port is not None else GOLD_FORMAT_TARGETS[formats[0]],
+        "formats": formats,
         "project": project_info(args.project_rev),
     }
     common = {
@@ -122,18 +162,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         "batch_events": args.batch_events,
         "project_rev": args.project_rev,
     }
-    main_scenario = run_scenario(args.events, increment_events, with_baseline=True, **common)
-    scenarios = [main_scenario]
-    report = build_report(main_scenario, scenarios if args.scaling else [], config)
+    by_format: dict[str, list[Scenario]] = {fmt: [] for fmt in formats}
+
+    def add(scenarios: list[Scenario]) -> None:
+        for scenario in scenarios:
+            by_format[scenario.gold_format].append(scenario)
+
+    def report_now(large_file: StepResult | None = None) -> dict[str, Any]:
+        first = by_format[formats[0]]
+        scaling = first if args.scaling else []
+        return build_report(first[0], scaling, config, large_file, by_format)
+
+    runs = {"formats": formats, **common}
+    add(run_scenarios(args.events, increment_events, with_baseline=True, **runs))
+    report = report_now()
     write_report(report, results_dir)
     for events in sorted(set(args.scaling) - {args.events}):
-        scenarios.append(
-            run_scenario(events, min(increment_events, events), with_baseline=False, **common)
+        increment = scaling_increment(
+            events, args.events, increment_events, args.increment_fraction
         )
-        report = build_report(main_scenario, scenarios, config)
+        add(run_scenarios(events, increment, with_baseline=False, **runs))
+        report = report_now()
         write_report(report, results_dir)
     if args.large_file_mb > 0:
-        generation = main_scenario.generation
+        generation = by_format[formats[0]][0].generation
         large_file = run_large_file_scenario(
             args.large_file_mb,
             generation.bytes / max(1, generation.events),
@@ -141,8 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             results_dir=results_dir,
             keep=args.keep,
             project_rev=args.project_rev,
+            gold_format=formats[0],
         )
-        report = build_report(main_scenario, scenarios if args.scaling else [], config, large_file)
+        report = report_now(large_file)
     print()
     print(render_text(report))
     json_path, md_path = write_report(report, results_dir)

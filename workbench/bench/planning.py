@@ -84,3 +84,14 @@ def plan_sources(events: int, flavours: Sequence[str], increment_events: int) ->
 def parse_counts(text: str) -> list[int]:
     """``"100000,1_000_000"`` -> ``[100000, 1000000]``."""
     return [int(part.strip().replace("_", "")) for part in text.split(",") if part.strip()]
+
+
+def scaling_increment(
+    events: int, main_events: int, main_increment: int, increment_fraction: float
+) -> int:
+    """The increment of a ``--scaling`` size: the main scenario's above ``--events`` (the
+    same increment on more loaded data), the size's own share below it (so that a small size,
+    such as the demo's, is not all increment)."""
+    if events >= main_events:
+        return min(main_increment, events)
+    return min(main_increment, round(events * increment_fraction))

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from workbench.bench.formats import render_formats
 from workbench.bench.plot import PLOT_NAME, plot_report
 from workbench.spark_profile import PROFILE_HEADERS as SPARK_PROFILE_HEADERS
 from workbench.tables import markdown_table, text_table
@@ -140,6 +141,8 @@ def render_text(report: Mapping[str, Any], top: int = 12) -> str:
         parts += ["", _timing_line(timing), text_table(NODE_HEADERS, _top_nodes(timing, top))]
     if report.get("scaling"):
         parts += ["", text_table(SCALING_HEADERS, _scaling_rows(report))]
+    if report.get("gold_formats"):
+        parts += ["", render_formats(report["gold_formats"], markdown=False)]
     return "\n".join(parts)
 
 
@@ -185,6 +188,8 @@ def render_markdown(report: Mapping[str, Any], top: int = 12, plot_name: str | N
             ]
     if report.get("scaling"):
         parts += ["", "Scaling:", "", markdown_table(SCALING_HEADERS, _scaling_rows(report))]
+    if report.get("gold_formats"):
+        parts += ["", render_formats(report["gold_formats"], markdown=True)]
     if plot_name:
         parts += [
             "",

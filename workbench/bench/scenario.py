@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ class Scenario:
     increment_events: int
     generation: GenerationStats
     steps: dict[str, StepResult] = field(default_factory=dict)
+    gold_format: str = "parquet"
 
     @property
     def initial_events(self) -> int:
@@ -38,38 +40,114 @@ def run_scenario(
     batch_events: int = DEFAULT_BATCH_EVENTS,
     project_rev: str | None = None,
     event_logs: bool = False,
+    gold_format: str = "parquet",
 ) -> Scenario:
-    ws = Workspace(results_dir / f"n{events}")
-    shutil.rmtree(ws.root, ignore_errors=True)
-    ws.root.mkdir(parents=True)
+    """One size on one gold format (:func:`run_scenarios`)."""
+    return run_scenarios(
+        events,
+        increment_events,
+        formats=[gold_format],
+        flavours=flavours,
+        results_dir=results_dir,
+        with_baseline=with_baseline,
+        keep=keep,
+        batch_events=batch_events,
+        project_rev=project_rev,
+        event_logs=event_logs,
+    )[0]
+
+
+def format_workspace(results_dir: Path, events: int, gold_format: str, first: bool) -> Workspace:
+    """``n<events>`` for the first format (it also holds the floor and the baseline),
+    ``n<events>-<format>`` for the others."""
+    return Workspace(results_dir / (f"n{events}" if first else f"n{events}-{gold_format}"))
+
+
+def _link_or_copy(source: str, dest: str) -> None:
+    try:
+        os.link(source, dest)
+    except OSError:
+        shutil.copy2(source, dest)
+
+
+def _link_tree(source: Path, dest: Path) -> None:
+    """``dest`` as hard links to ``source``'s files (the landing files are only read)."""
+    if source.is_dir():
+        shutil.copytree(source, dest, copy_function=_link_or_copy)
+
+
+def run_scenarios(
+    events: int,
+    increment_events: int,
+    *,
+    formats: Sequence[str],
+    flavours: Sequence[str],
+    results_dir: Path,
+    with_baseline: bool,
+    keep: bool,
+    batch_events: int = DEFAULT_BATCH_EVENTS,
+    project_rev: str | None = None,
+    event_logs: bool = False,
+) -> list[Scenario]:
+    """One size on each gold format, one Scenario per format, in the order of ``formats``.
+
+    The events are generated once; each format gets a workspace of its own (project copy,
+    Spark home and warehouse) with the same landing files as hard links. The steps alternate
+    between the formats (every full build, then every incremental, then every no-op), so
+    that a change of load on a shared machine falls on each format alike. The baseline and
+    the floor run once, on the first format."""
+    workspaces = [
+        format_workspace(results_dir, events, fmt, index == 0) for index, fmt in enumerate(formats)
+    ]
+    for ws in workspaces:
+        shutil.rmtree(ws.root, ignore_errors=True)
+        ws.root.mkdir(parents=True)
+    first = workspaces[0]
     print(f"== {events:,} events ({increment_events:,} held back for the increment) ==")
-    snapshot_project(ws.project, project_rev)
+    for ws in workspaces:
+        snapshot_project(ws.project, project_rev)
     plans = plan_sources(events, flavours, increment_events)
     print(f"  generating {events:,} events from {len(plans)} simulated sources ...", flush=True)
-    generation = generate(plans, ws.landing, ws.increment, batch_events)
+    generation = generate(plans, first.landing, first.increment, batch_events)
     print(
         f"  generated {generation.events + generation.held_back:,} events in "
         f"{generation.seconds:.1f} s: {generation.files} files, "
         f"{generation.bytes / 2**20:.0f} MB (+{generation.held_back:,} held back)",
         flush=True,
     )
-    scenario = Scenario(events, generation.held_back, generation)
+    for ws in workspaces[1:]:
+        _link_tree(first.landing, ws.landing)
+        _link_tree(first.increment, ws.increment)
+    scenarios = [
+        Scenario(events, generation.held_back, generation, gold_format=fmt) for fmt in formats
+    ]
+    pairs = list(zip(scenarios, workspaces, strict=True))
     try:
         logs = {"event_logs": event_logs}
-        scenario.steps["full"] = run_dbt_step("full", generation.events, ws, **logs)
+        for scenario, ws in pairs:
+            scenario.steps["full"] = run_dbt_step(
+                "full", generation.events, ws, gold_format=scenario.gold_format, **logs
+            )
         if with_baseline:
-            scenario.steps["baseline"] = run_baseline_step(generation.events, ws)
-        add_increment(ws.increment, ws.landing)
-        scenario.steps["incremental"] = run_dbt_step(
-            "incremental", generation.held_back, ws, **logs
-        )
-        scenario.steps["no-op"] = run_dbt_step("no-op", 0, ws, **logs)
+            scenarios[0].steps["baseline"] = run_baseline_step(generation.events, first)
+        for scenario, ws in pairs:
+            add_increment(ws.increment, ws.landing)
+            scenario.steps["incremental"] = run_dbt_step(
+                "incremental", generation.held_back, ws, gold_format=scenario.gold_format, **logs
+            )
+        for scenario, ws in pairs:
+            scenario.steps["no-op"] = run_dbt_step(
+                "no-op", 0, ws, gold_format=scenario.gold_format, **logs
+            )
         if with_baseline:
-            scenario.steps["floor"] = run_dbt_step("floor", 0, ws, floor=True)
+            scenarios[0].steps["floor"] = run_dbt_step(
+                "floor", 0, first, floor=True, gold_format=formats[0]
+            )
     finally:
         if not keep:
-            ws.clean_data()
-    return scenario
+            for ws in workspaces:
+                ws.clean_data()
+    return scenarios
 
 
 LARGE_FILE_NAME = "large/all-sources.kcat.jsonl"
@@ -84,6 +162,7 @@ def run_large_file_scenario(
     results_dir: Path,
     keep: bool,
     project_rev: str | None = None,
+    gold_format: str = "parquet",
 ) -> StepResult:
     """One landing file of about ``target_mb`` MB (every source's events as ``kcat -J``
     records, which carry their own topic, partition and offset), loaded by a full
@@ -109,7 +188,7 @@ def run_large_file_scenario(
     size_mb = large.stat().st_size / 2**20
     print(f"  wrote {generation.events:,} events as one file of {size_mb:,.0f} MB", flush=True)
     try:
-        step = run_dbt_step("large-file", generation.events, ws)
+        step = run_dbt_step("large-file", generation.events, ws, gold_format=gold_format)
         step.detail["file_mb"] = round(size_mb)
         return step
     finally:

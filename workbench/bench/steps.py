@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
+from cdc_tools.spark_jars import JARS_DIR_ENV, jars_dir
 from workbench import spark_profile
+from workbench.bench.formats import GOLD_FORMAT_TARGETS
 from workbench.bench.project import built_project
 from workbench.bench.sampling import dbt_progress, log_tail, run_measured
 from workbench.bench.settings import BASELINE_RESULT_TAG, FLOOR_PROJECT, BenchError
@@ -29,6 +31,7 @@ class StepResult:
     load_before: float = 0.0
     """1-minute load average when the step started (the machine may be shared)."""
     detail: dict[str, Any] = field(default_factory=dict)
+    gold_format: str = "parquet"
 
     @property
     def events_per_s(self) -> float | None:
@@ -107,9 +110,18 @@ class Workspace:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def spark_env(spark_home: Path, landing: Path) -> dict[str, str]:
-    """The environment of a measured subprocess: its own Spark home, the landing folder."""
+def spark_env(spark_home: Path, landing: Path, gold_format: str | None = None) -> dict[str, str]:
+    """The environment of a measured subprocess: its own Spark home, the landing folder.
+
+    ``gold_format``: gold's file format (CDC_GOLD_FILE_FORMAT) and the profile target it
+    runs on (DBT_TARGET; not with the thrift target, whose server has its catalogs)."""
     env = dict(os.environ)
+    # the profile's default `jars` is relative: the measured builds run in a project copy
+    env[JARS_DIR_ENV] = str(jars_dir())
+    if gold_format is not None:
+        env["CDC_GOLD_FILE_FORMAT"] = gold_format
+        if env.get("DBT_TARGET") != "thrift":
+            env["DBT_TARGET"] = GOLD_FORMAT_TARGETS[gold_format]
     schema = env.get("CDC_BENCH_SCHEMA", "bench")
     if env.get("DBT_TARGET") == "thrift":
         # one server, one metastore: each scenario's steps (and its floor) get schemas of
@@ -149,13 +161,20 @@ def write_floor_project(dest: Path) -> None:
 
 
 def run_dbt_step(
-    step: str, events: int, ws: Workspace, *, floor: bool = False, event_logs: bool = False
+    step: str,
+    events: int,
+    ws: Workspace,
+    *,
+    floor: bool = False,
+    event_logs: bool = False,
+    gold_format: str = "parquet",
 ) -> StepResult:
     """One measured ``dbt build`` subprocess; keeps a copy of its run_results.json.
 
     ``floor``: build the one-model FLOOR_PROJECT in a Spark home of its own instead.
     ``event_logs``: Spark writes an event log under ``<scenario>/event-logs/<step>``, and
-    ``spark_profile_<step>.md`` (with the slowest statements' plans) is written beside it."""
+    ``spark_profile_<step>.md`` (with the slowest statements' plans) is written beside it.
+    ``gold_format``: gold's file format, on its profile target (GOLD_FORMAT_TARGETS)."""
     slug = step.replace("-", "")
     project, spark_home, target = built_project(ws.project), ws.spark_home, ws.target
     if floor:
@@ -176,13 +195,14 @@ def run_dbt_step(
     load = _load1()
     log = ws.logs / f"{slug}.log"
     what = "one table of one row" if floor else f"{events:,} new events"
-    print(f"  [{step}] dbt build over {what} ...", flush=True)
-    env = spark_env(spark_home, ws.landing)
+    label = f"{step} {gold_format}" if gold_format != "parquet" else step
+    print(f"  [{label}] dbt build over {what} ...", flush=True)
+    env = spark_env(spark_home, ws.landing, gold_format)
     event_log_dir = ws.root / "event-logs" / slug
     if event_logs:
         event_log_dir.mkdir(parents=True, exist_ok=True)
         env.update({"CDC_SPARK_EVENT_LOG": "true", "CDC_SPARK_EVENT_LOG_DIR": str(event_log_dir)})
-    progress = dbt_progress(f"[{step}]")
+    progress = dbt_progress(f"[{label}]")
     run = run_measured(argv, env=env, log_path=log, cwd=project, progress=progress)
     if run.returncode != 0:
         raise BenchError(f"dbt build ({step}) failed, see {log}:\n{log_tail(log)}")
@@ -190,28 +210,32 @@ def run_dbt_step(
     run_results = json.loads(run_results_path.read_text())
     shutil.copy(run_results_path, ws.root / f"run_results_{slug}.json")
     result = StepResult(step, run.wall_s, events, run.peak_rss_mb, run.cpu_s, load)
+    result.gold_format = gold_format
     result.detail = timing_summary(run_results, run.wall_s)
     if event_logs:
-        result.detail["spark_profile"] = write_spark_profile(event_log_dir, run_results, ws, slug)
-    print(f"  [{step}] {run.wall_s:.1f} s, peak {run.peak_rss_mb:.0f} MB", flush=True)
+        result.detail["spark_profile"], result.detail["spark_statements"] = write_spark_profile(
+            event_log_dir, run_results, ws, slug
+        )
+    print(f"  [{label}] {run.wall_s:.1f} s, peak {run.peak_rss_mb:.0f} MB", flush=True)
     return result
 
 
 def write_spark_profile(
     event_log_dir: Path, run_results: Mapping[str, Any], ws: Workspace, slug: str, top: int = 15
-) -> list[dict[str, Any]]:
-    """Per-node Spark figures of one step (workbench.spark_profile), as rows; also written
-    as ``spark_profile_<step>.md`` with the slowest statements' plans in ``plans_<step>/``."""
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Per-node Spark figures of one step (workbench.spark_profile), as rows of the ``top``
+    slowest nodes, and the Spark statements of every node; also written as
+    ``spark_profile_<step>.md`` with the slowest statements' plans in ``plans_<step>/``."""
     try:
         profiles = spark_profile.profile(event_log_dir, run_results)
     except spark_profile.EventLogError as error:
         print(f"  [{slug}] no Spark profile: {error}", flush=True)
-        return []
+        return [], {}
     (ws.root / f"spark_profile_{slug}.md").write_text(
         spark_profile.render_markdown(profiles, top) + "\n"
     )
     spark_profile.write_plans(profiles, ws.root / f"plans_{slug}")
-    return [p.row() for p in profiles[:top]]
+    return [p.row() for p in profiles[:top]], {p.name: len(p.executions) for p in profiles}
 
 
 def run_baseline_step(events: int, ws: Workspace) -> StepResult:

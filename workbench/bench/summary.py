@@ -12,6 +12,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from workbench.bench.formats import (
+    CANDIDATE_FORMAT,
+    FORMAT_STEPS,
+    REFERENCE_FORMAT,
+    comparison_rows,
+    decide,
+    statement_rows,
+)
 from workbench.bench.scenario import Scenario
 from workbench.bench.settings import (
     FULL_OVER_BASELINE_TARGET,
@@ -166,12 +174,56 @@ def _java_version() -> str | None:
     return lines[0] if lines else None
 
 
+def format_section(by_format: Mapping[str, Sequence[Scenario]]) -> dict[str, Any] | None:
+    """The gold formats side by side (workbench.bench.formats), from each format's
+    scenarios: seconds and ratios per size and step, issue 60's decision when parquet and
+    delta both ran, and Spark statements per node where event logs were profiled. None with
+    fewer than two formats."""
+    if len(by_format) < 2:
+        return None
+    measured: dict[str, dict[int, dict[str, dict[str, float]]]] = {}
+    statements: dict[str, dict[int, dict[str, dict[str, int]]]] = {}
+    for fmt, scenarios in by_format.items():
+        for scenario in scenarios:
+            for step in FORMAT_STEPS:
+                result = scenario.steps.get(step)
+                if result is None:
+                    continue
+                measured.setdefault(fmt, {}).setdefault(scenario.events, {})[step] = {
+                    "wall_s": round(result.wall_s, 2),
+                    "cpu_s": round(result.cpu_s, 1),
+                }
+                if result.detail.get("spark_statements"):
+                    statements.setdefault(fmt, {}).setdefault(scenario.events, {})[step] = dict(
+                        result.detail["spark_statements"]
+                    )
+    rows = comparison_rows(measured)
+    formats = list(by_format)
+    both = {REFERENCE_FORMAT, CANDIDATE_FORMAT} <= set(formats)
+    return {
+        "formats": formats,
+        "rows": rows,
+        "decision": decide(rows) if both else None,
+        "statements": statement_rows(statements, formats) if statements else [],
+        "scenarios": {
+            fmt: [
+                {"events": s.events, "rows": [s.steps[k].row() for k in STEPS if k in s.steps]}
+                for s in sorted(scenarios, key=lambda s: s.events)
+            ]
+            for fmt, scenarios in by_format.items()
+        },
+    }
+
+
 def build_report(
     main: Scenario,
     scaling: Sequence[Scenario],
     config: Mapping[str, Any],
     large_file: StepResult | None = None,
+    by_format: Mapping[str, Sequence[Scenario]] | None = None,
 ) -> dict[str, Any]:
+    """The report of the first format's scenarios (``main``, ``scaling``); with
+    ``by_format`` (every format's scenarios), also the formats side by side."""
     ratios = compute_ratios(main.steps)
     ratios["incremental_growth"] = incremental_growth(main, scaling)
     cpu_ratios = compute_ratios(main.steps, "cpu_s")
@@ -206,4 +258,5 @@ def build_report(
             }
             for s in sorted(scaling or [main], key=lambda s: s.events)
         ],
+        "gold_formats": format_section(by_format or {}),
     }
