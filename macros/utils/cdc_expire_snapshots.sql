@@ -17,7 +17,7 @@
               database=none, schema=node.schema, identifier=node.alias ~ '__cdc_state',
               type='table') -%}
         {%- if load_relation(state) is none -%}
-            {{ log("cdc_expire_snapshots: " ~ state ~ " does not exist, skipped", info=True) }}
+            {{ log("cdc_expire_snapshots: " ~ state ~ " does not exist (model never built), skipped") }}
         {%- else -%}
             {%- set result = run_query(
                   "call spark_catalog.system.expire_snapshots(table => '" ~ state.schema ~ "."
