@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -135,9 +136,23 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     yield json.loads(lines[-1].removeprefix(REPORT))
 
 
+# Iceberg has no 1- or 2-byte integers: a smallint or tinyint column of the state is stored,
+# and published, as int (docs/gold.md, "Table formats"). Every other difference fails.
+WIDENED = re.compile(r": type int, contract (smallint|tinyint)$")
+
+
+def _not_widened(differences: list[str]) -> list[str]:
+    return [d for d in differences if not WIDENED.search(d)]
+
+
 def test_gold_equals_the_sources_after_a_full_and_an_incremental_build(report: dict) -> None:
-    assert report["differences_0"] == []
-    assert report["differences_1"] == []
+    assert _not_widened(report["differences_0"]) == []
+    assert _not_widened(report["differences_1"]) == []
+
+
+def test_only_small_integer_columns_are_widened(report: dict) -> None:
+    widened = {d.split(":")[0] for d in report["differences_1"] if WIDENED.search(d)}
+    assert widened == {f"{GOLD}.orders.quantity"}, report["differences_1"]
 
 
 def test_gold_and_history_state_tables_are_iceberg_tables(report: dict) -> None:
@@ -156,7 +171,7 @@ def test_snapshot_expiry_keeps_one_snapshot_and_gold(report: dict) -> None:
     # a merge run adds snapshots; history's second run may rebuild its state (one snapshot)
     assert min(n for table, n in before.items() if table != "customer_history") > 1, before
     assert after == dict.fromkeys(STATE_TABLES, 1)
-    assert report["differences_expired"] == []
+    assert _not_widened(report["differences_expired"]) == []
 
 
 if __name__ == "__main__":
