@@ -8,10 +8,7 @@
         {{ log("cdc_optimize_gold: no gold state table on Delta.", info=True) }}
     {%- endif -%}
     {%- for relation in relations -%}
-        {%- set result = run_query('optimize ' ~ relation) -%}
-        {%- set metrics = result.rows[0]['metrics'] if result.rows | length > 0 else none -%}
-        {{ log("cdc_optimize_gold: " ~ relation ~ ": " ~ (
-            metrics['numFilesRemoved'] ~ " files compacted into " ~ metrics['numFilesAdded']
-            if metrics is not none else "optimized"), info=True) }}
+        {%- do run_query('optimize ' ~ relation) -%}
+        {{ log("cdc_optimize_gold: optimized " ~ relation, info=True) }}
     {%- endfor -%}
 {% endmacro %}

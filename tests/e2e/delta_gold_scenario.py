@@ -392,7 +392,6 @@ class Scenario:
             for m in STATE_MODELS
         }
         self.dbt("run-operation", "cdc_vacuum_gold")
-        self.dbt("run-operation", "cdc_vacuum_gold", "--args", "{dry_run: true}")
         refused = self.dbt(
             "run-operation", "cdc_vacuum_gold", "--args", "{retain_hours: 0}", expect_success=False
         )
