@@ -209,6 +209,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # its reordering by test count off), so the long ones start first and the two workers
 # finish together.
 LONGEST_FIRST: tuple[str, ...] = (
+    "tests/e2e/test_delta_gold.py",
     "tests/cluster/test_thrift_cluster.py",
     "tests/corpus/",
     "tests/e2e/test_crash_recovery.py",

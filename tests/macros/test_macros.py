@@ -363,8 +363,10 @@ def test_positions_sort_in_change_order(render) -> None:  # type: ignore[no-unty
 def test_merge_into_statements_for_table_formats(dbt_project, spark) -> None:  # type: ignore[no-untyped-def]
     """The delta/iceberg/hudi path: its statements render and parse as Spark SQL MERGE.
 
-    Their jars cannot be loaded here, so this checks the SQL itself: Spark's own parser
-    accepts every statement, and the clauses that carry the semantics are there.
+    This checks the SQL on the `local` target (no format's catalog): Spark's own parser
+    accepts every statement, and the clauses that carry the semantics are there. With a
+    `source_relation` the upsert's rows are staged in that table and the MERGE reads it.
+    The statements run on Delta in tests/e2e/test_delta_gold.py.
     """
     changes = (
         "select 1 as id, 'db.s.t' as _cdc_source_id, 'u' as _cdc_op, '0001|1|x' as _cdc_sort_key, "
@@ -376,11 +378,27 @@ def test_merge_into_statements_for_table_formats(dbt_project, spark) -> None:  #
         f'"{changes}", ["id", "_cdc_source_id", "_cdc_op", "_cdc_sort_key", "_cdc_source_ts", '
         '"_loaded_at"], ["_cdc_source_id", "id"], '
         "api.Relation.create(schema='gold', identifier='t__cdc_state'), 8, 7) %}"
-        "{{ statements | join('\\n;;\\n') }}"
+        "{{ statements | join('\\n;;\\n') }}\n@@\n"
+        "{{ _cdc_merge_into_statements("
+        f'"{changes}", ["id", "_cdc_source_id", "_cdc_op", "_cdc_sort_key", "_cdc_source_ts", '
+        '"_loaded_at"], ["_cdc_source_id", "id"], '
+        "api.Relation.create(schema='gold', identifier='t__cdc_state'), 8, 7, "
+        "source_relation=api.Relation.create(schema='gold', identifier='t__cdc_staging')) "
+        "| join('\\n;;\\n') }}"
     )
     result = run_dbt(["compile", "--inline", inline], target_path=dbt_project.target_path)
-    statements = [s.strip() for s in result.result.results[0].node.compiled_code.split(";;")]
+    inline_sources, staged_sources = result.result.results[0].node.compiled_code.split("@@")
+    statements = [s.strip() for s in inline_sources.split(";;")]
+    staged = [" ".join(s.lower().split()) for s in staged_sources.split(";;")]
     assert len(statements) == 4
+    # staged: the upsert's rows written to the staging table, merged from it, dropped
+    assert len(staged) == 8
+    assert staged[1] == staged[7] == "drop table if exists gold.t__cdc_staging"
+    assert staged[2].startswith("create table gold.t__cdc_staging using parquet as")
+    assert staged[3].startswith("insert into gold.t__cdc_staging")
+    assert "using gold.t__cdc_staging as source" in staged[4]
+    for statement in staged:
+        spark._jsparkSession.sessionState().sqlParser().parsePlan(statement)  # type: ignore[attr-defined]
     parser = spark._jsparkSession.sessionState().sqlParser()  # type: ignore[attr-defined]
     for statement in statements:
         parser.parsePlan(statement)  # raises on a syntax error

@@ -54,6 +54,8 @@
       'merge_into': file_format in merge_formats,
       'buckets': config.get('cdc_buckets', var('cdc_gold_buckets', 8)) | int,
       'compaction_ratio': config.get('cdc_compaction_ratio', var('cdc_compaction_ratio', 0.1)) | float,
+      'change_data_feed': config.get(
+          'cdc_change_data_feed', var('cdc_gold_change_data_feed', false)) | string | lower == 'true',
       'retention_days': config.get(
           'cdc_tombstone_retention_days', var('cdc_tombstone_retention_days', 7)) | int,
   }) }}

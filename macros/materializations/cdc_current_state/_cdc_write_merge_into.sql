@@ -16,6 +16,14 @@
     {% endcall %}
     {{ return('') }}
   {%- endif -%}
+  {#- Delta's change data feed (config cdc_change_data_feed) on a state built without it -#}
+  {%- if cdc.change_data_feed and cdc.file_format == 'delta'
+        and cdc_lakehouse._cdc_table_properties(plan.state_relation).get('delta.enableChangeDataFeed') != 'true' -%}
+    {% call statement('cdc_enable_change_data_feed') %}
+      alter table {{ plan.state_relation }} set tblproperties ('delta.enableChangeDataFeed' = 'true')
+    {% endcall %}
+    {%- do cdc_lakehouse._cdc_forget_relation(plan.state_relation) -%}
+  {%- endif -%}
   {#- the carry-over only when it could change something (one cheap count, as on parquet) -#}
   {%- set carry = plan.carry -%}
   {%- if carry is not none -%}

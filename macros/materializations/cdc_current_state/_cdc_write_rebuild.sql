@@ -21,6 +21,9 @@
     create table {{ plan.state_relation }}
     using {{ cdc.file_format }}
     partitioned by (cdc_bucket)
+    {%- if cdc.change_data_feed and cdc.file_format == 'delta' %}
+    tblproperties ('delta.enableChangeDataFeed' = 'true')
+    {%- endif %}
     as
     {{ cdc_lakehouse._cdc_state_merge_sql(
           "select * from (" ~ sql ~ ") as model_changes " ~ plan.readable_only,
