@@ -211,6 +211,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 LONGEST_FIRST: tuple[str, ...] = (
     "tests/e2e/test_delta_gold.py",
     "tests/cluster/test_thrift_cluster.py",
+    "tests/e2e/test_iceberg_gold.py",
     "tests/corpus/",
     "tests/e2e/test_crash_recovery.py",
     "tests/e2e/test_unavailable_values.py",

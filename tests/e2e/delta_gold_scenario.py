@@ -400,12 +400,17 @@ class Scenario:
             "files_after": {m: self.detail(m)["files"] for m in STATE_MODELS},
             "optimize_removed_files": optimized,
             "short_retention_refused": not refused.success,
-            "refusal": " ".join(
-                [str(refused.exception or "")]
-                + [str(r.message) for r in getattr(refused.result, "results", None) or []]
-            ),
+            # dbt reports an operation's error in its log, not in the invocation's result
+            "refusal": self.last_operation_error(),
             "differences": self.compare(1),
         }
+
+    def last_operation_error(self) -> str:
+        """The last "Encountered an error while running operation" line of dbt's log."""
+        marker = "Encountered an error while running operation:"
+        lines = (self.target / "logs" / "dbt.log").read_text(errors="replace").splitlines()
+        errors = [line.split(marker, 1)[1] for line in lines if marker in line]
+        return errors[-1].strip() if errors else ""
 
 
 def main() -> int:
