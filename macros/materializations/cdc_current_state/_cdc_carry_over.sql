@@ -463,3 +463,26 @@ carried as (
         where cdc_bucket = {{ cdc_lakehouse._cdc_partition('delta') }} and {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, '') }}
     ) as needing_carry
 {% endmacro %}
+
+{% macro _cdc_carry_for_batch(plan, batch_sql) %}
+  {#-
+      The carry-over a run needs, and the changes it reads: {carry, changes_sql}.
+      changes_sql is the batch, plus the stored creates of a primary-key change waiting for
+      their delete when the carry goes by position. A run skips the carry-over when it would
+      change nothing (one cheap count, _cdc_carry_needed_sql): the revisited creates all
+      hold placeholders, so then there are none, and changes_sql is the batch alone, not
+      the state scan that finds them again. Both write paths call it.
+  -#}
+  {%- set carry = plan.carry -%}
+  {%- set changes_sql = batch_sql -%}
+  {%- if carry is not none and carry.by_position -%}
+    {%- set changes_sql = batch_sql ~ " union all " ~ cdc_lakehouse._cdc_carry_revisit_sql(
+          carry, plan.state_columns, batch_sql, plan.state_relation) -%}
+  {%- endif -%}
+  {%- if carry is not none and run_query(cdc_lakehouse._cdc_carry_needed_sql(
+        carry, '(' ~ changes_sql ~ ') as changes', plan.state_relation)).rows[0][0] | int == 0 -%}
+    {%- set carry = none -%}
+    {%- set changes_sql = batch_sql -%}
+  {%- endif -%}
+  {{ return({'carry': carry, 'changes_sql': changes_sql}) }}
+{% endmacro %}

@@ -24,19 +24,8 @@
     {% endcall %}
     {%- do cdc_lakehouse._cdc_forget_relation(plan.state_relation) -%}
   {%- endif -%}
-  {#- the carry-over only when it could change something (one cheap count, as on parquet) -#}
-  {%- set carry = plan.carry -%}
-  {%- if carry is not none -%}
-    {%- set revisited = batch.sql -%}
-    {%- if carry.by_position -%}
-      {%- set revisited = batch.sql ~ " union all " ~ cdc_lakehouse._cdc_carry_revisit_sql(
-            carry, plan.state_columns, batch.sql, plan.state_relation) -%}
-    {%- endif -%}
-    {%- if run_query(cdc_lakehouse._cdc_carry_needed_sql(
-          carry, '(' ~ revisited ~ ') as changes', plan.state_relation)).rows[0][0] | int == 0 -%}
-      {%- set carry = none -%}
-    {%- endif -%}
-  {%- endif -%}
+  {#- the carry-over only when it could change something (as on parquet) -#}
+  {%- set carry = cdc_lakehouse._cdc_carry_for_batch(plan, batch.sql).carry -%}
   {%- for statement_sql in cdc_lakehouse._cdc_merge_into_statements(
         batch.sql, plan.state_columns, cdc.unique_key, plan.state_relation, cdc.buckets,
         cdc.retention_days, carry, source_relation=plan.staging_relation) -%}

@@ -20,21 +20,9 @@
   {%- set counts = cdc_lakehouse._cdc_state_counts(plan.state_relation) -%}
   {%- set kind = 'compaction' if counts['delta'] + batch.rows > cdc.compaction_ratio * counts['compacted']
         else 'delta' -%}
-  {%- set carry = plan.carry -%}
-  {%- set changes_sql = batch.sql -%}
-  {%- if carry is not none and carry.by_position -%}
-    {#- stored creates of a primary-key change waiting for their delete -#}
-    {%- set changes_sql = batch.sql ~ " union all " ~ cdc_lakehouse._cdc_carry_revisit_sql(
-          carry, plan.state_columns, batch.sql, plan.state_relation) -%}
-  {%- endif -%}
-  {#- A run skips the carry-over when it would change nothing (one cheap count). The
-      revisited creates all hold placeholders, so then there are none: the staging query
-      reads the batch alone, not the state scan that finds them again. -#}
-  {%- if carry is not none and run_query(cdc_lakehouse._cdc_carry_needed_sql(
-        carry, '(' ~ changes_sql ~ ') as changes', plan.state_relation)).rows[0][0] | int == 0 -%}
-    {%- set carry = none -%}
-    {%- set changes_sql = batch.sql -%}
-  {%- endif -%}
+  {%- set carried = cdc_lakehouse._cdc_carry_for_batch(plan, batch.sql) -%}
+  {%- set carry = carried.carry -%}
+  {%- set changes_sql = carried.changes_sql -%}
   {%- if kind == 'compaction' -%}
     {%- set merge_sql = cdc_lakehouse._cdc_state_merge_sql -%}
     {%- set merge_args = [
