@@ -1,4 +1,5 @@
-"""Vectorised (pandas) Spark UDFs over `python_udfs.mongodb_sql`; imported by `register`."""
+"""Spark UDFs of the project: vectorised (pandas) ones over `python_udfs.mongodb_sql`, plain
+ones over `python_udfs.landing_files`; imported by `register`."""
 
 from __future__ import annotations
 
@@ -7,8 +8,15 @@ from pathlib import Path
 
 import pandas as pd
 from pyspark.sql import SparkSession
-from pyspark.sql.functions import pandas_udf
+from pyspark.sql.functions import pandas_udf, udf
 
+from python_udfs.landing_files import (
+    IGNORED_NAMES,
+    FileContent,
+    LandingFile,
+    read_file,
+    unlisted_files,
+)
 from python_udfs.mongodb_sql import (
     KeyOrError,
     fold_json,
@@ -18,6 +26,8 @@ from python_udfs.mongodb_sql import (
 
 KEY_TYPE = "struct<key: string, error: string>"
 NORMALISE_TYPE = "struct<doc: string, error: string>"
+LANDING_FILES_TYPE = "array<struct<path: string, modificationtime: timestamp, length: bigint>>"
+FILE_CONTENT_TYPE = "struct<content: binary, error: string>"
 
 
 def _pairs_frame(pairs: list[KeyOrError], names: tuple[str, str]) -> pd.DataFrame:
@@ -62,9 +72,27 @@ def _add_package_to_worker_path(spark: SparkSession) -> None:
         environment["PYTHONPATH"] = os.pathsep.join([PACKAGE_ROOT, *paths])
 
 
+def landing_unlisted_files(
+    landing_dir: str, name_glob: str | None, ignored: list[str] | None
+) -> list[LandingFile]:
+    names = IGNORED_NAMES if ignored is None else tuple(ignored)
+    return unlisted_files(landing_dir, name_glob or "*", names)
+
+
+def landing_file_content(path: str) -> FileContent:
+    return read_file(path)
+
+
 def register_udfs(spark: SparkSession) -> None:
-    """Register (or re-register: the last one wins) the three SQL functions on `spark`."""
+    """Register (or re-register: the last one wins) the SQL functions on `spark`: the three
+    MongoDB ones and the two of the landing files Spark's listing skips
+    (`cdc_landing_unlisted_files`, `cdc_landing_file_content`: python_udfs.landing_files)."""
     _add_package_to_worker_path(spark)
     spark.udf.register("cdc_mongodb_key", pandas_udf(mongodb_key, KEY_TYPE))  # type: ignore[call-overload]
     spark.udf.register("cdc_mongodb_normalise", pandas_udf(mongodb_normalise, NORMALISE_TYPE))  # type: ignore[call-overload]
     spark.udf.register("cdc_mongodb_fold", pandas_udf(mongodb_fold, "string"))  # type: ignore[call-overload]
+    spark.udf.register(
+        "cdc_landing_unlisted_files",
+        udf(landing_unlisted_files, LANDING_FILES_TYPE).asNondeterministic(),
+    )
+    spark.udf.register("cdc_landing_file_content", udf(landing_file_content, FILE_CONTENT_TYPE))

@@ -10,13 +10,7 @@
         `path` (not pushed down): _cdc_landing_files_subset_relation reads some files only.
     -#}
     {%- set view_name = '_cdc_landing_files' -%}
-    {%- set landing_dir = var('cdc_landing_dir', env_var('CDC_LANDING_DIR', 'landing')) | trim -%}
-    {%- if landing_dir == '' -%}
-        {{ exceptions.raise_compiler_error(
-            "cdc_landing_dir is empty: set the dbt var cdc_landing_dir or the environment "
-            ~ "variable CDC_LANDING_DIR to the folder that holds the landing files."
-        ) }}
-    {%- endif -%}
+    {%- set landing_dir = cdc_lakehouse._cdc_landing_dir() -%}
     {%- set registered = cdc_lakehouse._cdc_invocation_cache('landing_views') -%}
     {%- if execute and view_name not in registered -%}
         {%- do registered.update({view_name: true}) -%}

@@ -22,6 +22,7 @@
             path '{{ cdc_lakehouse._cdc_escape_string(cdc_lakehouse._cdc_paths_glob(paths)) }}'
         )
     {%- endcall -%}
+    {%- do cdc_lakehouse._cdc_invocation_cache('landing_views').update({view_name: true}) -%}
     {{ return(view_name) }}
 {% endmacro %}
 

@@ -25,5 +25,6 @@
             `io.compression.codecs` 'io.airlift.compress.zstd.ZstdCodec'
         )
     {%- endcall -%}
+    {%- do cdc_lakehouse._cdc_invocation_cache('landing_views').update({view_name: true}) -%}
     {{ return(view_name) }}
 {% endmacro %}

@@ -1,22 +1,43 @@
 {% macro _cdc_unreadable_landing_files(paths) %}
     {#-
         The landing files among `paths` that cannot be read whole, with the lines read first.
-        Returns a list of `{path, lines_read}`: the compressed files among `paths`
+        Returns a list of `{path, lines_read, reason, error}`: the zero-byte files among
+        `paths` (_cdc_empty_landing_files, reason `empty_file`); the files Spark's listing
+        skips (_cdc_unlisted_landing_files) that the Python UDF cannot read whole (reason
+        `unreadable_file`, `error` its message); then the compressed files
         (_cdc_compressed_extensions) whose codec fails before their end (a truncated or
         corrupt gzip, bzip2, zlib or zstd stream, a file that vanished or cannot be opened),
-        and how many lines their codec gave before it failed. Spark's text source fails the
-        whole query on such a file, so each compressed file is probed first, in one query:
-        read whole (`wholetext`) with `ignoreCorruptFiles`, a file that fails gives no row.
-        Plain files are not probed: a plain file has no codec to fail (the common path pays
-        nothing). Only when a file fails are its lines counted, again with
-        `ignoreCorruptFiles`. An empty list at parse time or without compressed files.
+        and how many lines their codec gave before it failed (reason `unreadable_file`).
+        Spark's text source fails the whole query on such a file, so each compressed file
+        is probed first, in one query: read whole (`wholetext`) with `ignoreCorruptFiles`, a
+        file that fails gives no row. Plain files are not probed: a plain file has no codec
+        to fail (the common path pays nothing). Only when a file fails are its lines
+        counted, again with `ignoreCorruptFiles`. An empty list at parse time or without
+        such files.
     -#}
     {%- if not execute or not paths -%}
         {{ return([]) }}
     {%- endif -%}
+    {%- set unreadable = [] -%}
+    {%- set empty = cdc_lakehouse._cdc_empty_landing_files(paths) -%}
+    {%- for path in empty -%}
+        {%- do unreadable.append({'path': path, 'lines_read': 0, 'reason': 'empty_file', 'error': none}) -%}
+    {%- endfor -%}
+    {%- set unlisted = cdc_lakehouse._cdc_unlisted_landing_files(paths) -%}
+    {%- if unlisted -%}
+        {%- set contents = cdc_lakehouse._cdc_unlisted_landing_contents_relation(unlisted) -%}
+        {%- set failed_query -%}
+            select path, error from {{ contents }} where error is not null order by path
+        {%- endset -%}
+        {%- for row in run_query(failed_query).rows -%}
+            {%- do unreadable.append({
+                'path': row[0], 'lines_read': 0, 'reason': 'unreadable_file', 'error': row[1]
+            }) -%}
+        {%- endfor -%}
+    {%- endif -%}
     {%- set whole = cdc_lakehouse._cdc_whole_read_among(paths) -%}
     {%- set compressed = [] -%}
-    {%- for path in paths -%}
+    {%- for path in paths | reject('in', empty) | reject('in', unlisted) -%}
         {%- set name = path.rsplit('/', 1)[-1] -%}
         {%- if path not in whole and '.' in name
               and name.rsplit('.', 1)[-1].lower() in cdc_lakehouse._cdc_compressed_extensions() -%}
@@ -24,7 +45,7 @@
         {%- endif -%}
     {%- endfor -%}
     {%- if not compressed -%}
-        {{ return([]) }}
+        {{ return(unreadable) }}
     {%- endif -%}
     {%- set probe = cdc_lakehouse._cdc_landing_probe_relation(compressed, '_cdc_probed_landing_files', true) -%}
     {%- set query -%}
@@ -34,7 +55,7 @@
     {%- set readable = run_query(query).columns[0].values() | list -%}
     {%- set failed = compressed | reject('in', readable) | list -%}
     {%- if not failed -%}
-        {{ return([]) }}
+        {{ return(unreadable) }}
     {%- endif -%}
     {%- set partial = cdc_lakehouse._cdc_landing_probe_relation(failed, '_cdc_unreadable_landing_lines', false) -%}
     {%- set count_query -%}
@@ -46,9 +67,11 @@
     {%- for row in run_query(count_query).rows -%}
         {%- do counted.update({row[0]: row[1] | int}) -%}
     {%- endfor -%}
-    {%- set unreadable = [] -%}
     {%- for path in failed -%}
-        {%- do unreadable.append({'path': path, 'lines_read': counted.get(path, 0)}) -%}
+        {%- do unreadable.append({
+            'path': path, 'lines_read': counted.get(path, 0), 'reason': 'unreadable_file',
+            'error': none
+        }) -%}
     {%- endfor -%}
     {{ return(unreadable) }}
 {% endmacro %}
@@ -75,6 +98,7 @@
             `io.compression.codecs` 'io.airlift.compress.zstd.ZstdCodec'
         )
     {%- endcall -%}
+    {%- do cdc_lakehouse._cdc_invocation_cache('landing_views').update({view_name: true}) -%}
     {{ return(view_name) }}
 {% endmacro %}
 

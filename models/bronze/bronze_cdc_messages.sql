@@ -28,19 +28,36 @@
     files are found first (_cdc_unreadable_landing_files), not read, and each lands as one
     row of its own (`_record_format` 'unreadable_file') that silver quarantines. None of
     their lines is kept; a readable version of the file (a new modification time) loads.
+    A zero-byte file lands so too (`empty_file`): recorded, it is not listed again.
 -#}
 {%- set unreadable_files = _cdc_unreadable_landing_files(files) -%}
 {%- set unreadable_paths = unreadable_files | map(attribute='path') | list -%}
 {%- set files = files | reject('in', unreadable_paths) | list -%}
-{%- set whole_files = _cdc_whole_read_among(files) -%}
-{%- set lines_relation = _cdc_landing_lines_relation(files | reject('in', whole_files) | list) -%}
-{%- set whole_relation = none -%}
+{#-
+    Files Spark's listing skips (a name starting with `_` or `.`, such as a Kafka Connect
+    sink's files of `__debezium-heartbeat.<server>`) are read whole by a Python UDF
+    (_cdc_unlisted_landing_files), decompressed by extension.
+-#}
+{%- set unlisted_files = _cdc_unlisted_landing_files(files) -%}
+{%- set whole_files = _cdc_whole_read_among(files | reject('in', unlisted_files) | list) -%}
+{%- set lines_relation = _cdc_landing_lines_relation(
+    files | reject('in', whole_files) | reject('in', unlisted_files) | list
+) -%}
+{%- set whole_sources = [] -%}
 {%- if whole_files -%}
-    {%- set whole_relation = _cdc_landing_files_subset_relation(whole_files) or _cdc_landing_files_relation() -%}
+    {%- do whole_sources.append({
+        'relation': _cdc_landing_files_subset_relation(whole_files) or _cdc_landing_files_relation(),
+        'paths': whole_files
+    }) -%}
+{%- endif -%}
+{%- if unlisted_files -%}
+    {%- do whole_sources.append({
+        'relation': _cdc_unlisted_landing_contents_relation(unlisted_files), 'paths': unlisted_files
+    }) -%}
 {%- endif -%}
 {%- set parts = [] %}
 {%- if lines_relation %}{% do parts.append('line_messages') %}{% endif %}
-{%- if whole_relation %}{% do parts.append('whole_messages') %}{% endif %}
+{%- if whole_sources %}{% do parts.append('whole_messages') %}{% endif %}
 {%- if unreadable_files %}{% do parts.append('unreadable_file_messages') %}{% endif %}
 {#- no new landing file (none: not incremental, every file is read): nothing to do -#}
 {{ cdc_skip_unless_new_input(new_files is none or new_files | length > 0) }}
@@ -116,9 +133,10 @@ line_messages as (
 
 ),
 {%- endif %}
-{%- if whole_relation %}
+{%- if whole_sources %}
 
 whole_files as (
+    {%- for source in whole_sources %}
 
     select
         path as source_file,
@@ -126,8 +144,12 @@ whole_files as (
         content,
         is_valid_utf8(cast(content as string)) as is_valid_file,
         {{ _cdc_sink_file_coordinates('path') }}
-    from {{ whole_relation }}
-    where {{ _cdc_in_list('path', whole_files) }}
+    from {{ source.relation }}
+    where {{ _cdc_in_list('path', source.paths) }}
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
 
 ),
 
@@ -197,13 +219,18 @@ whole_messages as (
 {%- endif %}
 {%- if unreadable_files %}
 
-lines_read_before_failure as (
+file_reasons as (
 
     select * from values
     {%- for unreadable in unreadable_files %}
-        ('{{ _cdc_escape_string(unreadable.path) }}', {{ unreadable.lines_read }}){{ ',' if not loop.last }}
+        (
+            '{{ _cdc_escape_string(unreadable.path) }}',
+            '{{ unreadable.reason }}',
+            {{ unreadable.lines_read }},
+            {{ "'" ~ _cdc_escape_string(unreadable.error) ~ "'" if unreadable.error else 'cast(null as string)' }}
+        ){{ ',' if not loop.last }}
     {%- endfor %}
-        as lines_read (source_file, lines_read)
+        as file_reasons (source_file, reason_code, lines_read, error)
 
 ),
 
@@ -214,14 +241,15 @@ unreadable_listing as (
         modificationtime,
         length,
         {{ _cdc_sink_file_coordinates('path') }}
-    from {{ _cdc_landing_files_relation() }}
+    from {{ _cdc_landing_listing_relation() }}
     where {{ _cdc_in_list('path', unreadable_paths) }}
 
 ),
 
 unreadable_file_messages as (
 
-    -- one row per file that cannot be read whole, at line 0: what the file is and why
+    -- one row per file that holds no message to read, at line 0: its reason code, what the
+    -- file is and why (a zero-byte file, or a codec that failed before the file's end)
     select
         unreadable_listing.path as source_file,
         unreadable_listing.modificationtime as source_file_modified_at,
@@ -230,21 +258,36 @@ unreadable_file_messages as (
         unreadable_listing.file_partition,
         cast(null as bigint) as file_start_offset,
         true as is_valid_utf8,
-        concat(
-            'the ', lower(regexp_extract(unreadable_listing.path, '[.]([^./]+)$', 1)),
-            ' codec failed before the end of the file (a truncated or corrupt stream, or a '
-            || 'file that could not be opened); ',
-            cast(unreadable_listing.length as string), ' bytes, modified ',
-            cast(unreadable_listing.modificationtime as string), '; ',
-            cast(lines_read_before_failure.lines_read as string),
-            ' lines were read before the failure and none is kept: the file loads whole once '
-            || 'a readable version of it (a new modification time) lands'
-        ) as raw_line,
+        case
+            when file_reasons.reason_code = 'empty_file' then concat(
+                'empty_file: the file has no bytes (0 bytes, modified ',
+                cast(unreadable_listing.modificationtime as string),
+                '): a version of it with bytes (a new modification time) loads'
+            )
+            when file_reasons.error is not null then concat(
+                'unreadable_file: the file could not be read whole (', file_reasons.error, '); ',
+                cast(unreadable_listing.length as string), ' bytes, modified ',
+                cast(unreadable_listing.modificationtime as string),
+                '; none of its lines is kept: the file loads whole once a readable version of '
+                || 'it (a new modification time) lands'
+            )
+            else concat(
+                'unreadable_file: the ',
+                lower(regexp_extract(unreadable_listing.path, '[.]([^./]+)$', 1)),
+                ' codec failed before the end of the file (a truncated or corrupt stream, or a '
+                || 'file that could not be opened); ',
+                cast(unreadable_listing.length as string), ' bytes, modified ',
+                cast(unreadable_listing.modificationtime as string), '; ',
+                cast(file_reasons.lines_read as string),
+                ' lines were read before the failure and none is kept: the file loads whole '
+                || 'once a readable version of it (a new modification time) lands'
+            )
+        end as raw_line,
         cast(null as string) as raw_line_base64,
         true as is_unreadable_file
     from unreadable_listing
-        inner join lines_read_before_failure
-            on unreadable_listing.path = lines_read_before_failure.source_file
+        inner join file_reasons
+            on unreadable_listing.path = file_reasons.source_file
 
 ),
 {%- endif %}

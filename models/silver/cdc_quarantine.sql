@@ -31,7 +31,8 @@ unreadable_messages as (
     select
         _message_id,
         case
-            when startswith(_cdc_error_reason, 'unreadable_file:') then 'file' else 'envelope'
+            when _cdc_error_reason rlike '^(unreadable_file|empty_file):' then 'file'
+            else 'envelope'
         end as quarantine_stage,
         _cdc_connector,
         _cdc_source_id,

@@ -19,6 +19,15 @@ reason_codes as (
             || 'the failure.'
         ),
         (
+            'empty_file',
+            'file',
+            'A landing file has no bytes (0 bytes: an upload or copy that never wrote, or a '
+            || 'sink file cut at its start). It holds no message; it is recorded so that the '
+            || 'run says so and later runs do not read it again.',
+            'Land the file again (a new modification time): the next run loads it. '
+            || 'cdc_quarantine.raw_line gives its time.'
+        ),
+        (
             'invalid_utf8',
             'envelope',
             'The bytes of the line are not valid UTF-8.',

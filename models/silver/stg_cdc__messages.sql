@@ -261,8 +261,9 @@ checked as (
     select
         unpacked.*,
         case
-            -- a landing file bronze could not read whole: its one row says why
-            when _record_format = 'unreadable_file' then 'unreadable_file: ' || message_value
+            -- a landing file bronze could not read whole, or an empty one: its one row says
+            -- why, starting with its reason code
+            when _record_format = 'unreadable_file' then message_value
             when not _is_valid_utf8
                 then 'invalid_utf8: the line is not valid UTF-8; its bytes are kept in '
                     || 'bronze_cdc_messages.raw_line_base64'

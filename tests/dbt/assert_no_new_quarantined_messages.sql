@@ -8,8 +8,8 @@
 -- loaded). A compressed landing file bronze could not read (gzip, bzip2 or zstd bytes not
 -- named .gz, .bz2 or .zst: _cdc_compressed_extensions) or one none of
 -- whose lines is UTF-8 text is named so. A landing file bronze could not read whole
--- (unreadable_file: a truncated or corrupt compressed stream) is counted as a file beside
--- the messages, and named; a run whose every file was unreadable is an error, as a run of
+-- (unreadable_file: a truncated or corrupt compressed stream) or an empty one (empty_file)
+-- is counted as a file beside the messages, and named; a run whose every file was unreadable is an error, as a run of
 -- only unreadable messages is.
 -- `dbt test` checks every load.
 
@@ -90,6 +90,12 @@ described as (
                         'the file ', coalesce(_source_file, '(no file)'), ' could not be read whole, '
                         || 'quarantined as unreadable_file: none of its lines loaded (cdc_quarantine.raw_line '
                         || 'says why; a readable copy with a new modification time loads)'
+                    )
+            when reason_code = 'empty_file'
+                then concat(
+                        'the file ', coalesce(_source_file, '(no file)'), ' is empty (0 bytes), '
+                        || 'quarantined as empty_file (a version of it with bytes, a new '
+                        || 'modification time, loads)'
                     )
             else concat(
                     cast(messages as string), if(messages = 1, ' message', ' messages'),

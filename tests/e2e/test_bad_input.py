@@ -138,7 +138,6 @@ def bad_run(dbt_project):  # type: ignore[no-untyped-def]
     (bad / "bad-lines.json").write_text("\n".join(lines.values()) + "\n")
 
     (bad / "latin1.json").write_bytes('{"note": "caf\u00e9"}\n'.encode("latin-1"))
-    (bad / "empty.json").write_bytes(b"")
     big = copy.deepcopy(order)
     big["payload"]["op"] = "c"
     big["payload"]["source"]["table"] = "BLOBS"
@@ -151,6 +150,12 @@ def bad_run(dbt_project):  # type: ignore[no-untyped-def]
     compressed_good.write_bytes(gzip.compress(good_files[1].read_bytes()))
     good_files[1].unlink()
     _land_unreadable_files(bad / "files")
+    # files Spark's listing skips: a sink's heartbeat topic file (loads) and markers (ignored)
+    heartbeat = dbt_project.landing / "good" / HEARTBEAT_FILE
+    heartbeat.write_text("".join(json.dumps({"ts_ms": 1700000000000 + i}) + "\n" for i in (0, 1)))
+    for marker in MARKERS:
+        (bad / marker).parent.mkdir(parents=True, exist_ok=True)
+        (bad / marker).write_bytes(b'{"not": "data"}\n' if marker.endswith("inprogress.1") else b"")
 
     build = dbt_project.run("build")
     return result, lines, good_files, build
@@ -177,11 +182,20 @@ UNREADABLE = {
 }
 
 
+# a zero-byte file (an upload that never wrote): recorded as a file, `empty_file`
+EMPTY = "zero-bytes.json"
+# Kafka Connect names a topic's files after it: Spark's listing hides them (leading `_`)
+HEARTBEAT_FILE = "__debezium-heartbeat.bad+0+0000000000.json"
+# written on purpose, not data (var cdc_landing_ignored_names): never read nor reported
+MARKERS = ("_SUCCESS", ".part-0.json.crc", "_temporary/0/part-0.json", ".part-1.inprogress.1")
+
+
 def _land_unreadable_files(folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     for name, content in UNREADABLE.items():
         (folder / name).write_bytes(content())
-    return [folder / name for name in UNREADABLE]
+    (folder / EMPTY).write_bytes(b"")
+    return [folder / name for name in (*UNREADABLE, EMPTY)]
 
 
 def test_good_data_still_equals_the_source(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
@@ -225,7 +239,7 @@ def test_every_bad_message_has_its_reason(dbt_project, bad_run) -> None:  # type
     assert (
         "quantity = many is not a smallint" in by_place[("bad-lines.json", 7)]["_cdc_error_reason"]
     )
-    files = len(UNREADABLE)
+    files = len(UNREADABLE) + 1  # and the empty file
     assert len(rows) == len(lines) + 1 + files, "only the bad messages and files are quarantined"
 
 
@@ -233,9 +247,10 @@ def test_counts_reconcile(dbt_project, bad_run) -> None:  # type: ignore[no-unty
     result, lines, good_files, _ = bad_run
     good = len(result.batches[0])
     duplicated = sum(1 for _ in good_files[0].read_text().splitlines())
-    # + latin1 line + 10 MB message + control messages + one row per unreadable file
-    files = len(UNREADABLE)
-    expected = good + duplicated + len(lines) + 1 + 1 + len(CONTROL) + files
+    # + latin1 line + 10 MB message + control messages + one row per unreadable or empty
+    # file + the heartbeat file's two lines
+    files = len(UNREADABLE) + 1
+    expected = good + duplicated + len(lines) + 1 + 1 + len(CONTROL) + files + 2
     bronze, silver = dbt_project.layer("bronze"), dbt_project.layer("silver")
     [counts] = dbt_project.sql(
         f"select (select count(*) from {bronze}.bronze_cdc_messages) as bronze, "
@@ -303,7 +318,14 @@ def test_unreadable_compressed_files_are_quarantined_by_name(dbt_project, bad_ru
     do not stop bronze: each is one quarantined row of its own (unreadable_file, line 0,
     its size and the lines read before its codec failed), and none of its lines is kept."""
     quarantined = _quarantined_files(dbt_project, "bad/files")
-    assert set(quarantined) == set(UNREADABLE), quarantined
+    assert set(quarantined) == {*UNREADABLE, EMPTY}, quarantined
+    empty = quarantined.pop(EMPTY)
+    assert (empty["reason_code"], empty["quarantine_stage"], empty["_source_line"]) == (
+        "empty_file",
+        "file",
+        0,
+    ), empty
+    assert str(empty["raw_line"]).startswith("empty_file: the file has no bytes"), empty
     landing = dbt_project.landing / "bad" / "files"
     for name, row in quarantined.items():
         assert (row["reason_code"], row["quarantine_stage"], row["_source_line"]) == (
@@ -337,6 +359,9 @@ def test_the_build_warns_of_each_unreadable_file(dbt_project, bad_run) -> None: 
     for name in UNREADABLE:
         [named] = [m for m in messages if f"/bad/files/{name} " in m]
         assert "could not be read whole, quarantined as unreadable_file" in named, named
+    [named] = [m for m in messages if f"/bad/files/{EMPTY} " in m]
+    assert "is empty (0 bytes), quarantined as empty_file" in named, named
+    assert not [m for m in messages if "heartbeat" in m or any(k in m for k in MARKERS)]
 
 
 def test_a_run_of_only_unreadable_files_fails_and_names_them(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
@@ -352,9 +377,38 @@ def test_a_run_of_only_unreadable_files_fails_and_names_them(dbt_project, bad_ru
         r for r in stopped.result.results if r.node.name == "assert_no_new_quarantined_messages"
     ]
     assert str(getattr(test.status, "value", test.status)) == "error", test.message
-    assert "quarantined 0 of the 0 messages it loaded and 3 landing files" in test.message
+    assert "quarantined 0 of the 0 messages it loaded and 4 landing files" in test.message
     for name in UNREADABLE:
         assert f"/only-unreadable/{name} could not be read whole" in test.message, test.message
+    assert f"/only-unreadable/{EMPTY} is empty" in test.message, test.message
+
+
+def test_files_spark_hides_load_and_markers_are_ignored(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]
+    """A Kafka Connect sink's file of the `__debezium-heartbeat.<server>` topic (a name Spark's
+    listing skips) loads with its topic, partition and offsets, and its messages are read
+    as heartbeats, not quarantined; the markers (`_SUCCESS`, a `.crc`, `_temporary/`, a
+    Flink in-progress part) are neither loaded nor quarantined."""
+    bronze = f"{dbt_project.layer('bronze')}.bronze_cdc_messages"
+    rows = dbt_project.sql(
+        f"select _kafka_topic, _kafka_partition, _kafka_offset, _source_line from {bronze} "
+        f"where _source_file like '%/{HEARTBEAT_FILE}' order by _source_line"
+    )
+    assert [(r["_kafka_topic"], r["_kafka_partition"], r["_kafka_offset"]) for r in rows] == [
+        ("__debezium-heartbeat.bad", 0, 0),
+        ("__debezium-heartbeat.bad", 0, 1),
+    ]
+    [kinds] = dbt_project.sql(
+        f"select collect_set(_cdc_message_kind) as kinds "
+        f"from {dbt_project.layer('silver')}.stg_cdc__messages "
+        f"where _source_file like '%/{HEARTBEAT_FILE}'"
+    )
+    assert list(kinds["kinds"]) == ["heartbeat"], kinds
+    markers = dbt_project.sql(
+        f"select _source_file from {bronze} where _source_file like '%/bad/%' and ("
+        + " or ".join(f"_source_file like '%/{m}'" for m in MARKERS)
+        + ")"
+    )
+    assert markers == []
 
 
 def test_a_readable_copy_of_an_unreadable_file_loads(dbt_project, bad_run) -> None:  # type: ignore[no-untyped-def]

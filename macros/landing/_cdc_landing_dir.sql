@@ -1,0 +1,14 @@
+{% macro _cdc_landing_dir() %}
+    {#-
+        The landing folder: var `cdc_landing_dir` (env CDC_LANDING_DIR), trimmed.
+        A compile error names both when it is empty.
+    -#}
+    {%- set landing_dir = var('cdc_landing_dir', env_var('CDC_LANDING_DIR', 'landing')) | trim -%}
+    {%- if landing_dir == '' -%}
+        {{ exceptions.raise_compiler_error(
+            "cdc_landing_dir is empty: set the dbt var cdc_landing_dir or the environment "
+            ~ "variable CDC_LANDING_DIR to the folder that holds the landing files."
+        ) }}
+    {%- endif -%}
+    {{ return(landing_dir) }}
+{% endmacro %}

@@ -1,0 +1,81 @@
+{% macro _cdc_landing_listing_relation() %}
+    {#-
+        Registers a temporary view of every landing file (no content) and returns its name.
+        The view `_cdc_landing_listing` has one row per landing file (`path`,
+        `modificationtime`, `length`, `is_unlisted`): the files Spark's listing gives
+        (_cdc_landing_files_relation), and, where the Python UDF `cdc_landing_unlisted_files`
+        is registered (python_udfs/, var `cdc_landing_unlisted_files`), the files it skips:
+        names starting with `_` or `.` and zero-byte files (`is_unlisted`). Markers
+        (var `cdc_landing_ignored_names`) are left out of both. Once per invocation, until
+        _cdc_release_landing_views releases it.
+    -#}
+    {%- set view_name = '_cdc_landing_listing' -%}
+    {%- set registered = cdc_lakehouse._cdc_invocation_cache('landing_views') -%}
+    {%- if execute and view_name not in registered -%}
+        {%- set files = cdc_lakehouse._cdc_landing_files_relation() -%}
+        {%- set ignored = var('cdc_landing_ignored_names', []) -%}
+        {%- set unlisted = var('cdc_landing_unlisted_files', true)
+              and cdc_lakehouse._cdc_function_exists('cdc_landing_unlisted_files') -%}
+        {%- do registered.update({view_name: true}) -%}
+        {%- call statement('cdc_register_landing_listing', fetch_result=False) -%}
+            create or replace temporary view {{ view_name }} as
+            select
+                path,
+                modificationtime,
+                length,
+                is_unlisted
+            from (
+                select
+                    listed.path,
+                    listed.modificationtime,
+                    listed.length,
+                    false as is_unlisted
+                from {{ files }} as listed
+                {%- if unlisted %}
+                union all
+                select
+                    hidden.path,
+                    hidden.modificationtime,
+                    hidden.length,
+                    true as is_unlisted
+                from (
+                    select inline(cdc_landing_unlisted_files(
+                        '{{ cdc_lakehouse._cdc_escape_string(cdc_lakehouse._cdc_landing_dir()) }}',
+                        '{{ cdc_lakehouse._cdc_escape_string(var("cdc_landing_glob")) }}',
+                        array({% for name in ignored %}'{{ cdc_lakehouse._cdc_escape_string(name) }}'{{ ', ' if not loop.last }}{% endfor %})
+                    ))
+                ) as hidden
+                {%- endif %}
+            ) as landing_files
+            {%- if ignored %}
+            where not path rlike '{{ cdc_lakehouse._cdc_escape_string(cdc_lakehouse._cdc_path_part_regex(ignored)) }}'
+            {%- endif %}
+        {%- endcall -%}
+    {%- endif -%}
+    {{ return(view_name) }}
+{% endmacro %}
+
+{% macro _cdc_path_part_regex(globs) %}
+    {#-
+        A regular expression matching a path with a part that one of the globs matches.
+        A part is a folder or file name; in a glob of `globs`, `*` is any characters but '/'
+        and `?` one of them.
+    -#}
+    {%- set alternatives = [] -%}
+    {%- for glob in globs -%}
+        {%- set pattern = namespace(text='') -%}
+        {%- for character in glob -%}
+            {%- if character == '*' -%}
+                {%- set pattern.text = pattern.text ~ '[^/]*' -%}
+            {%- elif character == '?' -%}
+                {%- set pattern.text = pattern.text ~ '[^/]' -%}
+            {%- elif character in '\\.[]{}()+^$|' -%}
+                {%- set pattern.text = pattern.text ~ '\\' ~ character -%}
+            {%- else -%}
+                {%- set pattern.text = pattern.text ~ character -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- do alternatives.append(pattern.text) -%}
+    {%- endfor -%}
+    {{ return('(^|/)(' ~ alternatives | join('|') ~ ')(/|$)') }}
+{% endmacro %}
