@@ -35,8 +35,6 @@ VARS = {
         "test?b.*.customers": ["ID"],
         # a Maxwell table whose Kafka key names another column: the declaration wins
         "mx_accounts": ["code"],
-        # a Debezium table whose Kafka key names another column: the declaration wins
-        "dbz_accounts": ["code"],
     }
 }
 
@@ -116,26 +114,6 @@ UNRELATED = [
 ]
 
 
-def _kcat(value: str, key: dict[str, object], offset: int) -> str:
-    """A kcat -J record of a Debezium message with its Kafka key (a key without schema)."""
-    return json.dumps(
-        {"topic": "tutorial.dbo.dbz_accounts", "partition": 0, "offset": offset,
-         "tstype": "create", "ts": 1559729470000 + offset, "key": json.dumps(key),
-         "payload": value}
-    )  # fmt: skip
-
-
-ACCOUNT_A = {"id": 1, "code": "A", "name": "first"}
-ACCOUNT_B = {"id": 2, "code": "B", "name": "second"}
-DEBEZIUM_KEYED = [
-    _kcat(_message("testDB", "dbz_accounts", "c", None, ACCOUNT_A, 20), {"id": 1}, 1),
-    _kcat(_message("testDB", "dbz_accounts", "c", None, ACCOUNT_B, 21), {"id": 2}, 2),
-    _kcat(
-        _message("testDB", "dbz_accounts", "u", ACCOUNT_A, {**ACCOUNT_A, "name": "renamed"}, 22),
-        {"id": 1},
-        3,
-    ),
-]
 EXPECTED = {
     "testdb.dbo.customers": [{**SALLY, "email": "s@acme.com"}],
     "testdb.dbo.orders": [ORDER, {**ORDER2, "quantity": 5}],
@@ -148,7 +126,6 @@ def built(dbt_project):  # type: ignore[no-untyped-def]
     write_batch(result.batches[0], dbt_project.landing / INVENTORY.database, 0, "value_lines")
     (dbt_project.landing / "tutorial.json").write_text("\n".join(UNRELATED) + "\n")
     (dbt_project.landing / "maxwell.json").write_text("\n".join(MAXWELL) + "\n")
-    (dbt_project.landing / "debezium-keyed.json").write_text("\n".join(DEBEZIUM_KEYED) + "\n")
     dbt_project.run("build", vars=VARS)
     return result
 
@@ -228,14 +205,6 @@ def test_a_declared_key_wins_over_maxwells_kafka_key(dbt_project, built) -> None
         {"code": "A"},
         {"code": "B"},
     ]
-
-
-def test_a_declared_key_wins_over_a_debezium_kafka_key(dbt_project, built) -> None:  # type: ignore[no-untyped-def]
-    """The same rule for Debezium: the records' Kafka key names `id`, the declaration `code`;
-    the rows are keyed by `code`, and the update of code A replaces its insert."""
-    captured = _captured(dbt_project, "dbz_accounts")
-    assert [key for key, _ in captured] == [{"code": "A"}, {"code": "B"}], captured
-    assert captured[0][1]["name"] == "renamed", captured
 
 
 def test_maxwell_array_format_kafka_keys_are_read(dbt_project, built) -> None:  # type: ignore[no-untyped-def]

@@ -77,20 +77,16 @@
 
 {% macro debezium_relational__key(message, announced_key) %}
     {#-
-        The key: a declared key, the Kafka key, else the announced or whole-row key.
-        A key declared for the table (`declared_key`: var cdc_table_keys, a contract's
-        meta.cdc_key) read off the row image (`before` for deletes) when the image holds
-        it; else the Kafka message key when the record carries one; else the announced or
-        whole-row key read off the row image. A delete whose image lacks the declared
-        columns (no `before`) falls back to the Kafka key.
+        The key: the Kafka key, else the declared, announced or whole-row key.
+        The Kafka message key when the record carries one; else the declared, announced or
+        whole-row key read off the row image (`before` for deletes).
     -#}
     {%- set key_map = cdc_lakehouse._cdc_json_map(
         'case when ' ~ message ~ '.key_envelope.schema is not null then '
         ~ message ~ '.key_envelope.payload else ' ~ message ~ '.message_key end'
     ) -%}
-    {%- set kafka_key = cdc_lakehouse._cdc_canonical_json_map(key_map, folded=true) -%}
     coalesce(
-        case when {{ message }}.declared_key is null then {{ kafka_key }} end,
+        {{ cdc_lakehouse._cdc_canonical_json_map(key_map, folded=true) }},
         case
             when {{ message }}.op = 'd' then {{ cdc_lakehouse.cdc_key_from_image(
                 message ~ '.declared_key', cdc_lakehouse._cdc_json_map(message ~ '.body.before'), announced_key
@@ -98,8 +94,7 @@
             when {{ message }}.op in ('c', 'r', 'u') then {{ cdc_lakehouse.cdc_key_from_image(
                 message ~ '.declared_key', cdc_lakehouse._cdc_json_map(message ~ '.body.after'), announced_key
             ) }}
-        end,
-        {{ kafka_key }}
+        end
     )
 {% endmacro %}
 
