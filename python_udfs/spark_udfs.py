@@ -12,7 +12,6 @@ from pyspark.sql.functions import pandas_udf, udf
 
 from python_udfs.landing_files import (
     IGNORED_NAMES,
-    FileContent,
     LandingFile,
     read_file,
     unlisted_files,
@@ -79,10 +78,6 @@ def landing_unlisted_files(
     return unlisted_files(landing_dir, name_glob or "*", names)
 
 
-def landing_file_content(path: str) -> FileContent:
-    return read_file(path)
-
-
 def register_udfs(spark: SparkSession) -> None:
     """Register (or re-register: the last one wins) the SQL functions on `spark`: the three
     MongoDB ones and the two of the landing files Spark's listing skips
@@ -95,4 +90,4 @@ def register_udfs(spark: SparkSession) -> None:
         "cdc_landing_unlisted_files",
         udf(landing_unlisted_files, LANDING_FILES_TYPE).asNondeterministic(),
     )
-    spark.udf.register("cdc_landing_file_content", udf(landing_file_content, FILE_CONTENT_TYPE))
+    spark.udf.register("cdc_landing_file_content", udf(read_file, FILE_CONTENT_TYPE))
