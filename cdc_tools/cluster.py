@@ -43,7 +43,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from cdc_tools.local_spark import REPO_ROOT
+from cdc_tools.local_spark import REPO_ROOT, table_format_conf
 
 DEFAULT_HOME = REPO_ROOT / ".cluster"
 LOOPBACK = "127.0.0.1"
@@ -79,6 +79,10 @@ class ClusterSpec:
     # executor; the metastore service beside it); driver_memory is then the memory of
     # everything
     local: bool = False
+    # gold's table format: delta or iceberg give the Thrift Server the jars, extension and
+    # catalog of the profile's target of that name (local_spark.table_format_conf), and
+    # dbt's environment sets CDC_GOLD_FILE_FORMAT
+    table_format: str = "parquet"
 
 
 @dataclass
@@ -92,13 +96,16 @@ class ClusterState:
     master_ui: str
     pids: dict[str, int]
     logs: dict[str, str]
+    table_format: str = "parquet"
 
     def dbt_env(self) -> dict[str, str]:
-        """The environment that points dbt's `thrift` target at this cluster."""
+        """The environment that points dbt's `thrift` target at this cluster (and gold at
+        its table format)."""
         return {
             "DBT_TARGET": "thrift",
             "CDC_THRIFT_HOST": self.thrift_host,
             "CDC_THRIFT_PORT": str(self.thrift_port),
+            "CDC_GOLD_FILE_FORMAT": self.table_format,
         }
 
 
@@ -256,6 +263,7 @@ def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterSta
         master_ui=f"http://{LOOPBACK}:{spec.master_ui_port}",
         pids={},
         logs={},
+        table_format=spec.table_format,
     )
     try:
         # the metastore's JVM starts while master and worker do
@@ -328,8 +336,15 @@ def _submit_argv(home: Path, spec: ClusterSpec, master_url: str) -> list[str]:
         "spark.hadoop.hive.server2.thrift.port": str(spec.thrift_port),
         "spark.hadoop.hive.server2.transport.mode": "binary",
         "spark.pyspark.python": sys.executable,
+        **table_format_conf(spec.table_format),
         **spec.extra_conf,
     }
+    jars = conf.get("spark.jars")
+    if jars:
+        # spark.jars ships them to the executors; the Thrift Server's own statements run in
+        # Hive's handler threads, which load classes from the JVM's class path only
+        # (NoClassDefFoundError: org/apache/spark/sql/delta/DeltaTable$ without this)
+        conf["spark.driver.extraClassPath"] = ":".join(jars.split(","))
     argv = [str(spark_home() / "bin" / "spark-submit"), "--master", master_url]
     for key, value in conf.items():
         argv += ["--conf", f"{key}={value}"]
@@ -531,14 +546,24 @@ def main(argv: list[str] | None = None) -> int:
         help="the Thrift Server alone on local[2] (one JVM, 4g, and the metastore service): "
         "a long-lived local Spark",
     )
+    parser.add_argument(
+        "--format",
+        choices=["parquet", "delta", "iceberg"],
+        default=os.environ.get("CDC_GOLD_FILE_FORMAT", "parquet"),
+        help="gold's table format: delta or iceberg load that format's jars, extension and "
+        "catalog (the settings of the profile's target of that name)",
+    )
     args = parser.parse_args(argv)
     if args.command == "up":
         ports = {"thrift_port": args.thrift_port, "metastore_port": args.metastore_port}
         # CDC_JAVA_OPTIONS: JVM options, as for the local profile's driver
         options = os.environ.get("CDC_JAVA_OPTIONS", "")
-        spec = ClusterSpec(**ports, java_options=options)
+        spec = ClusterSpec(**ports, java_options=options, table_format=args.format)
         if args.local:
-            spec = ClusterSpec(**ports, java_options=options, local=True, driver_memory="4g")
+            spec = ClusterSpec(
+                **ports, java_options=options, local=True, driver_memory="4g",
+                table_format=args.format,
+            )  # fmt: skip
         try:
             state = up(args.home, spec)
         except ClusterError as error:

@@ -71,6 +71,25 @@ def local_spark_conf(target: str | None = None) -> dict[str, str]:
     return conf
 
 
+def table_format_conf(table_format: str) -> dict[str, str]:
+    """What the profile's target of a gold table format (`delta`, `iceberg`) sets beyond
+    `local`: its jars (globs expanded), session extension, catalog and options. A Spark a
+    project starts elsewhere (the cluster's Thrift Server) takes these, so that the profile
+    stays their one source. `parquet`: nothing."""
+    if table_format == "parquet":
+        return {}
+    if table_format not in LOCAL_TARGETS:
+        raise ValueError(f"no profile target for the table format {table_format!r}")
+    base = local_spark_conf("local")
+    conf = {k: v for k, v in local_spark_conf(table_format).items() if base.get(k) != v}
+    if conf.get("spark.jars"):  # a process started elsewhere finds them from anywhere
+        conf["spark.jars"] = ",".join(
+            jar if "://" in jar else str(Path(jar).resolve())
+            for jar in conf["spark.jars"].split(",")
+        )
+    return conf
+
+
 def get_local_spark():  # type: ignore[no-untyped-def]
     """Create (or return) the process's Spark session with the local profile's settings.
 

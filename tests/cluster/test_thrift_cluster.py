@@ -3,16 +3,19 @@
 `cdc_tools.cluster` starts, from the installed pyspark distribution and on 127.0.0.1 only,
 a standalone master, one worker (whose executor is its own JVM) and the Spark Thrift Server
 submitted to that master, with its own metastore and warehouse, and the project's Python
-UDFs shipped to the executor. Simulated Oracle, SQL Server, Db2 and MongoDB sources land
-in one folder, which the executor reads. dbt runs on the `thrift` target (a subprocess, as
-a user runs it) after a first batch (`dbt run`) and again after a second one (`dbt build`:
-the data tests' SQL runs on the cluster once, on whole tables); after each, every gold
-relation built on the cluster must equal the simulator's oracle. After the second, the
-`local` target runs the same files in one full `dbt run` (in-process, on the shared session:
-the local target's data tests run in every other module), and the cluster's incrementally
-built gold must equal it row for row, every column but the load time (so the local gold
-equals the oracle too; where it differs, the oracle check says which side is wrong). The
-cluster is stopped when the module ends, also when a step failed.
+UDFs shipped to the executor. Gold is on Delta Lake there: the Thrift Server has the `delta`
+target's jars, extension and catalog, and dbt `CDC_GOLD_FILE_FORMAT=delta`. Simulated Oracle,
+SQL Server, Db2 and MongoDB sources land in one folder, which the executor reads. dbt runs on
+the `thrift` target (a subprocess, as a user runs it) after a first batch (`dbt run`) and
+again after a second one (`dbt build`: the data tests' SQL runs on the cluster once, on whole
+tables); after each, every gold relation built on the cluster must equal the simulator's
+oracle, and gold's state tables are Delta tables, which the second build merged into. After
+the second, the `local` target (gold on parquet) runs the same files in one full `dbt run`
+(in-process, on the shared session: the local target's data tests run in every other
+module), and the cluster's incrementally built gold must equal it row for row, every column
+but the load time (so the local gold equals the oracle too; where it differs, the oracle
+check says which side is wrong). The cluster is stopped when the module ends, also when a
+step failed.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from cdc_tools.cluster import (
     processes,
     running,
 )
-from cdc_tools.local_spark import PROFILES_DIR
+from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
 from tests.conftest import COLD_JVM_OPTIONS, DbtProject
 from tests.e2e.test_mongodb_sources import _assert_documents_match, _assert_typed_customers_match
 from tests.e2e.test_simulated_sources import _assert_customer_history_matches
@@ -69,18 +72,23 @@ now skips that registration.)"""
 SERVER_CLASS_ERROR = "NoClassDefFoundError"
 
 
-def _spec(**extra_conf: str) -> ClusterSpec:
+def _spec(table_format: str = "parquet", **extra_conf: str) -> ClusterSpec:
     return ClusterSpec(
         master_port=0, master_ui_port=0, worker_port=0, worker_ui_port=0, thrift_port=0,
         metastore_port=0,
         worker_memory="3g", executor_memory="2g", driver_memory="2g", extra_conf=extra_conf,
-        java_options=COLD_JVM_OPTIONS,
+        java_options=COLD_JVM_OPTIONS, table_format=table_format,
     )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    with running(tmp_path_factory.mktemp("cluster"), _spec()) as state:
+    """The cluster, its gold on Delta Lake: the Thrift Server has the `delta` target's jars
+    (shipped to the executor), extension and catalog; bronze and silver stay parquet."""
+    jars = Path(os.environ.get("CDC_SPARK_JARS_DIR") or REPO_ROOT / "jars")
+    if not list(jars.glob("delta-spark_*.jar")):
+        pytest.fail(f"Delta Lake's jars are not in {jars}: run `make setup` (it fetches them)")
+    with running(tmp_path_factory.mktemp("cluster"), _spec("delta")) as state:
         yield state
     _gone(state)  # master, worker, executor, Thrift Server and metastore: none left
 
@@ -348,6 +356,33 @@ def copy_remote_gold(cluster: ClusterState, remote: DbtProject) -> list[str]:
     return relations
 
 
+def remote_states(cluster: ClusterState) -> dict[str, tuple[str, list[str]]]:
+    """{model: (format, the operations of its history)} of every gold state table on the
+    cluster (`<model>__cdc_state`), read through the Thrift Server."""
+    from pyhive import hive
+
+    connection = hive.connect(host=cluster.thrift_host, port=cluster.thrift_port, username="dbt")
+    states: dict[str, tuple[str, list[str]]] = {}
+    try:
+        cursor = connection.cursor()
+        cursor.execute(f"show tables in {REMOTE_SCHEMA}_gold")
+        names = [name for _, name, temporary in cursor.fetchall() if not temporary]
+        for name in (n for n in names if n.endswith("__cdc_state")):
+            relation = f"{REMOTE_SCHEMA}_gold.{name}"
+            cursor.execute(f"describe detail {relation}")
+            fields = [column[0] for column in cursor.description]
+            fmt = str(dict(zip(fields, cursor.fetchone(), strict=True))["format"])
+            operations: list[str] = []
+            if fmt == "delta":
+                cursor.execute(f"describe history {relation}")
+                at = [column[0] for column in cursor.description].index("operation")
+                operations = [str(row[at]) for row in cursor.fetchall()]
+            states[name.removesuffix("__cdc_state")] = (fmt, operations)
+    finally:
+        connection.close()
+    return states
+
+
 def assert_same_gold(local: DbtProject, remote: DbtProject, relations: list[str]) -> dict[str, int]:
     """Each gold relation holds the same rows (as a multiset) on both targets."""
     local_relations = sorted(
@@ -422,8 +457,14 @@ def test_cluster_gold_equals_the_oracle_and_the_local_target(  # type: ignore[no
         relations
     )
     assert_gold_equals_the_oracle(remote, relational, documents, batch)
+    states = remote_states(cluster)
+    assert {"captured_rows", "customers", "orders", "order_lines"} <= set(states), states
+    assert {fmt for fmt, _ in states.values()} == {"delta"}, states
     if not last:
         return
+    # the incremental build merged into every current state (the history appends)
+    merged = {name for name, (_, operations) in states.items() if "MERGE" in operations}
+    assert {"captured_rows", "customers", "orders", "order_lines"} <= merged, states
     # the local target runs once, both batches in one full run: the cluster's gold, built
     # incrementally, must equal it row for row
     started = time.monotonic()

@@ -1,16 +1,19 @@
-"""The Delta Lake scenario of tests/e2e/test_delta_gold.py, run in a process of its own.
+"""The Delta Lake scenario of tests/e2e/test_delta_gold.py, run in processes of their own.
 
 Delta's catalog is a static setting of a Spark session, and the pytest workers hold one on the
-`local` target, so this runs on a session of the `delta` target (DBT_TARGET=delta, gold models
-with CDC_GOLD_FILE_FORMAT=delta) in a new process: `python -m tests.e2e.delta_gold_scenario
-<work folder>`. One session for every build and check; it prints one line,
-`DELTA_REPORT <json>`, which the test asserts on.
+`local` target, so this runs on sessions of the `delta` target (DBT_TARGET=delta, gold models
+with CDC_GOLD_FILE_FORMAT=delta) in new processes:
+`python -m tests.e2e.delta_gold_scenario <work folder> first|resume`.
 
-Steps: batch 0 (a first `dbt run`, some of its changes withheld), batch 1 (incremental: the
-batch, the withheld changes arriving late, a fifth of batch 0 replayed; Delta's change data
-feed switched on by its var), the same files read again (a replay: nothing changes), the
-maintenance operations `cdc_optimize_gold` and `cdc_vacuum_gold`, then `--full-refresh`.
-Gold is compared with the simulator's oracle after each step.
+`first`: batch 0 (a first `dbt run`, some of its changes withheld) and its checks, then batch
+1's files (the batch, the withheld changes arriving late, a fifth of batch 0 replayed; Delta's
+change data feed switched on by its var) and batch 1's build, which the test kills inside the
+customers MERGE (it prints `DELTA_WATCH <the state's folder>` first). The test then reruns
+the build with the `dbt` command and starts `resume` while it runs: `resume` waits for the
+warehouse, checks batch 1's gold, reads the same files again (a replay: nothing changes), runs
+the maintenance operations `cdc_optimize_gold` and `cdc_vacuum_gold`, then `--full-refresh`.
+Gold is compared with the simulator's oracle after each step. `resume` prints one line,
+`DELTA_REPORT <json>`, which the test asserts on.
 """
 
 from __future__ import annotations
@@ -243,7 +246,9 @@ class Scenario:
         ]
 
     # ------------------------------------------------------------------ the steps
-    def run(self) -> dict[str, object]:
+    def plan(self) -> tuple[list[Message], list[Message], list[Message]]:
+        """Batch 0 less its late changes, and what batch 1 lands: the batch, the late
+        changes and a replay of part of batch 0 (the same in both processes: seeded)."""
         first, second = self.result.batches
         late = _late_changes(first)
         late_ids = {id(m) for m in late}
@@ -251,16 +256,14 @@ class Scenario:
         self.report["events"] = {"0": _events(self.result, 0), "1": _events(self.result, 1)}
         self.report["late"] = [(_table(m), (_payload(m) or {}).get("op")) for m in late]
         self.report["replayed"] = len(replayed)
+        return [m for m in first if id(m) not in late_ids], [*second, *late, *replayed], late
 
-        # batch 0: its changes less the late ones (duplicates within, shuffled)
+    def first(self) -> None:
+        """Process 1: batch 0 and its checks, batch 1's files, then batch 1's build, which
+        the test kills inside the customers MERGE. What it saw goes to `progress.json`."""
+        batch0, batch1, _ = self.plan()
         written = write_batch(
-            [m for m in first if id(m) not in late_ids],
-            self.landing,
-            0,
-            "kcat",
-            shuffle=True,
-            duplicate_fraction=0.1,
-            seed=CONFIG.seed,
+            batch0, self.landing, 0, "kcat", shuffle=True, duplicate_fraction=0.1, seed=CONFIG.seed
         )
         self.dbt("run", *SELECT)
         self.report["batch0"] = {"differences": self.compare(0)}
@@ -272,19 +275,28 @@ class Scenario:
                 "set tblproperties ('delta.enableChangeDataFeed' = 'false')"
             )
         after_0 = {m: self.latest_version(m) for m in STATE_MODELS}
-
-        # batch 1: the batch, the late changes and a replay of batch 0
         written += write_batch(
-            [*second, *late, *replayed],
-            self.landing,
-            1,
-            "kcat",
-            shuffle=True,
-            duplicate_fraction=0.1,
-            seed=CONFIG.seed,
+            batch1, self.landing, 1, "kcat", shuffle=True, duplicate_fraction=0.1, seed=CONFIG.seed
         )
+        progress = {"report": self.report, "after_0": after_0, "written": [str(p) for p in written]}
+        (self.work / "progress.json").write_text(json.dumps(progress, default=str))
+        location = str(
+            self.spark.sql(f"describe detail {self.state('customers')}").first()["location"]
+        ).removeprefix("file:")
+        print(f"DELTA_WATCH {location}", flush=True)
         self.dbt("run", *SELECT)
-        # each state's commits of batch 1's run
+        print("DELTA_NOT_KILLED", flush=True)
+
+    def resume(self) -> dict[str, object]:
+        """Process 2, started while a `dbt run` (the test's, as a user reruns a killed
+        build) holds the warehouse: it waits for it, then checks batch 1's gold and goes on
+        with the replay, the maintenance and the full refresh."""
+        self.plan()
+        progress = json.loads((self.work / "progress.json").read_text())
+        self.report.update(progress["report"])
+        after_0: dict[str, int] = progress["after_0"]
+        written = [Path(p) for p in progress["written"]]
+        # each state's commits since batch 0: the killed run's and the rerun's
         commits = {
             m: [e for e in self.history(m) if int(e["version"]) > after_0[m]]  # type: ignore[call-overload]
             for m in STATE_MODELS
@@ -298,6 +310,7 @@ class Scenario:
                 for e in commits["customers"]
                 if e["operation"] == "MERGE"
             ),
+            "customers_merges": sum(e["operation"] == "MERGE" for e in commits["customers"]),
             "change_data_feed": {m: self.detail(m)["change_data_feed"] for m in STATE_MODELS},
             # time travel: each state as of its last version of batch 0 is batch 0's gold
             "as_of_batch0": self.as_of_differences(after_0, 0),
@@ -414,8 +427,11 @@ class Scenario:
 
 
 def main() -> int:
-    report = Scenario(Path(sys.argv[1])).run()
-    print("DELTA_REPORT " + json.dumps(report, default=str), flush=True)
+    scenario = Scenario(Path(sys.argv[1]))
+    if sys.argv[2] == "first":
+        scenario.first()
+    else:
+        print("DELTA_REPORT " + json.dumps(scenario.resume(), default=str), flush=True)
     return 0
 
 

@@ -1,26 +1,32 @@
 """Gold and history on Delta Lake, executed: every rule of gold against the oracle.
 
-A build of its own, in a process of its own: Delta's catalog is a static setting of a Spark
-session and this worker's session is on the `local` target. The process
-(tests/e2e/delta_gold_scenario.py) runs on the `delta` target with every gold model on
-`file_format: delta` (var `cdc_gold_file_format`), builds two batches, replays the same files,
-runs the maintenance operations and rebuilds with `--full-refresh`, comparing gold and
-`customer_history` with the simulator's oracle after each step, all on one session; it prints
-what it saw, and the tests below assert on it.
+Builds of their own, in processes of their own: Delta's catalog is a static setting of a Spark
+session and this worker's session is on the `local` target. The processes
+(tests/e2e/delta_gold_scenario.py) run on the `delta` target with every gold model on
+`file_format: delta` (var `cdc_gold_file_format`). The first builds batch 0 and is SIGKILLed
+inside batch 1's customers MERGE; the `dbt` command reruns batch 1's build, and a second
+process started meanwhile waits for the warehouse, then replays the same files, runs the
+maintenance operations and rebuilds with `--full-refresh`, comparing gold and
+`customer_history` with the simulator's oracle after each step; it prints what it saw, and the
+tests below assert on it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from cdc_tools.local_spark import REPO_ROOT
 from tests.conftest import process_env
+from tests.e2e.delta_gold_scenario import SELECT, VARS
 
 pytestmark = pytest.mark.spark
 
@@ -32,14 +38,88 @@ def _jars_dir() -> Path:
     return Path(os.environ.get("CDC_SPARK_JARS_DIR") or REPO_ROOT / "jars")
 
 
+def _holder_pid(lock_file: Path) -> int | None:
+    try:
+        return int(json.loads(lock_file.read_text())["pid"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _files(state: Path) -> set[str]:
+    """The files of a Delta table's folder but its log: data, deletion vectors, change data."""
+    return {
+        str(path.relative_to(state))
+        for path in state.rglob("*")
+        if path.is_file() and "_delta_log" not in path.parts and not path.name.endswith(".crc")
+    }
+
+
+def _log(state: Path) -> list[dict]:  # type: ignore[type-arg]
+    """Every action of the table's commits, in version order (each json line of the log)."""
+    return [
+        json.loads(line)
+        for path in sorted((state / "_delta_log").glob("*.json"))
+        for line in path.read_text().splitlines()
+        if line.strip()
+    ]
+
+
+def _kill_in_the_merge(process: subprocess.Popen[str], log: Path) -> dict[str, object]:
+    """Reads process 1's output into `log` until it names the customers state's folder, then
+    watches that folder and SIGKILLs the process (its JVM too: its own process group) as
+    soon as a file appears in it: a MERGE writes its data files, deletion vectors and change
+    data there before it commits. Returns what the folder held then."""
+    watched: list[Path] = []
+    named = threading.Event()
+
+    def drain() -> None:
+        assert process.stdout is not None
+        with log.open("w") as out:
+            for line in process.stdout:
+                out.write(line)
+                out.flush()
+                if line.startswith("DELTA_WATCH "):
+                    watched.append(Path(line.removeprefix("DELTA_WATCH ").strip()))
+                    named.set()
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    while not named.wait(1.0):
+        assert process.poll() is None, log.read_text()[-6000:]
+    state = watched[0]
+    before, commits = _files(state), len(_log(state))
+    new: set[str] = set()
+    while not new and process.poll() is None:
+        time.sleep(0.05)
+        new = _files(state) - before
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=120)
+    reader.join(timeout=30)
+    assert process.returncode == -signal.SIGKILL, "not killed:\n" + log.read_text()[-6000:]
+    actions = _log(state)
+    added = {a["add"]["path"] for a in actions if "add" in a}
+    return {
+        "new_files": sorted(new),
+        "files_not_committed": sorted(_files(state) - before - added),
+        "operations_since": [
+            a["commitInfo"]["operation"] for a in actions[commits:] if "commitInfo" in a
+        ],
+    }
+
+
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict:  # type: ignore[type-arg]
+    """Process 1 builds batch 0 and is killed inside batch 1's customers MERGE; the `dbt`
+    command reruns the build (as a user would) and process 2 starts while it runs, waits
+    for the warehouse, then checks and goes on (tests/e2e/delta_gold_scenario.py)."""
     jars = _jars_dir()
     if not list(jars.glob("delta-spark_*.jar")) or not list(jars.glob("delta-storage-*.jar")):
         pytest.fail(f"Delta Lake's jars are not in {jars}: run `make setup` (it fetches them)")
     work = tmp_path_factory.mktemp("delta_gold")
+    spark_home = work / "spark"
     env = process_env(
-        work / "spark",
+        spark_home,
         "t_delta",
         work / "landing",
         DBT_TARGET="delta",
@@ -47,21 +127,63 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict:  # type: ignore[ty
         CDC_SPARK_JARS_DIR=str(jars),
         PYTHONUNBUFFERED="1",
     )
-    log = work / "scenario.log"
-    with log.open("wb") as out:
-        finished = subprocess.run(
-            [sys.executable, "-m", "tests.e2e.delta_gold_scenario", str(work)],
-            env=env,
-            cwd=REPO_ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            check=False,
-            timeout=1500,
-        )
-    text = log.read_text(errors="replace")
+    env.pop("CDC_WAREHOUSE_LOCK_TIMEOUT", None)
+    scenario = [sys.executable, "-m", "tests.e2e.delta_gold_scenario", str(work)]
+    first = subprocess.Popen(
+        [*scenario, "first"],
+        env=env,
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        killed = _kill_in_the_merge(first, work / "first.log")
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+
+    # the rerun, as a user types it, and process 2 started once it holds the warehouse
+    dbt = str(Path(sys.executable).with_name("dbt"))
+    rerun_argv = [dbt, "run", *SELECT, "--vars", json.dumps(VARS)]
+    rerun_argv += ["--target-path", str(work / "rerun"), "--log-path", str(work / "rerun")]
+    with (work / "rerun.log").open("wb") as out:
+        rerun = subprocess.Popen(rerun_argv, env=env, cwd=REPO_ROOT, stdout=out, stderr=out)
+    lock_file = spark_home / "warehouse.lock"
+    deadline = time.monotonic() + 120
+    while _holder_pid(lock_file) != rerun.pid and time.monotonic() < deadline:
+        assert rerun.poll() is None, (work / "rerun.log").read_text()[-4000:]
+        time.sleep(0.2)
+    second = subprocess.Popen(
+        [*scenario, "resume"],
+        env=env,
+        cwd=REPO_ROOT,
+        stdout=(work / "resume.out").open("wb"),
+        stderr=(work / "resume.err").open("wb"),
+    )
+    try:
+        codes = [rerun.wait(timeout=900), second.wait(timeout=1500)]
+    finally:
+        for process in (rerun, second):
+            if process.poll() is None:
+                process.kill()
+    text = (work / "resume.out").read_text(errors="replace")
     lines = [line for line in text.splitlines() if line.startswith("DELTA_REPORT ")]
-    assert finished.returncode == 0 and lines, text[-6000:]
-    return json.loads(lines[-1].removeprefix("DELTA_REPORT "))
+    assert codes == [0, 0] and lines, (
+        (work / "rerun.log").read_text(errors="replace")[-3000:]
+        + text[-3000:]
+        + (work / "resume.err").read_text(errors="replace")[-3000:]
+    )
+    waiting = [
+        line
+        for line in (work / "resume.err").read_text(errors="replace").splitlines()
+        if "is in use by" in line
+    ]
+    outcome = json.loads(lines[-1].removeprefix("DELTA_REPORT "))
+    outcome["killed"] = killed
+    outcome["waited_for"] = [f"pid {rerun.pid} (dbt run" in line for line in waiting]
+    return outcome
 
 
 def test_every_rule_of_gold_occurs_in_the_simulated_events(report) -> None:  # type: ignore[no-untyped-def]
@@ -81,6 +203,28 @@ def test_every_rule_of_gold_occurs_in_the_simulated_events(report) -> None:  # t
     late_ops = {op for _, op in report["late"]}
     assert len(report["late"]) >= 4 and {"c", "u"} <= late_ops, report["late"]
     assert report["replayed"] > 0
+
+
+def test_a_build_killed_inside_a_merge_reruns_to_the_same_gold(report) -> None:  # type: ignore[no-untyped-def]
+    """Process 1 was SIGKILLed (with its JVM) once the customers MERGE of batch 1's build had
+    written files into the state's folder and before it committed them: those files are in
+    no commit of the log, and no MERGE was committed since. The rerun (the `dbt` command)
+    MERGEd batch 1 and gold equals the source (step `batch1` below: the same comparison as
+    an uninterrupted run, and the full refresh's rebuild from the change log equals it too)."""
+    killed = report["killed"]
+    assert killed["new_files"], killed
+    assert killed["files_not_committed"], killed
+    assert "MERGE" not in killed["operations_since"], killed
+    assert report["batch1"]["customers_merges"] >= 1
+    assert report["batch1"]["differences"] == []
+
+
+def test_a_second_build_on_the_warehouse_waits_for_the_first(report) -> None:  # type: ignore[no-untyped-def]
+    """Process 2 was started while the rerun held the Delta warehouse: it said once that the
+    warehouse is in use by that `dbt run` and waited, then built (the replay) on the state
+    the rerun committed; both succeeded, and gold equals the source after each."""
+    assert report["waited_for"] == [True]
+    assert report["replay"]["differences"] == []
 
 
 @pytest.mark.parametrize("step", ["batch0", "batch1", "replay", "maintenance", "full_refresh"])

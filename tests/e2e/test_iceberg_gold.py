@@ -1,14 +1,18 @@
 """Gold on Apache Iceberg: the `iceberg` target runs the MERGE INTO path, and gold equals the
 simulators' oracle.
 
-Three Debezium relational connectors (Oracle, SQL Server with the schema wrapper, Db2) land
-two batches. One process of its own (why: the catalog is a static setting, and the pytest
-workers hold a session on the `local` target) runs with `DBT_TARGET=iceberg` and
-`CDC_GOLD_FILE_FORMAT=iceberg`: a full build on the first batch, an incremental build on the
-second, then `dbt run-operation cdc_expire_snapshots`. After each, gold equals the source
-databases (`compare_database`). It prints what it saw as one JSON line; the tests assert on
-it: the state tables of gold and history are Iceberg tables, the second build merged (the
-runs table says `merge`), and the expiry left one snapshot per table and gold unchanged.
+Five connector families land two batches: three Debezium relational connectors (Oracle, SQL
+Server with the schema wrapper, Db2), Canal flat messages and Maxwell's daemon (kcat `-J`
+records keyed as Maxwell keys them), the last two with key changes, a table without a primary
+key, truncates (Canal) and redelivered messages. One process of its own (why: the catalog is
+a static setting, and the pytest workers hold a session on the `local` target) runs with
+`DBT_TARGET=iceberg` and `CDC_GOLD_FILE_FORMAT=iceberg`: a full build on the first batch, an
+incremental build on the second, then `dbt run-operation cdc_expire_snapshots`. After each,
+gold equals the source databases (`compare_database` for the Debezium sources;
+`captured_rows` against the Canal and Maxwell oracles, as tests/e2e/test_alibaba_sources.py
+compares them). It prints what it saw as one JSON line; the tests assert on it: the state
+tables of gold and history are Iceberg tables, the second build merged (the runs table says
+`merge`), and the expiry left one snapshot per table and gold unchanged.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from cdc_tools.local_spark import REPO_ROOT
 from tests.conftest import process_env
 from workbench.oracle_check import COMPARED_MODELS
 from workbench.simulator import SimConfig, simulate, write_batch
+from workbench.simulator.alibaba_sim import AlibabaSimResult, simulate_canal, simulate_maxwell
+from workbench.simulator.alibaba_source import AlibabaSimConfig
 
 pytestmark = pytest.mark.spark
 
@@ -50,15 +56,50 @@ CONFIGS = [
 REPORT = "ICEBERG_REPORT "
 
 
+def _other_families() -> list[AlibabaSimResult]:
+    """Canal and Maxwell sources (their tables: items, accounts, events)."""
+
+    def config(seed: int, database: str, **options: float) -> AlibabaSimConfig:
+        return AlibabaSimConfig(
+            seed=seed, database=database, batches=2, transactions=20, redeliver_fraction=0.1,
+            **options,  # type: ignore[arg-type]
+        )  # fmt: skip
+
+    return [
+        simulate_canal(config(623, "ice_canal", pk_change_probability=0.2)),
+        # Maxwell writes nothing for a TRUNCATE
+        simulate_maxwell(
+            config(613, "ice_maxwell", truncate_probability=0.0, pk_change_probability=0.2)
+        ),
+    ]
+
+
 def _scenario(landing: Path, target: Path) -> dict[str, object]:
     """Runs in the process of its own: two builds and the expiry, checked after each."""
     from cdc_tools.dbt_invoke import run_dbt
     from cdc_tools.local_spark import get_local_spark
+    from tests.conftest import DbtProject
+    from tests.e2e.test_alibaba_sources import _compare_table, _gold
     from workbench.oracle_check import GoldReader, compare_database
 
     results = [simulate(config) for config in CONFIGS]
-    databases = [config.database for config in CONFIGS]
+    others = _other_families()
+    databases = [config.database for config in CONFIGS] + [r.config.database for r in others]
     report: dict[str, object] = {}
+    project = DbtProject(
+        spark=get_local_spark(), schema=SCHEMA, landing=landing, target_path=target
+    )
+
+    def other_differences(batch: int) -> list[str]:
+        """captured_rows of the Canal and Maxwell sources against their oracles."""
+        tables = [table for result in others for table in result.expected[batch]]
+        gold = _gold(project, tables)
+        return [
+            difference
+            for result in others
+            for table, expected in sorted(result.expected[batch].items())
+            for difference in _compare_table(project, table, expected, gold=gold[table])
+        ]
 
     def differences(batch: int) -> list[str]:
         spark = get_local_spark()
@@ -82,8 +123,16 @@ def _scenario(landing: Path, target: Path) -> dict[str, object]:
         for config, result in zip(CONFIGS, results, strict=True):
             fmt = "kcat" if config.schemas_enable else "value_lines"
             write_batch(result.batches[batch], landing / config.database, batch, fmt)
+        for other in others:
+            write_batch(other.batches[batch], landing / other.config.database, batch, "kcat")
         run_dbt(["run", *SELECTION], target_path=target)
         report[f"differences_{batch}"] = differences(batch)
+        report[f"other_families_{batch}"] = other_differences(batch)
+        report[f"other_rows_{batch}"] = {
+            table: len(expected.rows)
+            for result in others
+            for table, expected in result.expected[batch].items()
+        }
 
     spark = get_local_spark()
     report["providers"] = {
@@ -114,6 +163,7 @@ def _scenario(landing: Path, target: Path) -> dict[str, object]:
     )
     report["snapshots_after"] = snapshots()
     report["differences_expired"] = differences(1)
+    report["other_families_expired"] = other_differences(1)
     return report
 
 
@@ -148,6 +198,17 @@ def _not_widened(differences: list[str]) -> list[str]:
 def test_gold_equals_the_sources_after_a_full_and_an_incremental_build(report: dict) -> None:
     assert _not_widened(report["differences_0"]) == []
     assert _not_widened(report["differences_1"]) == []
+
+
+def test_canal_and_maxwell_sources_equal_their_oracles(report: dict) -> None:
+    """captured_rows (an Iceberg state) holds exactly each Canal and Maxwell table's rows,
+    after the full build, the incremental one and the snapshot expiry; every table has
+    rows to compare."""
+    for batch in ("0", "1"):
+        assert report[f"other_families_{batch}"] == []
+        rows = report[f"other_rows_{batch}"]
+        assert len(rows) == 6 and min(rows.values()) >= 2, rows
+    assert report["other_families_expired"] == []
 
 
 def test_only_small_integer_columns_are_widened(report: dict) -> None:

@@ -119,3 +119,36 @@ def test_the_format_targets_pass_the_jars_and_their_catalog() -> None:
     )
     assert "iceberg" in outputs["iceberg"]["server_side_parameters"]["spark.sql.extensions"]
     assert "spark.sql.catalog.spark_catalog" not in local
+
+
+def test_a_spark_started_elsewhere_gets_what_a_format_target_adds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`table_format_conf` (what the cluster's Thrift Server takes for a gold format) is the
+    format's profile target less `local`: its jars as absolute paths, extension, catalog and
+    options; nothing for parquet."""
+    from cdc_tools.cluster import ClusterSpec, _submit_argv
+    from cdc_tools.local_spark import local_spark_conf, table_format_conf
+
+    (tmp_path / "jars").mkdir()
+    for name in ("delta-spark_2.13-4.0.1.jar", "delta-storage-4.0.1.jar"):
+        (tmp_path / "jars" / name).write_bytes(b"")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CDC_SPARK_JARS_DIR", "jars")
+    assert table_format_conf("parquet") == {}
+    delta = table_format_conf("delta")
+    assert delta["spark.sql.extensions"] == "io.delta.sql.DeltaSparkSessionExtension"
+    assert delta["spark.sql.catalog.spark_catalog"].endswith("DeltaCatalog")
+    assert delta["spark.jars"].split(",") == [
+        str(tmp_path / "jars" / "delta-spark_2.13-4.0.1.jar"),
+        str(tmp_path / "jars" / "delta-storage-4.0.1.jar"),
+    ]
+    local = local_spark_conf("local")
+    assert not set(delta) & {k for k, v in local.items() if local_spark_conf("delta")[k] == v}
+    iceberg = table_format_conf("iceberg")
+    assert iceberg["spark.sql.catalog.spark_catalog"].endswith("SparkSessionCatalog")
+    with pytest.raises(ValueError, match="hudi"):
+        table_format_conf("hudi")
+    argv = _submit_argv(tmp_path, ClusterSpec(table_format="delta"), "spark://127.0.0.1:7077")
+    for key, value in delta.items():
+        assert f"{key}={value}" in argv
