@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from cdc_tools.local_spark import REPO_ROOT
+from python_udfs.warehouse_lock import holder
 from tests.conftest import process_env
 from workbench.oracle_check import COMPARED_MODELS
 from workbench.simulator import SimConfig, simulate, write_batch
@@ -57,13 +58,6 @@ print("VERIFY " + json.dumps({"differences": outcome.differences,
 """
 
 
-def _holder_pid(lock_file: Path) -> int | None:
-    try:
-        return int(json.loads(lock_file.read_text())["pid"])
-    except (OSError, ValueError, KeyError):
-        return None
-
-
 def test_a_second_command_waits_for_the_first(tmp_path: Path) -> None:
     result = simulate(CONFIG)
     landing = tmp_path / "landing"
@@ -99,7 +93,7 @@ def test_a_second_command_waits_for_the_first(tmp_path: Path) -> None:
     # start the second once the first holds the warehouse (at most 60 s: without a lock
     # there is nothing to see, and the second then meets the first's Derby instead)
     deadline = time.monotonic() + 60
-    while _holder_pid(lock_file) != first.pid and time.monotonic() < deadline:
+    while holder(lock_file).get("pid") != first.pid and time.monotonic() < deadline:
         assert first.poll() is None, (tmp_path / "first.out").read_text()[-3000:]
         time.sleep(0.2)
     second = start("second", checking)
@@ -123,7 +117,7 @@ def test_a_second_command_waits_for_the_first(tmp_path: Path) -> None:
     assert f"pid {first.pid} (dbt run {' '.join(GOLD)} --target-path" in waiting[0]
     assert "waiting" in waiting[0]
     assert not [line for line in stderr if "Exception" in line or "\tat " in line], stderr[:40]
-    assert _holder_pid(lock_file) == second.pid, "the second command held it after the first"
+    assert holder(lock_file).get("pid") == second.pid, "the second command held it after the first"
 
     out = (tmp_path / "second.out").read_text(errors="replace").splitlines()
     [report] = [line for line in out if line.startswith("VERIFY ")]

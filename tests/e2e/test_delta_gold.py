@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from cdc_tools.local_spark import REPO_ROOT
+from python_udfs.warehouse_lock import holder
 from tests.conftest import process_env
 from tests.e2e.delta_gold_scenario import SELECT, VARS
 
@@ -36,13 +37,6 @@ CURRENT_STATE_MODELS = STATE_MODELS[:-1]
 
 def _jars_dir() -> Path:
     return Path(os.environ.get("CDC_SPARK_JARS_DIR") or REPO_ROOT / "jars")
-
-
-def _holder_pid(lock_file: Path) -> int | None:
-    try:
-        return int(json.loads(lock_file.read_text())["pid"])
-    except (OSError, ValueError, KeyError):
-        return None
 
 
 def _files(state: Path) -> set[str]:
@@ -152,7 +146,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict:  # type: ignore[ty
         rerun = subprocess.Popen(rerun_argv, env=env, cwd=REPO_ROOT, stdout=out, stderr=out)
     lock_file = spark_home / "warehouse.lock"
     deadline = time.monotonic() + 120
-    while _holder_pid(lock_file) != rerun.pid and time.monotonic() < deadline:
+    while holder(lock_file).get("pid") != rerun.pid and time.monotonic() < deadline:
         assert rerun.poll() is None, (work / "rerun.log").read_text()[-4000:]
         time.sleep(0.2)
     second = subprocess.Popen(
