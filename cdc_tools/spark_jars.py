@@ -6,8 +6,9 @@ them with one Maven call (`dependency:copy-dependencies`, nothing transitive) in
 folder (default `jars/`, or `CDC_SPARK_JARS_DIR`), checks every checksum, and removes
 files the lock no longer names; then the same for `kafka-broker.lock` (a Kafka broker for
 the tests, into `.kafka-broker/jars`). It compiles bronze's Kafka offsets helper
-(`cdc_tools/jvm/CdcKafkaOffsets.java`) into the jars folder. A folder already complete costs no Maven call. The
-profiles pass `<folder>/*.jar` as `spark.jars`: nothing is downloaded after set-up.
+(`cdc_tools/jvm/CdcKafkaOffsets.java`) into the jars folder. A folder already complete costs
+no Maven call. The profiles pass `<folder>/*.jar` as `spark.jars`: nothing is downloaded
+after set-up.
 
 Without Maven it prints what to install and exits 0 (the parquet default needs no jar),
 except under `CI=true`, where a missing tool is a failure. A checksum that differs is

@@ -86,8 +86,13 @@ def kafka_broker(folder: Path) -> Iterator[Broker]:
     )
     subprocess.run(
         _java_command(
-            "kafka.tools.StorageTool", "format", "--config", str(properties),
-            "--cluster-id", "q1Sh-9_ISia_zwGINzRvyQ", "--ignore-formatted",
+            "kafka.tools.StorageTool",
+            "format",
+            "--config",
+            str(properties),
+            "--cluster-id",
+            "q1Sh-9_ISia_zwGINzRvyQ",
+            "--ignore-formatted",
         ),  # fmt: skip
         check=True,
         capture_output=True,

@@ -1,8 +1,9 @@
 """Bronze reads a real Kafka broker in batch: the simulator's Debezium messages, produced to
 topics of three partitions keyed as the connector keys them, land in bronze and gold equals
 the oracle after every produce round; a partition added between runs is read from its
-earliest offset; an offset range that retention removed before bronze read it is reported
-by `cdc_delivery_gaps`, not passed over in silence.
+earliest offset; a run that failed after it fixed its offset range and before bronze's insert
+committed leaves nothing, and the next run reads that range once; an offset range that
+retention removed before bronze read it is reported by `cdc_delivery_gaps`, not passed over.
 
 One broker (tests/kafka_broker.py, KRaft on 127.0.0.1) and one `dbt run` a round, each in
 a process on a Spark home of its own with the Kafka jars (CDC_SPARK_KAFKA=true); the same
@@ -28,7 +29,7 @@ from workbench.simulator import SimConfig, simulate
 pytestmark = pytest.mark.spark
 
 CONFIG = SimConfig(
-    seed=62, flavour="sqlserver", database="KAFKA_MSS", server="kafka", batches=2, transactions=40
+    seed=62, flavour="sqlserver", database="KAFKA_MSS", server="kafka", batches=3, transactions=40
 )
 RETENTION_TOPIC = "kafka.retention_probe"
 
@@ -42,14 +43,14 @@ args = json.loads(sys.argv[1])
 result = dbtRunner().invoke(["run", *args["models"], "cdc_delivery_gaps",
                              "--target-path", args["target"], "--log-path", args["logs"],
                              "--vars", json.dumps(args["vars"])])
-if not result.success:
-    sys.exit(f"dbt run failed: {result.exception}")
 config = SimConfig(**args["config"])
 spark = get_local_spark()
 simulated = simulate(config)
-outcome = compare_database(spark, args["schema"] + "_gold", config.database,
-                           simulated.expected[args["batch"]], result=simulated,
-                           batch=args["batch"])
+differences = ["not compared: the run failed"]
+if result.success:
+    differences = compare_database(spark, args["schema"] + "_gold", config.database,
+                                   simulated.expected[args["batch"]], result=simulated,
+                                   batch=args["batch"]).differences
 bronze = spark.sql(
     "select count(*) as n, count(distinct _kafka_topic, _kafka_partition, _kafka_offset) as d, "
     "count(distinct _message_id) as ids "
@@ -59,7 +60,8 @@ gaps = [row.asDict() for row in spark.sql(
     "select _kafka_topic, _kafka_partition, first_missing_offset, last_missing_offset "
     f"from {args['schema']}_silver.cdc_delivery_gaps where gap_kind = 'kafka_offsets'"
 ).collect()]
-print("VERIFY " + json.dumps({"differences": outcome.differences, "bronze": bronze["n"],
+print("VERIFY " + json.dumps({"success": result.success, "differences": differences,
+                              "bronze": bronze["n"],
                               "distinct": bronze["d"], "ids": bronze["ids"], "gaps": gaps}))
 """
 
@@ -95,7 +97,9 @@ def _admin(broker: Broker):  # type: ignore[no-untyped-def]
     return AdminClient({"bootstrap.servers": broker.bootstrap_servers})
 
 
-def _run(tmp_path: Path, broker: Broker, batch: int, round_name: str) -> dict[str, object]:
+def _run(
+    tmp_path: Path, broker: Broker, batch: int, round_name: str, succeeds: bool = True
+) -> dict[str, object]:
     args = {
         "models": list(COMPARED_MODELS),
         "target": str(tmp_path / f"target-{round_name}"),
@@ -103,8 +107,11 @@ def _run(tmp_path: Path, broker: Broker, batch: int, round_name: str) -> dict[st
         "schema": "t_kafka",
         "batch": batch,
         "config": {
-            "seed": CONFIG.seed, "flavour": CONFIG.flavour, "database": CONFIG.database,
-            "server": CONFIG.server, "batches": CONFIG.batches,
+            "seed": CONFIG.seed,
+            "flavour": CONFIG.flavour,
+            "database": CONFIG.database,
+            "server": CONFIG.server,
+            "batches": CONFIG.batches,
             "transactions": CONFIG.transactions,
         },  # fmt: skip
         "vars": {
@@ -124,7 +131,9 @@ def _run(tmp_path: Path, broker: Broker, batch: int, round_name: str) -> dict[st
     )
     lines = [line for line in done.stdout.splitlines() if line.startswith("VERIFY ")]
     assert done.returncode == 0 and lines, done.stdout[-4000:] + done.stderr[-4000:]
-    return dict(json.loads(lines[-1][len("VERIFY ") :]))
+    outcome = dict(json.loads(lines[-1][len("VERIFY ") :]))
+    assert outcome["success"] is succeeds, done.stdout[-4000:]
+    return outcome
 
 
 def test_bronze_reads_kafka_partitions_rounds_and_retention_gaps(
@@ -175,3 +184,19 @@ def test_bronze_reads_kafka_partitions_rounds_and_retention_gaps(
             "last_missing_offset": 9,
         }
     ]
+
+    # round 3: batch 2 produced; bronze's insert cannot start its job (a file named
+    # `_temporary` where Hadoop's committer makes its folder): the run fails after it fixed
+    # its offsets and registered its Kafka view, before bronze committed anything
+    _produce(broker, [(m.topic, m.key, m.value) for m in result.batches[2]])
+    blocker = tmp_path / "spark" / "warehouse" / "t_kafka_bronze.db" / "bronze_cdc_messages"
+    (blocker / "_temporary").write_text("not a folder")
+    failed = _run(tmp_path, broker, 2, "failed", succeeds=False)
+    assert failed["bronze"] == produced, "the failed run must have committed nothing"
+    (blocker / "_temporary").unlink()
+
+    third = _run(tmp_path, broker, 2, "third")
+    assert third["differences"] == [], third["differences"]
+    produced += len(result.batches[2])
+    assert third["bronze"] == third["distinct"] == third["ids"] == produced
+    assert third["gaps"] == second["gaps"]
