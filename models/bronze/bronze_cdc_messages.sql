@@ -435,8 +435,11 @@ final as (
         case
             when is_kafka_read then md5(concat_ws('|', source_file, kcat.offset))
             else md5(concat_ws(
-                '|', source_file, cast(source_file_modified_at as string), cast(source_line as string)
-            ))
+                    '|',
+                    source_file,
+                    cast(source_file_modified_at as string),
+                    cast(source_line as string)
+                ))
         end as _message_id,
         raw_line,
         raw_line_base64,
