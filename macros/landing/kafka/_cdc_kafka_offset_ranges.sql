@@ -1,6 +1,7 @@
 {% macro _cdc_kafka_offset_ranges(partitions, held) %}
     {#-
-        The range of offsets a run reads from each partition: after the last one bronze
+        The range of offsets a run reads from each Kafka partition.
+        From the offset after the last one bronze
         holds (`held`, _cdc_kafka_held_offsets) up to the end offset fixed when the run
         started. A partition bronze holds nothing of (new, or a new topic) starts at its
         earliest offset. When retention removed offsets bronze never read, the range starts
