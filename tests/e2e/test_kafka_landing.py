@@ -60,8 +60,14 @@ gaps = [row.asDict() for row in spark.sql(
     "select _kafka_topic, _kafka_partition, first_missing_offset, last_missing_offset "
     f"from {args['schema']}_silver.cdc_delivery_gaps where gap_kind = 'kafka_offsets'"
 ).collect()]
+lineage = [row.asDict() for row in spark.sql(
+    "select _kafka_topic, _kafka_partition, count(*) as n, count(_kafka_timestamp) as stamped, "
+    "min(message_key) as first_key, min(raw_line) as first_line "
+    f"from {args['schema']}_bronze.bronze_cdc_messages where _record_format = 'kafka' "
+    "group by _kafka_topic, _kafka_partition"
+).collect()]
 print("VERIFY " + json.dumps({"success": result.success, "differences": differences,
-                              "bronze": bronze["n"],
+                              "lineage": lineage, "bronze": bronze["n"],
                               "distinct": bronze["d"], "ids": bronze["ids"], "gaps": gaps}))
 """
 
@@ -78,7 +84,11 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
         yield running
 
 
-def _produce(broker: Broker, messages: list[tuple[str, str | None, str | None]]) -> None:
+def _produce(
+    broker: Broker,
+    messages: list[tuple[str, str | None, str | None]],
+    headers: list[tuple[str, str]] | None = None,
+) -> None:
     """Produce (topic, key, value) records, keyed partitioning as Kafka's Java client does."""
     from confluent_kafka import Producer
 
@@ -86,7 +96,7 @@ def _produce(broker: Broker, messages: list[tuple[str, str | None, str | None]])
         {"bootstrap.servers": broker.bootstrap_servers, "partitioner": "murmur2_random"}
     )
     for topic, key, value in messages:
-        producer.produce(topic, key=key, value=value)
+        producer.produce(topic, key=key, value=value, headers=headers)
         producer.poll(0)
     assert producer.flush(60) == 0
 
@@ -152,12 +162,19 @@ def test_bronze_reads_kafka_partitions_rounds_and_retention_gaps(
 
     # round 1: batch 0 of every topic, and five probe records (offsets 0-4)
     _produce(broker, [(m.topic, m.key, m.value) for m in result.batches[0]])
-    _produce(broker, [(RETENTION_TOPIC, None, json.dumps({"probe": n})) for n in range(5)])
+    probes = [(RETENTION_TOPIC, f"p{n}", json.dumps({"probe": n})) for n in range(5)]
+    _produce(broker, probes, headers=[("origin", "probe")])
     first = _run(tmp_path, broker, 0, "first")
     assert first["differences"] == [], first["differences"]
     produced = len(result.batches[0]) + 5
     assert first["bronze"] == first["distinct"] == first["ids"] == produced
     assert first["gaps"] == []
+    # lineage as for kcat records: key, timestamp, and the record with its headers in raw_line
+    lineage = {(row["_kafka_topic"], row["_kafka_partition"]): row for row in first["lineage"]}
+    probe = lineage[(RETENTION_TOPIC, 0)]
+    assert probe["first_key"] == "p0" and probe["stamped"] == probe["n"] == 5
+    assert '"headers":["origin","probe"]' in probe["first_line"]
+    assert {partition for _, partition in lineage} == {0, 1, 2}, "keys spread over partitions"
 
     # between runs: the first topic gains two partitions, batch 1 is produced (keys now
     # spread over five partitions there), ten more probe records (5-14) of which retention
@@ -176,6 +193,8 @@ def test_bronze_reads_kafka_partitions_rounds_and_retention_gaps(
     produced += len(result.batches[1]) + 5
     # nothing twice, nothing lost: every record produced and still retained, once
     assert second["bronze"] == second["distinct"] == second["ids"] == produced
+    added = [row for row in second["lineage"] if row["_kafka_partition"] >= 3]
+    assert added and all(row["_kafka_topic"] == customers for row in added), added
     assert second["gaps"] == [
         {
             "_kafka_topic": RETENTION_TOPIC,
