@@ -4,8 +4,11 @@
 SHA-256 and what needs it. `python -m cdc_tools.spark_jars` (run by `make setup`) copies
 them with one Maven call (`dependency:copy-dependencies`, nothing transitive) into the jars
 folder (default `jars/`, or `CDC_SPARK_JARS_DIR`), checks every checksum, and removes
-files the lock no longer names. A folder already complete costs no Maven call. The
-profiles pass `<folder>/*.jar` as `spark.jars`: nothing is downloaded after set-up.
+files the lock no longer names; then the same for `kafka-broker.lock` (a Kafka broker for
+the tests, into `.kafka-broker/jars`). It compiles bronze's Kafka offsets helper
+(`cdc_tools/jvm/CdcKafkaOffsets.java`) into the jars folder. A folder already complete costs
+no Maven call. The profiles pass `<folder>/*.jar` as `spark.jars`: nothing is downloaded
+after set-up.
 
 Without Maven it prints what to install and exits 0 (the parquet default needs no jar),
 except under `CI=true`, where a missing tool is a failure. A checksum that differs is
@@ -28,6 +31,9 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 LOCK_FILE = REPO_ROOT / "spark-jars.lock"
+# a single-node Kafka broker's jars, for the tests of the Kafka landing (tests/kafka_broker.py)
+BROKER_LOCK_FILE = REPO_ROOT / "kafka-broker.lock"
+BROKER_JARS_DIR = REPO_ROOT / ".kafka-broker" / "jars"
 JARS_DIR_ENV = "CDC_SPARK_JARS_DIR"
 MAVEN_HINT = (
     "Maven (mvn) fetches the Spark packages of Delta Lake, Iceberg and Kafka. Install it with: "
@@ -130,7 +136,7 @@ def fetch_with_maven(jars: Sequence[PinnedJar], folder: Path, mvn: str) -> None:
         raise RuntimeError(f"Maven could not fetch the Spark packages:\n{tail}")
 
 
-def ensure(folder: Path | None = None, lock: Path = LOCK_FILE) -> int:
+def ensure(folder: Path | None = None, lock: Path = LOCK_FILE, helper: bool = True) -> int:
     """Make `folder` hold exactly the lock's jars, checked; returns the exit status."""
     folder = folder or jars_dir()
     jars = read_lock(lock)
@@ -151,6 +157,9 @@ def ensure(folder: Path | None = None, lock: Path = LOCK_FILE) -> int:
             print(f"spark jars: checksum differs from {lock.name}: {names}", file=sys.stderr)
             return 1
     wanted = {jar.file_name for jar in jars}
+    built = build_kafka_offsets_jar(folder, jars) if helper else None
+    if built is not None:
+        wanted.add(built.name)
     for stale in folder.glob("*.jar"):
         if stale.name not in wanted:
             stale.unlink()
@@ -161,6 +170,39 @@ def ensure(folder: Path | None = None, lock: Path = LOCK_FILE) -> int:
             f"({size / 1e6:.0f} MB, {time.monotonic() - started:.0f} s)"
         )
     return 0
+
+
+KAFKA_OFFSETS_SOURCE = REPO_ROOT / "cdc_tools" / "jvm" / "CdcKafkaOffsets.java"
+
+
+def build_kafka_offsets_jar(folder: Path, jars: Sequence[PinnedJar]) -> Path | None:
+    """Compile bronze's Kafka offsets helper (cdc_tools/jvm) against the pinned kafka-clients.
+
+    `cdc-kafka-offsets-<hash>.jar` in the jars folder, named by a hash of the source and of
+    the client jar (built again when either changes); None without kafka-clients in the
+    lock. Without `javac` it says so and returns None (the Kafka landing then cannot run).
+    """
+    clients = [jar for jar in jars if jar.artifact == "kafka-clients"]
+    if not clients:
+        return None
+    digest = hashlib.sha256(KAFKA_OFFSETS_SOURCE.read_bytes())
+    digest.update(clients[0].sha256.encode())
+    target = folder / f"cdc-kafka-offsets-{digest.hexdigest()[:16]}.jar"
+    if target.is_file():
+        return target
+    javac, jar_tool = shutil.which("javac"), shutil.which("jar")
+    if javac is None or jar_tool is None:
+        print("spark jars: no javac/jar (a JDK): Kafka landing is unavailable", file=sys.stderr)
+        return None
+    with tempfile.TemporaryDirectory(prefix="cdc-kafka-offsets-") as work:
+        classes = Path(work) / "classes"
+        command = [javac, "--release", "17", "-d", str(classes)]
+        command += ["-cp", str(folder / clients[0].file_name), str(KAFKA_OFFSETS_SOURCE)]
+        subprocess.run(command, check=True, capture_output=True)
+        partial = target.with_suffix(".jar.partial")
+        subprocess.run([jar_tool, "cf", str(partial), "-C", str(classes), "."], check=True)
+        partial.replace(target)
+    return target
 
 
 def write_lock(lock: Path = LOCK_FILE) -> int:
@@ -187,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.write_lock:
         return write_lock()
     try:
-        return ensure(args.dir)
+        return ensure(args.dir) or ensure(BROKER_JARS_DIR, BROKER_LOCK_FILE, helper=False)
     except RuntimeError as exc:
         print(f"spark jars: {exc}", file=sys.stderr)
         return 1

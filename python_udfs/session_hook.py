@@ -104,6 +104,10 @@ def expand_jar_globs(options: dict[str, Any]) -> None:
     written and logs a FileNotFoundException for it, and executors of a cluster get
     nothing."""
     value = options.get(JARS_OPTION)
+    if isinstance(value, str) and not value.strip():
+        # `local` without CDC_SPARK_KAFKA=true renders the option empty: no jar
+        options.pop(JARS_OPTION)
+        return
     if not isinstance(value, str) or not any(char in value for char in "*?["):
         return
     import glob

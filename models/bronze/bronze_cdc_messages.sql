@@ -55,12 +55,24 @@
         'relation': _cdc_unlisted_landing_contents_relation(unlisted_files), 'paths': unlisted_files
     }) -%}
 {%- endif -%}
+{#-
+    Kafka, read directly when vars name a broker (_cdc_kafka_settings): per partition, the
+    offsets after the last one bronze holds up to the end offsets fixed as the run starts.
+-#}
+{%- set kafka = _cdc_kafka_settings() if execute else none -%}
+{%- set kafka_relation = none -%}
+{%- if kafka is not none -%}
+    {%- set kafka_relation = _cdc_kafka_records_relation(kafka, _cdc_kafka_offset_ranges(
+        _cdc_kafka_partitions(kafka), _cdc_kafka_held_offsets(this if cdc_is_incremental() else none)
+    )) -%}
+{%- endif -%}
 {%- set parts = [] %}
 {%- if lines_relation %}{% do parts.append('line_messages') %}{% endif %}
+{%- if kafka_relation %}{% do parts.append('kafka_messages') %}{% endif %}
 {%- if whole_sources %}{% do parts.append('whole_messages') %}{% endif %}
 {%- if unreadable_files %}{% do parts.append('unreadable_file_messages') %}{% endif %}
-{#- no new landing file (none: not incremental, every file is read): nothing to do -#}
-{{ cdc_skip_unless_new_input(new_files is none or new_files | length > 0) }}
+{#- no new landing file (none: not incremental, every file is read) nor Kafka record: nothing to do -#}
+{{ cdc_skip_unless_new_input(new_files is none or new_files | length > 0 or kafka_relation is not none) }}
 
 with
 {%- if lines_relation %}
@@ -123,7 +135,8 @@ line_messages as (
             when not is_valid_utf8(numbered_lines.line_text)
                 then base64(cast(numbered_lines.line_text as binary))
         end as raw_line_base64,
-        false as is_unreadable_file
+        false as is_unreadable_file,
+        false as is_kafka_read
     from numbered_lines
         inner join listed_files
             on numbered_lines.source_file = listed_files.source_file
@@ -211,7 +224,8 @@ whole_messages as (
             when not is_valid_file and not is_valid_utf8(line_text)
                 then base64(cast(line_text as binary))
         end as raw_line_base64,
-        false as is_unreadable_file
+        false as is_unreadable_file,
+        false as is_kafka_read
     from whole_line_bytes
     where startswith(line_text, '{') or trim(line_text) != ''
 
@@ -284,10 +298,61 @@ unreadable_file_messages as (
             )
         end as raw_line,
         cast(null as string) as raw_line_base64,
-        true as is_unreadable_file
+        true as is_unreadable_file,
+        false as is_kafka_read
     from unreadable_listing
         inner join file_reasons
             on unreadable_listing.path = file_reasons.source_file
+
+),
+{%- endif %}
+{%- if kafka_relation %}
+
+kafka_records as (
+
+    select
+        topic,
+        partition,
+        offset,
+        timestamp,
+        timestamptype,
+        headers,
+        cast(key as string) as key_text,
+        cast(value as string) as value_text,
+        is_valid_utf8(cast(value as string)) as is_valid_value
+    from {{ kafka_relation }}
+
+),
+
+kafka_messages as (
+
+    -- a record as kcat -J prints it (so bronze reads it as it reads kcat's records), its
+    -- headers as kcat's [name, value, ...]; a value that is not valid UTF-8 is kept whole
+    -- in raw_line_base64. Its "file" is the partition: `kafka:<topic>/<partition>`.
+    select
+        concat('kafka:', topic, '/', cast(partition as string)) as source_file,
+        cast(null as timestamp) as source_file_modified_at,
+        0 as source_line,
+        cast(null as string) as file_topic,
+        cast(null as int) as file_partition,
+        cast(null as bigint) as file_start_offset,
+        coalesce(is_valid_value, true) as is_valid_utf8,
+        to_json(named_struct(
+            'topic', topic,
+            'partition', partition,
+            'offset', offset,
+            'tstype', case timestamptype when 0 then 'create' when 1 then 'logappend' end,
+            'ts', unix_millis(timestamp),
+            'headers', flatten(transform(
+                coalesce(headers, array()), header -> array(header.key, cast(header.value as string))
+            )),
+            'key', make_valid_utf8(key_text),
+            'payload', case when is_valid_value then value_text else make_valid_utf8(value_text) end
+        )) as raw_line,
+        case when not is_valid_value then base64(cast(value_text as binary)) end as raw_line_base64,
+        false as is_unreadable_file,
+        true as is_kafka_read
+    from kafka_records
 
 ),
 {%- endif %}
@@ -305,7 +370,8 @@ messages as (
         is_valid_utf8,
         raw_line,
         raw_line_base64,
-        is_unreadable_file
+        is_unreadable_file,
+        is_kafka_read
     from {{ part }}
     {%- if not loop.last %}
     union all
@@ -324,7 +390,8 @@ messages as (
             cast(null as boolean) as is_valid_utf8,
             cast(null as string) as raw_line,
             cast(null as string) as raw_line_base64,
-            cast(null as boolean) as is_unreadable_file
+            cast(null as boolean) as is_unreadable_file,
+            cast(null as boolean) as is_kafka_read
         where false
     {%- endif %}
 
@@ -365,9 +432,15 @@ record_kinds as (
 final as (
 
     select
-        md5(concat_ws(
-            '|', source_file, cast(source_file_modified_at as string), cast(source_line as string)
-        )) as _message_id,
+        case
+            when is_kafka_read then md5(concat_ws('|', source_file, kcat.offset))
+            else md5(concat_ws(
+                    '|',
+                    source_file,
+                    cast(source_file_modified_at as string),
+                    cast(source_line as string)
+                ))
+        end as _message_id,
         raw_line,
         raw_line_base64,
         case when is_kcat_record then kcat.key end as message_key,
@@ -384,6 +457,7 @@ final as (
         end as _is_tombstone,
         case
             when is_unreadable_file then 'unreadable_file'
+            when is_kafka_read then 'kafka'
             when is_kcat_record then 'kcat'
             else 'value_line'
         end as _record_format,

@@ -103,12 +103,17 @@ def test_the_profiles_jar_glob_reaches_spark_as_files(tmp_path: Path) -> None:
     empty = {"spark.jars": f"{tmp_path}/none/*.jar"}
     expand_jar_globs(empty)
     assert "spark.jars" not in empty
+    unset = {"spark.jars": ""}
+    expand_jar_globs(unset)
+    assert "spark.jars" not in unset
 
 
 def test_the_format_targets_pass_the_jars_and_their_catalog() -> None:
     outputs = yaml.safe_load((PROFILES_DIR / "profiles.yml").read_text())["cdc_spark"]["outputs"]
-    local = outputs["local"]["server_side_parameters"]
-    assert "spark.jars" not in local  # parquet needs no package
+    local = dict(outputs["local"]["server_side_parameters"])
+    # parquet needs no package: `local` passes only the Kafka landing's, when asked to
+    kafka_jars = local.pop("spark.jars")
+    assert "CDC_SPARK_KAFKA" in kafka_jars and "/*.jar" not in kafka_jars
     for target in ("delta", "iceberg"):
         parameters = outputs[target]["server_side_parameters"]
         assert "CDC_SPARK_JARS_DIR" in parameters["spark.jars"]

@@ -1,0 +1,29 @@
+{% macro _cdc_kafka_settings() %}
+    {#-
+        The Kafka landing's settings, from vars; none when bronze reads no Kafka.
+        `cdc_kafka_bootstrap_servers` (a string) turns it on, with `cdc_kafka_topics` (a
+        list, or one string of names separated by commas) and/or `cdc_kafka_topic_pattern`
+        (a Java regular expression matched against whole topic names). `cdc_kafka_options`
+        (a mapping) holds the Kafka consumer's properties (security among them), named with
+        or without Spark's `kafka.` prefix. Returns {'options': {consumer property: value},
+        'topics': [...], 'pattern': '...'}.
+    -#}
+    {%- set servers = var('cdc_kafka_bootstrap_servers', none) -%}
+    {%- if not servers -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set topics = var('cdc_kafka_topics', []) -%}
+    {%- set topics = topics.split(',') if topics is string else (topics or []) -%}
+    {%- set topics = topics | map('trim') | reject('equalto', '') | list -%}
+    {%- set pattern = var('cdc_kafka_topic_pattern', none) or '' -%}
+    {%- if not topics and not pattern -%}
+        {{ exceptions.raise_compiler_error(
+            'cdc_kafka_bootstrap_servers is set: set cdc_kafka_topics or cdc_kafka_topic_pattern too'
+        ) }}
+    {%- endif -%}
+    {%- set options = {'bootstrap.servers': servers} -%}
+    {%- for name, value in (var('cdc_kafka_options', {}) or {}).items() -%}
+        {%- do options.update({name[6:] if name.startswith('kafka.') else name: value | string}) -%}
+    {%- endfor -%}
+    {{ return({'options': options, 'topics': topics, 'pattern': pattern}) }}
+{% endmacro %}
