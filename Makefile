@@ -33,6 +33,9 @@ setup: venv
 	@# once: the pinned Spark packages (Delta, Iceberg, Kafka) with Maven, checksums checked;
 	@# without Maven it says what to install, and the parquet default still works
 	@$(PY) -m cdc_tools.spark_jars
+	@# once: the Debezium capture of capture/ (Debezium's embedded engine, pinned versions),
+	@# compiled with Maven into capture/target/ for the tests on real databases (tests/realdb/)
+	@$(PY) -m workbench.realdb.capture --build
 	@# once: the classes a Spark driver loads, archived for every later session to map
 	@# (workbench/speedups/jvm_class_archive.py), after the driver's local file system
 	@# (workbench/speedups/local_filesystem.py: no chmod process per file)

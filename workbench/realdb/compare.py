@@ -1,0 +1,189 @@
+"""Gold's current rows compared with `SELECT *` on the source database, value by value.
+
+Each PostgreSQL type has one documented normal form in `captured_rows._cdc_row_json`
+(docs/contracts.md, "captured_rows decodes by the message's schema"), built here from the
+database's own value (never from what the capture wrote):
+
+| PostgreSQL type | schemas on (decoded by the message's schema) | schemas off (the wire form, as carried) |
+| --- | --- | --- |
+| smallint, integer, bigint | the number | the number |
+| numeric(p,s) | exact decimal text at scale s (`"123.40"`) | base64 of the unscaled two's complement (Kafka Connect Decimal) |
+| numeric | exact decimal text at the value's scale | `{"scale", "value"}`: VariableScaleDecimal |
+| real | the same float32 | the same float32 |
+| double precision | the same float64 | the same float64 |
+| boolean, text, varchar, uuid, enum | the value | the value |
+| bytea | base64 of the bytes | base64 of the bytes |
+| date | `yyyy-MM-dd` | days since 1970-01-01 |
+| time | `HH:mm:ss.ffffff` | µs since midnight (MicroTime) |
+| timestamp | `yyyy-MM-ddTHH:mm:ss.ffffff` | µs since the epoch (MicroTimestamp) |
+| timestamptz | ISO-8601 text of the same instant (ZonedTimestamp, in UTC) | the same |
+| interval (days and time, no months) | µs (MicroDuration) | µs |
+| json, jsonb | JSON text of an equal JSON value (io.debezium.data.Json) | the same |
+
+A column the table gained after a row's last change is absent from that row's image and reads
+as null (the added column is null in the database too); a column the table dropped after a
+row's last change is still in its image and is not compared.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+import struct
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from workbench.realdb.postgres import PostgresServer
+
+EPOCH = dt.datetime(1970, 1, 1)
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    data_type: str  # information_schema.columns.data_type
+    scale: int | None  # numeric_scale (None: numeric without precision)
+
+
+def columns(pg: PostgresServer, table: str, database: str | None = None) -> list[Column]:
+    lines = pg.sql(
+        "select column_name || '|' || data_type || '|' || coalesce(numeric_scale::text, '') "
+        f"from information_schema.columns where table_schema = 'public' and table_name = '{table}' "
+        "order by ordinal_position",
+        database=database,
+    )
+    out = []
+    for line in lines:
+        name, data_type, scale = line.split("|")
+        out.append(Column(name, data_type, int(scale) if scale else None))
+    return out
+
+
+def _select_item(column: Column) -> str:
+    quoted = f'"{column.name}"'
+    if column.data_type == "bytea":
+        return f"encode({quoted}, 'hex') as {quoted}"
+    if column.data_type == "interval":
+        return f"(extract(epoch from {quoted}) * 1000000)::bigint as {quoted}"
+    if column.data_type.startswith("time") and "zone" not in column.data_type:
+        return f"{quoted}::text as {quoted}"
+    return quoted
+
+
+def database_rows(
+    pg: PostgresServer, table: str, database: str | None = None
+) -> tuple[list[Column], list[dict]]:
+    """`SELECT *` on the table, each row as a dict of the database's values (numbers exact)."""
+    cols = columns(pg, table, database)
+    select = ", ".join(_select_item(c) for c in cols)
+    lines = pg.sql(
+        f"select row_to_json(t)::text from (select {select} from public.{table}) as t",
+        database=database,
+    )
+    return cols, [json.loads(line, parse_float=Decimal) for line in lines]
+
+
+def _float32(value: object) -> float:
+    return float(struct.unpack("<f", struct.pack("<f", float(value)))[0])  # type: ignore[arg-type]
+
+
+def _unscaled_base64(unscaled: int) -> str:
+    length = (unscaled if unscaled >= 0 else ~unscaled).bit_length() // 8 + 1
+    return base64.b64encode(unscaled.to_bytes(length, "big", signed=True)).decode()
+
+
+def _instant(value: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.timezone.utc)
+
+
+def expected_value(column: Column, value: object, schemas: bool) -> object:
+    """The database's value in captured_rows' normal form (module docstring)."""
+    if value is None:
+        return None
+    kind = column.data_type
+    if kind == "numeric":
+        number = Decimal(str(value))
+        scale = (
+            column.scale if column.scale is not None else max(0, -int(number.as_tuple().exponent))
+        )
+        if schemas:
+            return str(number.quantize(Decimal(1).scaleb(-scale)))
+        unscaled = _unscaled_base64(int(number.scaleb(scale)))
+        return unscaled if column.scale is not None else {"scale": scale, "value": unscaled}
+    if kind == "real":
+        return _float32(value)
+    if kind == "double precision":
+        return float(value)  # type: ignore[arg-type]
+    if kind == "bytea":
+        return base64.b64encode(bytes.fromhex(str(value))).decode()
+    if kind == "date":
+        day = dt.date.fromisoformat(str(value))
+        return day.isoformat() if schemas else (day - EPOCH.date()).days
+    if kind.startswith("time without"):
+        moment = dt.time.fromisoformat(str(value))
+        if schemas:
+            return moment.strftime("%H:%M:%S.%f")
+        return (
+            (moment.hour * 60 + moment.minute) * 60 + moment.second
+        ) * 1_000_000 + moment.microsecond
+    if kind.startswith("timestamp without"):
+        moment = dt.datetime.fromisoformat(str(value))
+        if schemas:
+            return moment.isoformat(timespec="microseconds")
+        return (moment - EPOCH) // dt.timedelta(microseconds=1)
+    if kind.startswith("timestamp with"):
+        return _instant(str(value))
+    if kind in ("json", "jsonb"):
+        return json.loads(json.dumps(value, default=str), parse_float=Decimal)
+    return value
+
+
+def gold_value(column: Column, value: object) -> object:
+    """Gold's value, read as its normal form says (floats as floats, instants, JSON text)."""
+    if value is None:
+        return None
+    kind = column.data_type
+    if kind == "real":
+        return _float32(value)
+    if kind == "double precision":
+        return float(value)  # type: ignore[arg-type]
+    if kind.startswith("timestamp with"):
+        return _instant(str(value))
+    if kind in ("json", "jsonb"):
+        return json.loads(str(value), parse_float=Decimal)
+    if kind == "numeric" and isinstance(value, Decimal):
+        return str(value)
+    return value
+
+
+def _canonical(
+    row: Mapping[str, object], cols: Sequence[Column], schemas: bool, gold: bool
+) -> tuple:
+    return tuple(
+        (
+            c.name,
+            json.dumps(
+                gold_value(c, row.get(c.name))
+                if gold
+                else expected_value(c, row.get(c.name), schemas),
+                sort_keys=True,
+                default=str,
+            ),
+        )
+        for c in cols
+    )
+
+
+def differences(
+    cols: Sequence[Column], database: list[dict], gold: list[dict], schemas: bool
+) -> list[str]:
+    """What differs between the database's rows and gold's, as multisets of normal forms
+    (a keyless table may hold a row twice)."""
+    want = Counter(_canonical(row, cols, schemas, gold=False) for row in database)
+    got = Counter(_canonical(row, cols, schemas, gold=True) for row in gold)
+    out = [f"missing from gold: {dict(row)}" for row in (want - got).elements()]
+    out += [f"not in the database: {dict(row)}" for row in (got - want).elements()]
+    return out
