@@ -18,7 +18,7 @@ export CDC_LOG4J_CONFIG ?= $(CURDIR)/profiles/log4j2.properties
 # the pinned Spark packages (spark-jars.lock), fetched by `make setup` with Maven
 export CDC_SPARK_JARS_DIR ?= $(CURDIR)/jars
 
-.PHONY: venv setup check-java demo test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down spark-server-up
+.PHONY: venv setup check-java demo demo-postgres test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down spark-server-up
 
 venv: check-java $(STAMP)
 	@mkdir -p landing
@@ -61,6 +61,10 @@ $(STAMP): requirements.lock pyproject.toml
 
 demo: setup
 	$(PY) -m workbench.demo
+
+# a throwaway PostgreSQL, a short workload captured by real Debezium, gold checked against it
+demo-postgres: setup
+	$(PY) -m workbench.realdb.demo
 
 lint: venv
 	$(PY) -m ruff check .

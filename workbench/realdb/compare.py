@@ -4,10 +4,10 @@ Each PostgreSQL type has one documented normal form in `captured_rows._cdc_row_j
 (docs/contracts.md, "captured_rows decodes by the message's schema"), built here from the
 database's own value (never from what the capture wrote):
 
-| PostgreSQL type | schemas on (decoded by the message's schema) | schemas off (the wire form, as carried) |
+| PostgreSQL type | schemas on (decoded by the message's schema) | schemas off (as carried) |
 | --- | --- | --- |
 | smallint, integer, bigint | the number | the number |
-| numeric(p,s) | exact decimal text at scale s (`"123.40"`) | base64 of the unscaled two's complement (Kafka Connect Decimal) |
+| numeric(p,s) | decimal text at scale s (`"123.40"`) | base64 unscaled two's complement |
 | numeric | exact decimal text at the value's scale | `{"scale", "value"}`: VariableScaleDecimal |
 | real | the same float32 | the same float32 |
 | double precision | the same float64 | the same float64 |

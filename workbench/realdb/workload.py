@@ -92,6 +92,10 @@ def _text(value: str | None) -> str:
     return "null" if value is None else "'" + value.replace("'", "''") + "'"
 
 
+def _ids(ids: list[int]) -> str:
+    return ", ".join(map(str, ids))
+
+
 @dataclass
 class Workload:
     """The statements of each batch, drawn from `seed`; `next_id` and the live ids are
@@ -117,11 +121,14 @@ class Workload:
         dbl = r.choice(["2.718281828459045", "-1e300", "0.1", "42"])
         payload = bytes(r.randrange(256) for _ in range(r.randint(0, 24))).hex()
         born = f"{r.randint(1900, 2099)}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}"
-        wakes = f"{r.randint(0, 23):02d}:{r.randint(0, 59):02d}:{r.randint(0, 59):02d}.{r.randint(0, 999999):06d}"
+        wakes = self._clock()
         seen = f"{born} {wakes}"
-        seen_tz = f"{r.randint(1971, 2037)}-0{r.randint(1, 9)}-1{r.randint(0, 9)} {wakes}+0{r.randint(0, 9)}:30"
-        waited = f"{r.randint(0, 40)} days {r.randint(0, 23)}:{r.randint(0, 59):02d}:{r.randint(0, 59):02d}.{r.randint(0, 999999):06d}"
-        doc = '{"a": %d, "b": [true, null, "x\\u00e9"], "c": {"d": 1.50}}' % r.randint(0, 99)
+        zone = f"+0{r.randint(0, 9)}:30"
+        seen_tz = f"{r.randint(1971, 2037)}-0{r.randint(1, 9)}-1{r.randint(0, 9)} {wakes}{zone}"
+        waited = f"{r.randint(0, 40)} days {self._clock()}"
+        doc = (
+            '{"a": ' + str(r.randint(0, 99)) + ', "b": [true, null, "x\\u00e9"], "c": {"d": 1.50}}'
+        )
         uid = uuid.UUID(int=r.getrandbits(128))
         values = [
             str(row_id),
@@ -148,6 +155,13 @@ class Workload:
         if self.dropped_column:
             del values[1]
         return "(" + ", ".join(values) + ")"
+
+    def _clock(self) -> str:
+        r = self.rng
+        return (
+            f"{r.randint(0, 23):02d}:{r.randint(0, 59):02d}:{r.randint(0, 59):02d}"
+            f".{r.randint(0, 999999):06d}"
+        )
 
     def _big_text(self, row_id: int) -> str:
         """Text PostgreSQL TOASTs (over 2 kB, compressible and not)."""
@@ -196,7 +210,8 @@ class Workload:
             SCHEMA,
             "begin;\n" + self._insert_customers(12) + "\n" + self._insert_notes(4) + "\ncommit;",
             "begin;\n" + self._insert_events(6) + "\n"
-            "insert into truncated select g, 'before ' || g from generate_series(1, 5) as g;\ncommit;",
+            "insert into truncated select g, 'before ' || g from generate_series(1, 5) as g;\n"
+            "commit;",
         ]
 
     def _streamed(self, index: int) -> list[str]:
@@ -256,7 +271,8 @@ class Workload:
         # TRUNCATE, then new rows
         scripts.append(
             "begin;\ntruncate truncated;\n"
-            f"insert into truncated select g, 'after {index} ' || g from generate_series(1, 3) as g;\n"
+            f"insert into truncated select g, 'after {index} ' || g "
+            "from generate_series(1, 3) as g;\n"
             "commit;"
         )
         # schema changes while streaming: a column added and written, then dropped later
@@ -265,7 +281,8 @@ class Workload:
             scripts.append("alter table customers add column nickname text;")
             scripts.append(
                 "begin;\n" + self._insert_customers(2) + "\n"
-                f"update customers set nickname = 'nick ' || id where id in ({', '.join(map(str, sorted(self.customers)[:3]))});\n"
+                "update customers set nickname = 'nick ' || id "
+                f"where id in ({_ids(sorted(self.customers)[:3])});\n"
                 "commit;"
             )
         elif index == 2 and self.added_column:
@@ -273,7 +290,8 @@ class Workload:
             scripts.append("alter table customers drop column small;")
             scripts.append(
                 "begin;\n"
-                f"update customers set big = big / 2 where id in ({', '.join(map(str, sorted(self.customers)[-3:]))});\n"
+                "update customers set big = big / 2 "
+                f"where id in ({_ids(sorted(self.customers)[-3:])});\n"
                 "commit;"
             )
         return scripts
