@@ -57,7 +57,7 @@ import io.debezium.engine.format.Connect;
  * <p>It stops when it has captured what was committed before it was asked to stop: with {@code
  * --until-table=schema.table --until-value=V} when a row of that table (the capture's watermark,
  * not landed) whose first column is V arrived and the snapshot is over; otherwise after {@code
- * --idle-seconds} without a record once streaming began. {@code --halt-after=N} ends the JVM at
+ * --idle-seconds} without a record, outside a snapshot, once the connector's task started. {@code --halt-after=N} ends the JVM at
  * once (no shutdown hook, no offset commit) after N records landed: a kill mid-batch.
  */
 public final class Capture {
@@ -78,7 +78,8 @@ public final class Capture {
     private final AtomicLong lastRecordAt = new AtomicLong(System.nanoTime());
     private volatile boolean watermarkSeen;
     private volatile boolean snapshotOver;
-    private volatile boolean streaming;
+    private volatile boolean inSnapshot;
+    private volatile boolean taskStarted;
     private final CountDownLatch done = new CountDownLatch(1);
 
     private Capture(Map<String, String> options) throws IOException {
@@ -157,12 +158,9 @@ public final class Capture {
     private void observe(SourceRecord record) {
         if (record.value() instanceof Struct value && value.schema().field("op") != null) {
             String flag = snapshotFlag(value);
-            if (flag == null || "false".equals(flag) || "last".equals(flag)) {
-                snapshotOver = true;
-            }
-            if (flag == null || "false".equals(flag)) {
-                streaming = true;
-            }
+            boolean over = flag == null || "false".equals(flag) || "last".equals(flag);
+            snapshotOver |= over;
+            inSnapshot = !over;
         }
     }
 
@@ -270,6 +268,13 @@ public final class Capture {
         DebeziumEngine<RecordChangeEvent<SourceRecord>> engine = DebeziumEngine.create(Connect.class)
                 .using(props)
                 .notifying(capture::handleBatch)
+                .using(new DebeziumEngine.ConnectorCallback() {
+                    @Override
+                    public void taskStarted() {
+                        capture.lastRecordAt.set(System.nanoTime());
+                        capture.taskStarted = true;
+                    }
+                })
                 .using((success, message, error) -> {
                     if (!success) {
                         failure.set(error != null ? error : new IllegalStateException(message));
@@ -286,7 +291,8 @@ public final class Capture {
                 break;
             }
             long now = System.nanoTime();
-            if (!watermarkMode && capture.streaming && now - capture.lastRecordAt.get() > idleNanos) {
+            boolean quiet = now - capture.lastRecordAt.get() > idleNanos;
+            if (!watermarkMode && capture.taskStarted && !capture.inSnapshot && quiet) {
                 break;
             }
             if (now - started > timeoutNanos) {
