@@ -23,13 +23,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DbtProject
-from workbench.realdb.pipeline import RealPipeline, Source
+from workbench.realdb.pipeline import RealPipeline, Source, declared_keys
 from workbench.realdb.postgres import PostgresServer
 
 pytestmark = pytest.mark.spark
 
 
 SOURCES = (Source("shop", True, "sink"), Source("shop_kcat", False, "kcat"))
+VARS = {"cdc_table_keys": declared_keys(SOURCES)}
 
 
 def assert_gold_equals_database(pipeline: RealPipeline) -> None:
@@ -49,7 +50,7 @@ def pipeline(
         SOURCES,
         dbt_project.landing,
         tmp_path_factory.mktemp("realpg"),
-        build=lambda: dbt_project.run("build", "--select", "+captured_rows"),
+        build=lambda: dbt_project.run("build", "--select", "+captured_rows", vars=VARS),
         sql=dbt_project.sql,
         schema_prefix=dbt_project.schema,
     )

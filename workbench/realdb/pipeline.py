@@ -15,7 +15,7 @@ from pathlib import Path
 from workbench.realdb.capture import CaptureRun, run_capture, write_config
 from workbench.realdb.compare import database_rows, differences
 from workbench.realdb.postgres import PostgresServer
-from workbench.realdb.workload import TABLES, WATERMARK_TABLE, Workload
+from workbench.realdb.workload import TABLE_KEYS, TABLES, WATERMARK_TABLE, Workload
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,16 @@ def connector_config(pg: PostgresServer, source: Source) -> dict[str, object]:
         "snapshot.mode": "initial",
         # Debezium skips truncates unless told otherwise
         "skipped.operations": "none",
+    }
+
+
+def declared_keys(sources: Sequence[Source]) -> dict[str, list[str]]:
+    """The var `cdc_table_keys` for the sources landed without their Kafka keys (`sink`)."""
+    return {
+        f"{source.database}.public.{table}": key
+        for source in sources
+        if source.landing_format == "sink"
+        for table, key in TABLE_KEYS.items()
     }
 
 

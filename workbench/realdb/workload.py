@@ -17,6 +17,14 @@ from dataclasses import dataclass, field
 # capture stops at its row (workbench.realdb.capture, `until`) and does not land it.
 TABLES: tuple[str, ...] = ("customers", "notes", "notes_full", "events", "truncated")
 WATERMARK_TABLE = "capture_watermark"
+# The primary keys: value-only sink files carry no Kafka key, and a PostgreSQL connector
+# writes no schema-change topic, so a user declares them (var cdc_table_keys)
+TABLE_KEYS: dict[str, list[str]] = {
+    "customers": ["id"],
+    "notes": ["id"],
+    "notes_full": ["id"],
+    "truncated": ["id"],
+}
 
 SCHEMA = f"""
 create type mood as enum ('sad', 'ok', 'happy', 'très content');

@@ -295,6 +295,11 @@ public final class Capture {
             if (!watermarkMode && capture.taskStarted && !capture.inSnapshot && quiet) {
                 break;
             }
+            // the watermark came, and nothing after it for a while: a snapshot that flagged
+            // no record "last" is over too
+            if (watermarkMode && capture.watermarkSeen && quiet) {
+                break;
+            }
             if (now - started > timeoutNanos) {
                 failure.compareAndSet(null, new IllegalStateException("capture: timed out"));
                 break;
