@@ -54,7 +54,9 @@ def main() -> int:
             landing,
             Path(state),
             build=lambda: run_dbt(
-                ["build", "--select", "+captured_rows"], project_dir=CONSUMER_DIR
+                ["build", "--select", "+captured_rows"],
+                vars={"cdc_table_keys": declared_keys(SOURCES)},
+                project_dir=CONSUMER_DIR,
             ),
             sql=lambda query: [row.asDict() for row in spark.sql(query).collect()],
             schema_prefix=schema,
