@@ -32,7 +32,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
-import io.debezium.engine.format.Connect;
+import io.debezium.embedded.Connect;
 
 /**
  * Debezium's embedded engine writing what a Kafka Connect sink lands (issue 61).
@@ -200,9 +200,15 @@ public final class Capture {
         Files.createDirectories(target.getParent());
         Path aside = Files.createTempFile(stateDir, "landing-", ".part");
         Files.writeString(aside, content, StandardCharsets.UTF_8);
-        Files.move(aside, target, StandardCopyOption.ATOMIC_MOVE);
+        try {
+            Files.move(aside, target, StandardCopyOption.ATOMIC_MOVE);
+        } catch (java.nio.file.AtomicMoveNotSupportedException e) {
+            // the offsets' folder is on another file system than the landing folder
+            Files.move(aside, target, StandardCopyOption.REPLACE_EXISTING);
+        }
         nextOffset.put(topic, start + records.size());
-        if (haltAfter >= 0 && landed.addAndGet(records.size()) >= haltAfter) {
+        long total = landed.addAndGet(records.size());
+        if (haltAfter >= 0 && total >= haltAfter) {
             System.err.println("capture: halting after " + landed.get() + " landed records");
             Runtime.getRuntime().halt(137);
         }
