@@ -31,7 +31,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.debezium.engine.DebeziumEngine;
-import io.debezium.engine.RecordChangeEvent;
+import io.debezium.engine.ChangeEvent;
 import io.debezium.embedded.Connect;
 
 /**
@@ -215,14 +215,15 @@ public final class Capture {
     }
 
     private void handleBatch(
-            List<RecordChangeEvent<SourceRecord>> batch,
-            DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
+            List<ChangeEvent<SourceRecord, SourceRecord>> batch,
+            DebeziumEngine.RecordCommitter<ChangeEvent<SourceRecord, SourceRecord>> committer)
             throws InterruptedException {
         lastRecordAt.set(System.nanoTime());
         // one file per topic per batch, in the batch's order within each topic
         Map<String, List<SourceRecord>> byTopic = new LinkedHashMap<>();
-        for (RecordChangeEvent<SourceRecord> event : batch) {
-            SourceRecord record = event.record();
+        for (ChangeEvent<SourceRecord, SourceRecord> event : batch) {
+            // the Connect format: the event's key and value are both the SourceRecord
+            SourceRecord record = event.value();
             observe(record);
             if (!isWatermark(record)) {
                 byTopic.computeIfAbsent(record.topic(), t -> new ArrayList<>()).add(record);
@@ -235,7 +236,7 @@ public final class Capture {
         } catch (IOException e) {
             throw new IllegalStateException("capture: cannot land files in " + out, e);
         }
-        for (RecordChangeEvent<SourceRecord> event : batch) {
+        for (ChangeEvent<SourceRecord, SourceRecord> event : batch) {
             committer.markProcessed(event);
         }
         committer.markBatchFinished();
@@ -271,7 +272,7 @@ public final class Capture {
         Capture capture = new Capture(options);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CountDownLatch stopped = new CountDownLatch(1);
-        DebeziumEngine<RecordChangeEvent<SourceRecord>> engine = DebeziumEngine.create(Connect.class)
+        DebeziumEngine<ChangeEvent<SourceRecord, SourceRecord>> engine = DebeziumEngine.create(Connect.class)
                 .using(props)
                 .notifying(capture::handleBatch)
                 .using(new DebeziumEngine.ConnectorCallback() {
