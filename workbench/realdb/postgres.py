@@ -31,9 +31,12 @@ class PostgresMissing(RuntimeError):
 
 def find_bin_dir() -> Path:
     """The folder holding initdb, pg_ctl, postgres and psql."""
-    on_path = shutil.which("initdb") and shutil.which("pg_ctl") and shutil.which("psql")
-    if on_path:
-        return Path(on_path).resolve().parent
+    # the server itself on PATH (Debian puts only wrappers of the client tools there)
+    server = shutil.which("postgres")
+    if server and all(
+        (Path(server).parent / tool).exists() for tool in ("initdb", "pg_ctl", "psql")
+    ):
+        return Path(server).parent
     for folder in sorted(
         glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name), reverse=True
     ):
