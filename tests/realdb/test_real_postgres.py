@@ -50,7 +50,15 @@ def pipeline(
         SOURCES,
         dbt_project.landing,
         tmp_path_factory.mktemp("realpg"),
-        build=lambda: dbt_project.run("build", "--select", "+captured_rows", vars=VARS),
+        build=lambda: dbt_project.run(
+            "build",
+            "--select",
+            "+captured_rows",
+            "+cdc_quarantine",
+            "--indirect-selection",
+            "cautious",
+            vars=VARS,
+        ),
         sql=dbt_project.sql,
         schema_prefix=dbt_project.schema,
     )

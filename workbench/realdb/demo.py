@@ -54,7 +54,14 @@ def main() -> int:
             landing,
             Path(state),
             build=lambda: run_dbt(
-                ["build", "--select", "+captured_rows"],
+                [
+                    "build",
+                    "--select",
+                    "+captured_rows",
+                    "+cdc_quarantine",
+                    "--indirect-selection",
+                    "cautious",
+                ],
                 vars={"cdc_table_keys": declared_keys(SOURCES)},
                 project_dir=CONSUMER_DIR,
             ),
