@@ -83,6 +83,7 @@ class RealPipeline:
         self.schema_prefix = schema_prefix
         self.batches = 0
         self.workloads = {s.database: Workload(seed=seed) for s in self.sources}
+        self.open_sessions: list = []
         existing = set(pg.sql("select datname from pg_database", database="postgres"))
         for source in self.sources:
             if source.database not in existing:
@@ -105,17 +106,32 @@ class RealPipeline:
         )
 
     def run_batch(
-        self, *, halt_after: int | None = None, restart: bool = False
+        self, *, halt_after: int | None = None, restart: bool = False, spanning: bool = False
     ) -> dict[str, list[Path]]:
         """The next batch on every source, captured, landed and built; the files each
         capture landed (a halted capture's, then its restart's). `halt_after`: the first
         capture of each source ends its JVM at once after that many records; `restart`: the
-        server restarts between the workload and the capture."""
+        server restarts between the workload and the capture; `spanning`: a transaction of
+        each source is left open over this batch's capture and committed first in the next."""
         index = self.batches
         mark = f"batch-{index}"
+        for session in self.open_sessions:
+            _, errors = session.communicate("commit;\n", timeout=60)
+            if session.returncode != 0:
+                raise RuntimeError(f"the open transaction failed: {errors}")
+        self.open_sessions = []
         for source in self.sources:
             for script in self.workloads[source.database].batch(index):
                 self.pg.sql(script, database=source.database)
+            if spanning:
+                session = self.pg.session(source.database)
+                assert session.stdin is not None and session.stdout is not None
+                session.stdin.write("begin;\n" + self.workloads[source.database].spanning())
+                session.stdin.write("select 'ready';\n")
+                session.stdin.flush()
+                if session.stdout.readline().strip() != "ready":
+                    raise RuntimeError("the open transaction did not start")
+                self.open_sessions.append(session)
             self.pg.sql(Workload.watermark(mark), database=source.database)
         if restart:
             self.pg.restart()

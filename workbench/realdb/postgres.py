@@ -170,6 +170,22 @@ class PostgresServer:
             )
         return [line for line in done.stdout.splitlines() if line]
 
+    def session(self, database: str | None = None) -> subprocess.Popen[str]:
+        """An interactive psql session (its stdin open): a transaction left open across
+        batches. Write statements, then `select 'ready';` and read that line to know they
+        ran; write `commit;` and close stdin to end it."""
+        argv = [str(self.bin_dir / "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"]
+        argv += ["-h", "127.0.0.1", "-p", str(self.port), "-U", self.user]
+        argv += ["-d", database or self.database]
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PGTZ": "UTC"},
+        )
+
     def __enter__(self) -> PostgresServer:
         return self.start()
 

@@ -304,6 +304,18 @@ class Workload:
             )
         return scripts
 
+    def spanning(self) -> str:
+        """The statements of a transaction left open over a batch's capture and committed
+        in the next batch: an update of a live row and an insert."""
+        row_id = sorted(self.customers)[1]
+        new_id = self.next_id
+        self.next_id += 1
+        self.customers.add(new_id)
+        return (
+            f"update customers set name = 'spanning', amount = amount + 100 where id = {row_id};\n"
+            f"insert into customers (id, name) values ({new_id}, 'spanning two batches');\n"
+        )
+
     @staticmethod
     def watermark(mark: str) -> str:
         return f"insert into {WATERMARK_TABLE} values ('{mark}');"
