@@ -75,9 +75,10 @@ def test_the_snapshot_gives_the_database(pipeline: RealPipeline) -> None:
 def test_streamed_batches_give_the_database(pipeline: RealPipeline) -> None:
     """Two streamed batches (inserts, updates of every type, a key update, deletes, TOASTed
     text left unchanged on DEFAULT and FULL identity tables, a keyless table, TRUNCATE, a
-    rolled-back transaction, ADD then DROP COLUMN, a transaction left open over the first
-    batch's capture and committed in the second: its changes carry LSNs older than the first
-    batch's), each built incrementally: gold equals the database after each."""
+    rolled-back transaction, ADD then DROP COLUMN, a transaction opened before the first
+    batch's workload, left open over its capture and committed in the second: its inserts,
+    TOASTed text included, carry LSNs older than changes already built), each built
+    incrementally: gold equals the database after each."""
     for spanning in (True, False):
         pipeline.run_batch(spanning=spanning)
         assert_gold_equals_database(pipeline)

@@ -112,7 +112,8 @@ class RealPipeline:
         capture landed (a halted capture's, then its restart's). `halt_after`: the first
         capture of each source ends its JVM at once after that many records; `restart`: the
         server restarts between the workload and the capture; `spanning`: a transaction of
-        each source is left open over this batch's capture and committed first in the next."""
+        each source opened before this batch's workload, left open over its capture and
+        committed first in the next."""
         index = self.batches
         mark = f"batch-{index}"
         for session in self.open_sessions:
@@ -121,8 +122,6 @@ class RealPipeline:
                 raise RuntimeError(f"the open transaction failed: {errors}")
         self.open_sessions = []
         for source in self.sources:
-            for script in self.workloads[source.database].batch(index):
-                self.pg.sql(script, database=source.database)
             if spanning:
                 session = self.pg.session(source.database)
                 assert session.stdin is not None and session.stdout is not None
@@ -132,6 +131,8 @@ class RealPipeline:
                 if session.stdout.readline().strip() != "ready":
                     raise RuntimeError("the open transaction did not start")
                 self.open_sessions.append(session)
+            for script in self.workloads[source.database].batch(index):
+                self.pg.sql(script, database=source.database)
             self.pg.sql(Workload.watermark(mark), database=source.database)
         if restart:
             self.pg.restart()

@@ -305,16 +305,11 @@ class Workload:
         return scripts
 
     def spanning(self) -> str:
-        """The statements of a transaction left open over a batch's capture and committed
-        in the next batch: an update of a live row and an insert."""
-        row_id = sorted(self.customers)[1]
-        new_id = self.next_id
-        self.next_id += 1
-        self.customers.add(new_id)
-        return (
-            f"update customers set name = 'spanning', amount = amount + 100 where id = {row_id};\n"
-            f"insert into customers (id, name) values ({new_id}, 'spanning two batches');\n"
-        )
+        """The statements of a transaction opened before a batch's workload, left open over
+        its capture and committed in the next batch: its changes carry LSNs older than the
+        batch's. Inserts only, into tables the batch's DDL and TRUNCATE leave alone (an open
+        transaction's locks would block those)."""
+        return self._insert_events(1) + "\n" + self._insert_notes(1) + "\n"
 
     @staticmethod
     def watermark(mark: str) -> str:
