@@ -18,7 +18,7 @@ export CDC_LOG4J_CONFIG ?= $(CURDIR)/profiles/log4j2.properties
 # the pinned Spark packages (spark-jars.lock), fetched by `make setup` with Maven
 export CDC_SPARK_JARS_DIR ?= $(CURDIR)/jars
 
-.PHONY: venv setup check-java demo test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down spark-server-up
+.PHONY: venv setup check-java demo demo-postgres test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down spark-server-up
 
 venv: check-java $(STAMP)
 	@mkdir -p landing
@@ -33,6 +33,9 @@ setup: venv
 	@# once: the pinned Spark packages (Delta, Iceberg, Kafka) with Maven, checksums checked;
 	@# without Maven it says what to install, and the parquet default still works
 	@$(PY) -m cdc_tools.spark_jars
+	@# once: the Debezium capture of capture/ (Debezium's embedded engine, pinned versions),
+	@# compiled with Maven into capture/target/ for the tests on real databases (tests/realdb/)
+	@$(PY) -m workbench.realdb.capture --build
 	@# once: the classes a Spark driver loads, archived for every later session to map
 	@# (workbench/speedups/jvm_class_archive.py), after the driver's local file system
 	@# (workbench/speedups/local_filesystem.py: no chmod process per file)
@@ -58,6 +61,10 @@ $(STAMP): requirements.lock pyproject.toml
 
 demo: setup
 	$(PY) -m workbench.demo
+
+# a throwaway PostgreSQL, a short workload captured by real Debezium, gold checked against it
+demo-postgres: setup
+	$(PY) -m workbench.realdb.demo
 
 lint: venv
 	$(PY) -m ruff check .

@@ -1,0 +1,46 @@
+"""Real servers for the tests of this folder: one throwaway PostgreSQL per pytest session
+(per worker), started from the binaries on the machine and stopped after the last test that
+reads it, also when a test fails."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from workbench.realdb.capture import CaptureUnavailable, build
+from workbench.realdb.postgres import PostgresMissing, PostgresServer, find_bin_dir
+
+
+def _missing(message: str) -> None:
+    """A missing tool skips on a developer's machine and fails under CI (`CI=true`)."""
+    if os.environ.get("CI", "").lower() in ("true", "1", "yes"):
+        pytest.fail(message + " (CI=true: tests on real databases may not skip)")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server on 127.0.0.1 (a free port) with `wal_level=logical`, in a
+    temporary folder; `pg_ctl stop -m fast` and the folder removed at the end."""
+    try:
+        bin_dir = find_bin_dir()
+    except PostgresMissing as exc:
+        _missing(str(exc))
+    server = PostgresServer(bin_dir=bin_dir)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.remove()
+
+
+@pytest.fixture(scope="session")
+def debezium_capture() -> None:
+    """The Debezium capture of capture/, built (by `make setup`, or here when its sources
+    changed)."""
+    try:
+        build()
+    except CaptureUnavailable as exc:
+        _missing(str(exc))

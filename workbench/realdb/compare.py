@@ -1,0 +1,222 @@
+"""Gold's current rows compared with `SELECT *` on the source database, value by value.
+
+Each PostgreSQL type has one documented normal form in `captured_rows._cdc_row_json`
+(docs/contracts.md, "captured_rows decodes by the message's schema"), built here from the
+database's own value (never from what the capture wrote):
+
+| PostgreSQL type | schemas on (decoded by the message's schema) | schemas off (as carried) |
+| --- | --- | --- |
+| smallint, integer, bigint | the number | the number |
+| numeric(p,s) | decimal text at scale s (`"123.40"`) | base64 unscaled two's complement |
+| numeric | decimal text without trailing zeros (1) | `{"scale", "value"}` (1) |
+| real | the same float32 | the same float32 |
+| double precision | the same float64 | the same float64 |
+| boolean, text, varchar, uuid, enum | the value | the value |
+| bytea | base64 of the bytes | base64 of the bytes |
+| date | `yyyy-MM-dd` | days since 1970-01-01 |
+| time | `HH:mm:ss.ffffff` | µs since midnight (MicroTime) |
+| timestamp | `yyyy-MM-ddTHH:mm:ss.ffffff` | µs since the epoch (MicroTimestamp) |
+| timestamptz | ISO-8601 text of the same instant (ZonedTimestamp, in UTC) | the same |
+| interval (days and time, no months) | µs (MicroDuration), within 1 µs (TOLERANCE) | the same |
+| json, jsonb | JSON text of an equal JSON value (io.debezium.data.Json) | the same |
+
+(1) Debezium sends an unconstrained `numeric` (VariableScaleDecimal) at the smallest scale that
+holds its value: PostgreSQL's `2.50` arrives as `2.5` (scale 1). The value is the same; the
+display scale PostgreSQL keeps is not carried.
+
+A column the table gained after a row's last change is absent from that row's image and reads
+as null (the added column is null in the database too); a column the table dropped after a
+row's last change is still in its image and is not compared.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+import struct
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Context, Decimal
+
+from workbench.realdb.postgres import PostgresServer
+
+EPOCH = dt.datetime(1970, 1, 1)
+WIDE = Context(prec=200)  # numeric has up to 131072 digits before the point; these tests use 40
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    data_type: str  # information_schema.columns.data_type
+    scale: int | None  # numeric_scale (None: numeric without precision)
+
+
+def columns(pg: PostgresServer, table: str, database: str | None = None) -> list[Column]:
+    lines = pg.sql(
+        "select column_name || '|' || data_type || '|' || coalesce(numeric_scale::text, '') "
+        f"from information_schema.columns where table_schema = 'public' and table_name = '{table}' "
+        "order by ordinal_position",
+        database=database,
+    )
+    out = []
+    for line in lines:
+        name, data_type, scale = line.split("|")
+        out.append(Column(name, data_type, int(scale) if scale else None))
+    return out
+
+
+def _select_item(column: Column) -> str:
+    quoted = f'"{column.name}"'
+    if column.data_type == "bytea":
+        return f"encode({quoted}, 'hex') as {quoted}"
+    if column.data_type == "interval":
+        return f"(extract(epoch from {quoted}) * 1000000)::bigint as {quoted}"
+    if column.data_type.startswith("time") and "zone" not in column.data_type:
+        return f"{quoted}::text as {quoted}"
+    return quoted
+
+
+def database_rows(
+    pg: PostgresServer, table: str, database: str | None = None
+) -> tuple[list[Column], list[dict]]:
+    """`SELECT *` on the table, each row as a dict of the database's values (numbers exact)."""
+    cols = columns(pg, table, database)
+    select = ", ".join(_select_item(c) for c in cols)
+    lines = pg.sql(
+        f"select row_to_json(t)::text from (select {select} from public.{table}) as t",
+        database=database,
+    )
+    return cols, [json.loads(line, parse_float=Decimal) for line in lines]
+
+
+def _float32(value: object) -> float:
+    return float(struct.unpack("<f", struct.pack("<f", float(value)))[0])  # type: ignore[arg-type]
+
+
+def _unscaled_base64(unscaled: int) -> str:
+    length = (unscaled if unscaled >= 0 else ~unscaled).bit_length() // 8 + 1
+    return base64.b64encode(unscaled.to_bytes(length, "big", signed=True)).decode()
+
+
+def _instant(value: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.timezone.utc)
+
+
+def expected_value(column: Column, value: object, schemas: bool) -> object:
+    """The database's value in captured_rows' normal form (module docstring)."""
+    if value is None:
+        return None
+    kind = column.data_type
+    if kind == "numeric":
+        number = Decimal(str(value))
+        if column.scale is None:
+            # Debezium sends an unconstrained numeric at its smallest scale: 2.50 as 2.5
+            number = number.normalize(WIDE)
+            if int(number.as_tuple().exponent) > 0:
+                number = number.quantize(Decimal(1), context=WIDE)
+        scale = column.scale if column.scale is not None else -int(number.as_tuple().exponent)
+        if schemas:
+            return str(number.quantize(Decimal(1).scaleb(-scale), context=WIDE))
+        unscaled = _unscaled_base64(int(number.scaleb(scale, context=WIDE)))
+        return unscaled if column.scale is not None else {"scale": scale, "value": unscaled}
+    if kind == "real":
+        return _float32(value)
+    if kind == "double precision":
+        return float(value)  # type: ignore[arg-type]
+    if kind == "bytea":
+        return base64.b64encode(bytes.fromhex(str(value))).decode()
+    if kind == "date":
+        day = dt.date.fromisoformat(str(value))
+        return day.isoformat() if schemas else (day - EPOCH.date()).days
+    if kind == "time without time zone":
+        moment = dt.time.fromisoformat(str(value))
+        if schemas:
+            return moment.strftime("%H:%M:%S.%f")
+        return (
+            (moment.hour * 60 + moment.minute) * 60 + moment.second
+        ) * 1_000_000 + moment.microsecond
+    if kind == "timestamp without time zone":
+        moment = dt.datetime.fromisoformat(str(value))
+        if schemas:
+            return moment.isoformat(timespec="microseconds")
+        return (moment - EPOCH) // dt.timedelta(microseconds=1)
+    if kind == "timestamp with time zone":
+        return _instant(str(value))
+    if kind in ("json", "jsonb"):
+        return json.loads(json.dumps(value, default=str), parse_float=Decimal)
+    return value
+
+
+def gold_value(column: Column, value: object) -> object:
+    """Gold's value, read as its normal form says (floats as floats, instants, JSON text)."""
+    if value is None:
+        return None
+    kind = column.data_type
+    if kind == "real":
+        return _float32(value)
+    if kind == "double precision":
+        return float(value)  # type: ignore[arg-type]
+    if kind == "timestamp with time zone":
+        return _instant(str(value))
+    if kind in ("json", "jsonb"):
+        return json.loads(str(value), parse_float=Decimal)
+    if kind == "numeric" and isinstance(value, Decimal):
+        return str(value)
+    return value
+
+
+# Columns compared within a tolerance: interval in Debezium's default numeric mode
+# (MicroDuration) is computed through a double (PGInterval's seconds), which can lose the
+# last microsecond: 48.236284 s arrives as 48236283 µs. interval.handling.mode=string is exact.
+TOLERANCE: dict[str, int] = {"interval": 1}
+
+
+def _value_text(column: Column, row: Mapping[str, object], schemas: bool, gold: bool) -> str:
+    value = row.get(column.name)
+    normal = gold_value(column, value) if gold else expected_value(column, value, schemas)
+    return json.dumps(normal, sort_keys=True, default=str)
+
+
+def _canonical(
+    row: Mapping[str, object], cols: Sequence[Column], schemas: bool, gold: bool
+) -> tuple[tuple[tuple[str, str], ...], tuple[object, ...]]:
+    """The row's exact part (every column but those with a tolerance) and the rest."""
+    exact = tuple(
+        (c.name, _value_text(c, row, schemas, gold)) for c in cols if c.data_type not in TOLERANCE
+    )
+    near = tuple(row.get(c.name) for c in cols if c.data_type in TOLERANCE)
+    return exact, near
+
+
+def _near(left: tuple[object, ...], right: tuple[object, ...], cols: Sequence[Column]) -> bool:
+    tolerances = [TOLERANCE[c.data_type] for c in cols if c.data_type in TOLERANCE]
+    return all(
+        (a is None and b is None) or (a is not None and b is not None and abs(int(a) - int(b)) <= t)  # type: ignore[call-overload]
+        for a, b, t in zip(left, right, tolerances, strict=True)
+    )
+
+
+def differences(
+    cols: Sequence[Column], database: list[dict], gold: list[dict], schemas: bool
+) -> list[str]:
+    """What differs between the database's rows and gold's, as multisets of normal forms
+    (a keyless table may hold a row twice); columns of TOLERANCE within it."""
+    want: dict[tuple, list[tuple[object, ...]]] = {}
+    got: dict[tuple, list[tuple[object, ...]]] = {}
+    for rows, into, is_gold in ((database, want, False), (gold, got, True)):
+        for row in rows:
+            exact, near = _canonical(row, cols, schemas, gold=is_gold)
+            into.setdefault(exact, []).append(near)
+    out: list[str] = []
+    for exact in want.keys() | got.keys():
+        wanted, found = sorted(want.get(exact, []), key=str), sorted(got.get(exact, []), key=str)
+        unmatched = list(found)
+        for near in wanted:
+            match = next((i for i, other in enumerate(unmatched) if _near(near, other, cols)), None)
+            if match is None:
+                out.append(f"missing from gold: {dict(exact)} {near}")
+            else:
+                unmatched.pop(match)
+        out += [f"not in the database: {dict(exact)} {near}" for near in unmatched]
+    return out

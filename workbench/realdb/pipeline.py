@@ -1,0 +1,181 @@
+"""One batch at a time: the workload on PostgreSQL, the real capture, a build, the check.
+
+Shared by tests/realdb/ and `make demo-postgres` (workbench.realdb.demo): the caller passes
+how to build (a dbt build of captured_rows and what feeds it) and how to query the warehouse.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+from workbench.realdb.capture import CaptureRun, run_capture, write_config
+from workbench.realdb.compare import database_rows, differences
+from workbench.realdb.postgres import PostgresServer
+from workbench.realdb.workload import TABLE_KEYS, TABLES, WATERMARK_TABLE, Workload
+
+
+@dataclass(frozen=True)
+class Source:
+    """One captured database: JsonConverter schemas on or off, landed as Kafka Connect sink
+    files (`sink`: one value per line) or `kcat -J` records (`kcat`: keys kept)."""
+
+    database: str
+    schemas: bool
+    landing_format: str
+
+
+def connector_config(pg: PostgresServer, source: Source) -> dict[str, object]:
+    """The PostgreSQL connector's settings, as a user writes them (docs: README, "Try it on
+    a real database")."""
+    return {
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "database.hostname": "127.0.0.1",
+        "database.port": pg.port,
+        "database.user": pg.user,
+        "database.password": pg.password,
+        "database.dbname": source.database,
+        "topic.prefix": f"pg_{source.database}",
+        "plugin.name": "pgoutput",
+        "slot.name": f"cdc_{source.database}",
+        "publication.name": f"cdc_{source.database}",
+        "publication.autocreate.mode": "filtered",
+        "schema.include.list": "public",
+        "snapshot.mode": "initial",
+        # Debezium skips truncates unless told otherwise
+        "skipped.operations": "none",
+    }
+
+
+def declared_keys(sources: Sequence[Source]) -> dict[str, list[str]]:
+    """The var `cdc_table_keys` for the sources landed without their Kafka keys (`sink`)."""
+    return {
+        f"{source.database}.public.{table}": key
+        for source in sources
+        if source.landing_format == "sink"
+        for table, key in TABLE_KEYS.items()
+    }
+
+
+class RealPipeline:
+    """The workload, the capture and the builds of `sources`, one batch at a time."""
+
+    def __init__(
+        self,
+        pg: PostgresServer,
+        sources: Sequence[Source],
+        landing: Path,
+        state: Path,
+        build: Callable[[], None],
+        sql: Callable[[str], list[dict]],
+        schema_prefix: str,
+        seed: int = 61,
+    ) -> None:
+        self.pg = pg
+        self.sources = tuple(sources)
+        self.landing_root = landing
+        self.state = state
+        self.build = build
+        self.query = sql
+        self.schema_prefix = schema_prefix
+        self.batches = 0
+        self.workloads = {s.database: Workload(seed=seed) for s in self.sources}
+        self.open_sessions: list = []
+        existing = set(pg.sql("select datname from pg_database", database="postgres"))
+        for source in self.sources:
+            if source.database not in existing:
+                pg.sql(f"create database {source.database}", database="postgres")
+
+    def landing(self, source: Source) -> Path:
+        return self.landing_root / source.database
+
+    def capture(self, source: Source, mark: str, halt_after: int | None = None) -> CaptureRun:
+        folder = self.state / source.database
+        config = write_config(folder / "connector.properties", connector_config(self.pg, source))
+        return run_capture(
+            config,
+            self.landing(source),
+            folder / "offsets.dat",
+            schemas=source.schemas,
+            landing_format=source.landing_format,
+            until=(f"public.{WATERMARK_TABLE}", mark),
+            halt_after=halt_after,
+        )
+
+    def run_batch(
+        self, *, halt_after: int | None = None, restart: bool = False, spanning: bool = False
+    ) -> dict[str, list[Path]]:
+        """The next batch on every source, captured, landed and built; the files each
+        capture landed (a halted capture's, then its restart's). `halt_after`: the first
+        capture of each source ends its JVM at once after that many records; `restart`: the
+        server restarts between the workload and the capture; `spanning`: a transaction of
+        each source opened before this batch's workload, left open over its capture and
+        committed first in the next."""
+        index = self.batches
+        mark = f"batch-{index}"
+        for session in self.open_sessions:
+            _, errors = session.communicate("commit;\n", timeout=60)
+            if session.returncode != 0:
+                raise RuntimeError(f"the open transaction failed: {errors}")
+        self.open_sessions = []
+        for source in self.sources:
+            if spanning:
+                session = self.pg.session(source.database)
+                assert session.stdin is not None and session.stdout is not None
+                session.stdin.write("begin;\n" + self.workloads[source.database].spanning())
+                session.stdin.write("select 'ready';\n")
+                session.stdin.flush()
+                if session.stdout.readline().strip() != "ready":
+                    raise RuntimeError("the open transaction did not start")
+                self.open_sessions.append(session)
+            for script in self.workloads[source.database].batch(index):
+                self.pg.sql(script, database=source.database)
+            self.pg.sql(Workload.watermark(mark), database=source.database)
+        if restart:
+            self.pg.restart()
+        landed: dict[str, list[Path]] = {}
+        for source in self.sources:
+            before = set(self.landing(source).rglob("*.json*"))
+            if halt_after is not None:
+                halted = self.capture(source, mark, halt_after=halt_after)
+                if halted.returncode != 137:
+                    raise RuntimeError(
+                        f"the halted capture ended otherwise:\n{halted.output[-3000:]}"
+                    )
+            done = self.capture(source, mark)
+            if done.returncode != 0:
+                raise RuntimeError(f"the capture failed:\n{done.output[-3000:]}")
+            after = set(self.landing(source).rglob("*.json*"))
+            landed[source.database] = sorted(after - before)
+        self.build()
+        self.batches += 1
+        return landed
+
+    def gold_rows(self, source: Source, table: str) -> list[dict]:
+        rows = self.query(
+            f"select _cdc_row_json from {self.schema_prefix}_gold.captured_rows "
+            f"where _cdc_source_id = '{source.database}.public.{table}'"
+        )
+        return [json.loads(str(row["_cdc_row_json"]), parse_float=Decimal) for row in rows]
+
+    def differences(self) -> list[str]:
+        """Every difference between gold and the database, table by table, and every
+        quarantined message (none is expected)."""
+        found: list[str] = []
+        for source in self.sources:
+            for table in TABLES:
+                cols, database = database_rows(self.pg, table, database=source.database)
+                gold = self.gold_rows(source, table)
+                found += [
+                    f"{source.database}.{table}: {d}"
+                    for d in differences(cols, database, gold, source.schemas)
+                ]
+        quarantined = self.query(
+            f"select reason_code, _source_file, raw_line "
+            f"from {self.schema_prefix}_silver.cdc_quarantine limit 20"
+        )
+        found += [f"quarantined: {row}" for row in quarantined]
+        return found
