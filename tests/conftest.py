@@ -214,6 +214,8 @@ LONGEST_FIRST: tuple[str, ...] = (
     "tests/e2e/test_iceberg_gold.py",
     "tests/corpus/",
     "tests/e2e/test_crash_recovery.py",
+    "tests/e2e/test_kafka_landing.py",
+    "tests/realdb/",
     "tests/e2e/test_unavailable_values.py",
     "tests/e2e/test_data_tests_catch_faults.py",
 )
