@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DbtProject
-from workbench.realdb.pipeline import RealPipeline, Source, declared_keys
+from workbench.realdb.pipeline import BUILD_ARGS, RealPipeline, Source, declared_keys
 from workbench.realdb.postgres import PostgresServer
 
 pytestmark = pytest.mark.spark
@@ -50,15 +50,7 @@ def pipeline(
         SOURCES,
         dbt_project.landing,
         tmp_path_factory.mktemp("realpg"),
-        build=lambda: dbt_project.run(
-            "build",
-            "--select",
-            "+captured_rows",
-            "+cdc_quarantine",
-            "--indirect-selection",
-            "cautious",
-            vars=VARS,
-        ),
+        build=lambda: dbt_project.run(*BUILD_ARGS, vars=VARS),
         sql=dbt_project.sql,
         schema_prefix=dbt_project.schema,
     )

@@ -17,6 +17,12 @@ from workbench.realdb.compare import database_rows, differences
 from workbench.realdb.postgres import PostgresServer
 from workbench.realdb.workload import TABLE_KEYS, TABLES, WATERMARK_TABLE, Workload
 
+# what a batch's `dbt build` selects: captured_rows, the quarantine and what feeds them, and
+# only the data tests of those models
+BUILD_ARGS: tuple[str, ...] = (
+    "build", "--select", "+captured_rows", "+cdc_quarantine", "--indirect-selection", "cautious",
+)  # fmt: skip
+
 
 @dataclass(frozen=True)
 class Source:
