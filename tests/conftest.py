@@ -9,6 +9,7 @@ lives in a temporary folder, and each test module uses its own schema prefix.
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -70,6 +71,21 @@ def process_env(spark_home: Path, schema: str, landing: Path, **extra: str) -> d
         "SPARK_LOCAL_IP": "127.0.0.1",
         **extra,
     }
+
+
+def wait_until_it_holds_the_warehouse(
+    spark_home: Path, process: subprocess.Popen[bytes], log: Path, timeout: float
+) -> None:
+    """Wait until `process` holds the warehouse of `spark_home` (its lock file names it), at
+    most `timeout` seconds (without a lock there is nothing to see: the test's next steps say
+    what happened); fails with the tail of `log` if the process ends first."""
+    from python_udfs.warehouse_lock import LOCK_FILE_NAME, holder
+
+    lock_file = spark_home / LOCK_FILE_NAME
+    deadline = time.monotonic() + timeout
+    while holder(lock_file).get("pid") != process.pid and time.monotonic() < deadline:
+        assert process.poll() is None, log.read_text(errors="replace")[-4000:]
+        time.sleep(0.2)
 
 
 @pytest.fixture(scope="session")

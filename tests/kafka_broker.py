@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from cdc_tools.cluster import free_port, port_open
 from cdc_tools.spark_jars import BROKER_JARS_DIR, BROKER_LOCK_FILE, missing_or_wrong, read_lock
 
 
@@ -45,12 +45,6 @@ def _java() -> str:
     return which("java") or ""
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _java_command(main_class: str, *args: str) -> list[str]:
     class_path = str(BROKER_JARS_DIR / "*")
     return [_java(), "-Xmx512m", "-XX:+UseSerialGC", "-cp", class_path, main_class, *args]
@@ -59,7 +53,7 @@ def _java_command(main_class: str, *args: str) -> list[str]:
 @contextmanager
 def kafka_broker(folder: Path) -> Iterator[Broker]:
     """Start a broker whose files live in `folder`; yield it once it accepts connections."""
-    port, controller = _free_port(), _free_port()
+    port, controller = free_port(), free_port()
     properties = folder / "server.properties"
     folder.mkdir(parents=True, exist_ok=True)
     properties.write_text(
@@ -109,13 +103,11 @@ def kafka_broker(folder: Path) -> Iterator[Broker]:
         while True:
             if process.poll() is not None:
                 raise RuntimeError(f"the Kafka broker exited: see {folder / 'broker.log'}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            if port_open(port):
                 break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("the Kafka broker did not start within 120 s") from None
-                time.sleep(0.5)
+            if time.monotonic() > deadline:
+                raise RuntimeError("the Kafka broker did not start within 120 s")
+            time.sleep(0.5)
         yield Broker(f"127.0.0.1:{port}", folder)
     finally:
         if process.poll() is None:

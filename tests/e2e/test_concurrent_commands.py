@@ -14,14 +14,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from cdc_tools.local_spark import REPO_ROOT
 from python_udfs.warehouse_lock import holder
-from tests.conftest import process_env
+from tests.conftest import process_env, wait_until_it_holds_the_warehouse
 from workbench.oracle_check import COMPARED_MODELS
 from workbench.simulator import SimConfig, simulate, write_batch
 
@@ -89,13 +88,9 @@ def test_a_second_command_waits_for_the_first(tmp_path: Path) -> None:
         )
 
     first = start("first", command)
-    lock_file = spark_home / "warehouse.lock"
     # start the second once the first holds the warehouse (at most 60 s: without a lock
     # there is nothing to see, and the second then meets the first's Derby instead)
-    deadline = time.monotonic() + 60
-    while holder(lock_file).get("pid") != first.pid and time.monotonic() < deadline:
-        assert first.poll() is None, (tmp_path / "first.out").read_text()[-3000:]
-        time.sleep(0.2)
+    wait_until_it_holds_the_warehouse(spark_home, first, tmp_path / "first.out", 60)
     second = start("second", checking)
     try:
         codes = [first.wait(timeout=600), second.wait(timeout=600)]
@@ -117,7 +112,9 @@ def test_a_second_command_waits_for_the_first(tmp_path: Path) -> None:
     assert f"pid {first.pid} (dbt run {' '.join(GOLD)} --target-path" in waiting[0]
     assert "waiting" in waiting[0]
     assert not [line for line in stderr if "Exception" in line or "\tat " in line], stderr[:40]
-    assert holder(lock_file).get("pid") == second.pid, "the second command held it after the first"
+    assert holder(spark_home / "warehouse.lock").get("pid") == second.pid, (
+        "the second command held it after the first"
+    )
 
     out = (tmp_path / "second.out").read_text(errors="replace").splitlines()
     [report] = [line for line in out if line.startswith("VERIFY ")]

@@ -25,8 +25,7 @@ from pathlib import Path
 import pytest
 
 from cdc_tools.local_spark import REPO_ROOT
-from python_udfs.warehouse_lock import holder
-from tests.conftest import process_env
+from tests.conftest import process_env, wait_until_it_holds_the_warehouse
 from tests.e2e.delta_gold_scenario import SELECT, VARS
 
 pytestmark = pytest.mark.spark
@@ -144,11 +143,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict:  # type: ignore[ty
     rerun_argv += ["--target-path", str(work / "rerun"), "--log-path", str(work / "rerun")]
     with (work / "rerun.log").open("wb") as out:
         rerun = subprocess.Popen(rerun_argv, env=env, cwd=REPO_ROOT, stdout=out, stderr=out)
-    lock_file = spark_home / "warehouse.lock"
-    deadline = time.monotonic() + 120
-    while holder(lock_file).get("pid") != rerun.pid and time.monotonic() < deadline:
-        assert rerun.poll() is None, (work / "rerun.log").read_text()[-4000:]
-        time.sleep(0.2)
+    wait_until_it_holds_the_warehouse(spark_home, rerun, work / "rerun.log", 120)
     second = subprocess.Popen(
         [*scenario, "resume"],
         env=env,

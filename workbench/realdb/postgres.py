@@ -12,11 +12,12 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from cdc_tools.cluster import free_port
 
 INSTALL_HINT = (
     "PostgreSQL's server binaries (initdb, pg_ctl, postgres, psql) were not found on PATH or "
@@ -43,12 +44,6 @@ def find_bin_dir() -> Path:
         if all((Path(folder) / tool).exists() for tool in ("initdb", "pg_ctl", "postgres", "psql")):
             return Path(folder)
     raise PostgresMissing(INSTALL_HINT)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _server_user() -> str | None:

@@ -4,11 +4,8 @@
         Spark's Kafka reader, assigned exactly the ranges' partitions, with their start and
         end offsets as JSON (the ends fixed once, so every statement of the run sees the
         same records) and the records' headers. Returns its name, or none when no range
-        holds a record (nothing new) or at parse time.
+        holds a record (nothing new). Called at execution only (bronze asks for settings then).
     -#}
-    {%- if not execute or settings is none -%}
-        {{ return(none) }}
-    {%- endif -%}
     {%- if ranges | map(attribute='end') | sum <= ranges | map(attribute='start') | sum -%}
         {{ return(none) }}
     {%- endif -%}
