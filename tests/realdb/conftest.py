@@ -1,6 +1,6 @@
-"""Real servers for the tests of this folder: one throwaway PostgreSQL per pytest session
-(per worker), started from the binaries on the machine and stopped after the last test that
-reads it, also when a test fails."""
+"""Real servers for the tests of this folder: one throwaway PostgreSQL and one MariaDB per
+pytest session (per worker), started from the binaries on the machine and stopped after the
+last test that reads them, also when a test fails."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from workbench.realdb.capture import CaptureUnavailable, build
+from workbench.realdb.mariadb import MariaDbMissing, MariaDbServer, find_binaries
 from workbench.realdb.postgres import PostgresMissing, PostgresServer, find_bin_dir
 
 
@@ -44,3 +45,19 @@ def debezium_capture() -> None:
         build()
     except CaptureUnavailable as exc:
         _missing(str(exc))
+
+
+@pytest.fixture(scope="session")
+def mariadb() -> Iterator[MariaDbServer]:
+    """A MariaDB server on 127.0.0.1 (a free port) with a row binlog (full images), in a
+    temporary folder; shut down and the folder removed at the end."""
+    try:
+        binaries = find_binaries()
+    except MariaDbMissing as exc:
+        _missing(str(exc))
+    server = MariaDbServer(binaries=binaries)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.remove()

@@ -1,8 +1,10 @@
 """The real capture: Debezium's embedded engine (capture/, Java 17) writing landing files.
 
 `python -m workbench.realdb.capture --build` (run by `make setup`) compiles capture/ with
-Maven into capture/target/ (classes, and every pinned dependency in target/lib). `run_capture`
-starts it on a connector configuration, as a user configures the connector, and waits for it.
+Maven into capture/target/ (classes, and every pinned dependency in target/lib), and copies
+the MariaDB connector with the Debezium release it runs on into target/lib-mariadb
+(capture/mariadb/pom.xml). `run_capture` starts it on a connector configuration, as a user
+configures the connector, and waits for it.
 """
 
 from __future__ import annotations
@@ -30,12 +32,19 @@ class CaptureUnavailable(RuntimeError):
     """capture/ is not built and cannot be (no Maven)."""
 
 
+# the folders of target/ holding a connector's classpath, and the pom that fills each
+LIBS: dict[str, Path] = {
+    "lib": CAPTURE_DIR / "pom.xml",
+    "lib-mariadb": CAPTURE_DIR / "mariadb" / "pom.xml",
+}
+
+
 def _sources_newer_than_build() -> bool:
     built = TARGET / "classes" / "cdc" / "capture" / "Capture.class"
-    if not built.exists() or not (TARGET / "lib").is_dir():
+    if not built.exists() or not all((TARGET / lib).is_dir() for lib in LIBS):
         return True
     stamp = built.stat().st_mtime
-    sources = [CAPTURE_DIR / "pom.xml", *CAPTURE_DIR.glob("src/**/*.java")]
+    sources = [*LIBS.values(), *CAPTURE_DIR.glob("src/**/*.java")]
     return any(path.stat().st_mtime > stamp for path in sources)
 
 
@@ -46,18 +55,21 @@ def build(quiet: bool = True) -> Path:
     mvn = shutil.which("mvn")
     if mvn is None:
         raise CaptureUnavailable(MAVEN_HINT)
-    command = [mvn, "-B", "-f", str(CAPTURE_DIR / "pom.xml"), "compile"]
-    if quiet:
-        command.insert(2, "-q")
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        tail = "\n".join((done.stdout + done.stderr).splitlines()[-30:])
-        raise CaptureUnavailable(f"Maven could not build capture/:\n{tail}")
+    for pom in LIBS.values():
+        command = [mvn, "-B", "-f", str(pom), "compile"]
+        if quiet:
+            command.insert(2, "-q")
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            tail = "\n".join((done.stdout + done.stderr).splitlines()[-30:])
+            raise CaptureUnavailable(f"Maven could not build {pom.relative_to(REPO_ROOT)}:\n{tail}")
+    (TARGET / "classes" / "cdc" / "capture" / "Capture.class").touch()
     return TARGET
 
 
-def classpath() -> str:
-    return f"{TARGET / 'classes'}{os.pathsep}{TARGET / 'lib' / '*'}"
+def classpath(lib: str = "lib") -> str:
+    """The capture's classes and one connector's classpath folder (LIBS)."""
+    return f"{TARGET / 'classes'}{os.pathsep}{TARGET / lib / '*'}"
 
 
 @dataclass(frozen=True)
@@ -88,14 +100,16 @@ def run_capture(
     idle_seconds: int = 5,
     timeout_seconds: int = 300,
     extra_java_options: Sequence[str] = (),
+    lib: str = "lib",
 ) -> CaptureRun:
     """Run the capture until it has landed everything committed so far (`until`: a row of
     the watermark table `schema.table` whose first column is the given value), or until
-    `halt_after` records landed (the JVM ends at once: a kill mid-batch)."""
+    `halt_after` records landed (the JVM ends at once: a kill mid-batch). `lib`: the
+    connector's classpath folder (LIBS)."""
     build()
     java = shutil.which("java") or "java"
     argv = [java, "-XX:TieredStopAtLevel=1", "-Xss1m", "-Xmx512m", *extra_java_options]
-    argv += ["-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", classpath()]
+    argv += ["-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", classpath(lib)]
     argv += ["cdc.capture.Capture", f"--config={config}", f"--out={landing}"]
     argv += [f"--offsets={offsets}", f"--schemas={'true' if schemas else 'false'}"]
     argv += [f"--format={landing_format}", f"--idle-seconds={idle_seconds}"]

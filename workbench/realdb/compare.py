@@ -35,8 +35,8 @@ import base64
 import datetime as dt
 import json
 import struct
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from decimal import Context, Decimal
 
 from workbench.realdb.postgres import PostgresServer
@@ -172,25 +172,49 @@ def gold_value(column: Column, value: object) -> object:
 TOLERANCE: dict[str, int] = {"interval": 1}
 
 
-def _value_text(column: Column, row: Mapping[str, object], schemas: bool, gold: bool) -> str:
+@dataclass(frozen=True)
+class NormalForms:
+    """One database's normal forms: the database's value (column, value, schemas on) and
+    gold's value (column, value) in the form both are compared in, and the columns (by
+    data type) compared within a tolerance."""
+
+    expected: Callable[[Column, object, bool], object]
+    gold: Callable[[Column, object], object]
+    tolerance: Mapping[str, int] = field(default_factory=dict)
+
+
+POSTGRES = NormalForms(expected_value, gold_value, TOLERANCE)
+
+
+def _value_text(
+    column: Column, row: Mapping[str, object], schemas: bool, gold: bool, forms: NormalForms
+) -> str:
     value = row.get(column.name)
-    normal = gold_value(column, value) if gold else expected_value(column, value, schemas)
+    normal = forms.gold(column, value) if gold else forms.expected(column, value, schemas)
     return json.dumps(normal, sort_keys=True, default=str)
 
 
 def _canonical(
-    row: Mapping[str, object], cols: Sequence[Column], schemas: bool, gold: bool
+    row: Mapping[str, object],
+    cols: Sequence[Column],
+    schemas: bool,
+    gold: bool,
+    forms: NormalForms,
 ) -> tuple[tuple[tuple[str, str], ...], tuple[object, ...]]:
     """The row's exact part (every column but those with a tolerance) and the rest."""
     exact = tuple(
-        (c.name, _value_text(c, row, schemas, gold)) for c in cols if c.data_type not in TOLERANCE
+        (c.name, _value_text(c, row, schemas, gold, forms))
+        for c in cols
+        if c.data_type not in forms.tolerance
     )
-    near = tuple(row.get(c.name) for c in cols if c.data_type in TOLERANCE)
+    near = tuple(row.get(c.name) for c in cols if c.data_type in forms.tolerance)
     return exact, near
 
 
-def _near(left: tuple[object, ...], right: tuple[object, ...], cols: Sequence[Column]) -> bool:
-    tolerances = [TOLERANCE[c.data_type] for c in cols if c.data_type in TOLERANCE]
+def _near(
+    left: tuple[object, ...], right: tuple[object, ...], cols: Sequence[Column], forms: NormalForms
+) -> bool:
+    tolerances = [forms.tolerance[c.data_type] for c in cols if c.data_type in forms.tolerance]
     return all(
         (a is None and b is None) or (a is not None and b is not None and abs(int(a) - int(b)) <= t)  # type: ignore[call-overload]
         for a, b, t in zip(left, right, tolerances, strict=True)
@@ -198,22 +222,28 @@ def _near(left: tuple[object, ...], right: tuple[object, ...], cols: Sequence[Co
 
 
 def differences(
-    cols: Sequence[Column], database: list[dict], gold: list[dict], schemas: bool
+    cols: Sequence[Column],
+    database: list[dict],
+    gold: list[dict],
+    schemas: bool,
+    forms: NormalForms = POSTGRES,
 ) -> list[str]:
     """What differs between the database's rows and gold's, as multisets of normal forms
-    (a keyless table may hold a row twice); columns of TOLERANCE within it."""
+    (a keyless table may hold a row twice); columns of the forms' tolerance within it."""
     want: dict[tuple, list[tuple[object, ...]]] = {}
     got: dict[tuple, list[tuple[object, ...]]] = {}
     for rows, into, is_gold in ((database, want, False), (gold, got, True)):
         for row in rows:
-            exact, near = _canonical(row, cols, schemas, gold=is_gold)
+            exact, near = _canonical(row, cols, schemas, gold=is_gold, forms=forms)
             into.setdefault(exact, []).append(near)
     out: list[str] = []
     for exact in want.keys() | got.keys():
         wanted, found = sorted(want.get(exact, []), key=str), sorted(got.get(exact, []), key=str)
         unmatched = list(found)
         for near in wanted:
-            match = next((i for i, other in enumerate(unmatched) if _near(near, other, cols)), None)
+            match = next(
+                (i for i, other in enumerate(unmatched) if _near(near, other, cols, forms)), None
+            )
             if match is None:
                 out.append(f"missing from gold: {dict(exact)} {near}")
             else:

@@ -1,4 +1,4 @@
-"""One batch at a time: the workload on PostgreSQL, the real capture, a build, the check.
+"""One batch at a time: the workload on a real database, the real capture, a build, the check.
 
 Shared by tests/realdb/ and `make demo-postgres` (workbench.realdb.demo): the caller passes
 how to build (a dbt build of captured_rows and what feeds it) and how to query the warehouse.
@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
+from workbench.realdb import databases
 from workbench.realdb.capture import CaptureRun, run_capture, write_config
-from workbench.realdb.compare import database_rows, differences
+from workbench.realdb.compare import differences
+from workbench.realdb.mariadb import MariaDbServer
 from workbench.realdb.postgres import PostgresServer
-from workbench.realdb.workload import TABLE_KEYS, TABLES, WATERMARK_TABLE, Workload
+from workbench.realdb.workload import TABLE_KEYS
 
 # what a batch's `dbt build` selects: captured_rows, the quarantine and what feeds them, and
 # only the data tests of those models
@@ -34,30 +36,14 @@ class Source:
     landing_format: str
 
 
-def connector_config(pg: PostgresServer, source: Source) -> dict[str, object]:
-    """The PostgreSQL connector's settings, as a user writes them (docs: README, "Try it on
-    a real database")."""
-    return {
-        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
-        "database.hostname": "127.0.0.1",
-        "database.port": pg.port,
-        "database.user": pg.user,
-        "database.password": pg.password,
-        "database.dbname": source.database,
-        "topic.prefix": f"pg_{source.database}",
-        "plugin.name": "pgoutput",
-        "slot.name": f"cdc_{source.database}",
-        "publication.name": f"cdc_{source.database}",
-        "publication.autocreate.mode": "filtered",
-        "schema.include.list": "public",
-        "snapshot.mode": "initial",
-        # Debezium skips truncates unless told otherwise
-        "skipped.operations": "none",
-    }
-
-
-def declared_keys(sources: Sequence[Source]) -> dict[str, list[str]]:
-    """The var `cdc_table_keys` for the sources landed without their Kafka keys (`sink`)."""
+def declared_keys(
+    sources: Sequence[Source], server: PostgresServer | MariaDbServer | None = None
+) -> dict[str, list[str]]:
+    """The var `cdc_table_keys` for the sources landed without their Kafka keys (`sink`):
+    value-only sink files carry no Kafka key, and a PostgreSQL connector writes no
+    schema-change topic. PostgreSQL's when no server is given."""
+    if server is not None:
+        return databases.declared_keys(databases.real_database(server), sources)
     return {
         f"{source.database}.public.{table}": key
         for source in sources
@@ -71,7 +57,7 @@ class RealPipeline:
 
     def __init__(
         self,
-        pg: PostgresServer,
+        pg: PostgresServer | MariaDbServer,
         sources: Sequence[Source],
         landing: Path,
         state: Path,
@@ -80,7 +66,8 @@ class RealPipeline:
         schema_prefix: str,
         seed: int = 61,
     ) -> None:
-        self.pg = pg
+        self.pg = pg  # the server: sql(), session(), restart()
+        self.db = databases.real_database(pg)
         self.sources = tuple(sources)
         self.landing_root = landing
         self.state = state
@@ -88,27 +75,27 @@ class RealPipeline:
         self.query = sql
         self.schema_prefix = schema_prefix
         self.batches = 0
-        self.workloads = {s.database: Workload(seed=seed) for s in self.sources}
+        self.workloads = {s.database: self.db.workload(seed) for s in self.sources}
         self.open_sessions: list = []
-        existing = set(pg.sql("select datname from pg_database", database="postgres"))
         for source in self.sources:
-            if source.database not in existing:
-                pg.sql(f"create database {source.database}", database="postgres")
+            self.db.create_database(source.database)
 
     def landing(self, source: Source) -> Path:
         return self.landing_root / source.database
 
     def capture(self, source: Source, mark: str, halt_after: int | None = None) -> CaptureRun:
         folder = self.state / source.database
-        config = write_config(folder / "connector.properties", connector_config(self.pg, source))
+        settings = self.db.connector_config(source, folder)
+        config = write_config(folder / "connector.properties", settings)
         return run_capture(
             config,
             self.landing(source),
             folder / "offsets.dat",
             schemas=source.schemas,
             landing_format=source.landing_format,
-            until=(f"public.{WATERMARK_TABLE}", mark),
+            until=(self.db.watermark_table(source), mark),
             halt_after=halt_after,
+            lib=self.db.lib,
         )
 
     def run_batch(
@@ -139,7 +126,8 @@ class RealPipeline:
                 self.open_sessions.append(session)
             for script in self.workloads[source.database].batch(index):
                 self.pg.sql(script, database=source.database)
-            self.pg.sql(Workload.watermark(mark), database=source.database)
+            watermark = self.workloads[source.database].watermark(mark)
+            self.pg.sql(watermark, database=source.database)
         if restart:
             self.pg.restart()
         landed: dict[str, list[Path]] = {}
@@ -163,7 +151,7 @@ class RealPipeline:
     def gold_rows(self, source: Source, table: str) -> list[dict]:
         rows = self.query(
             f"select _cdc_row_json from {self.schema_prefix}_gold.captured_rows "
-            f"where _cdc_source_id = '{source.database}.public.{table}'"
+            f"where _cdc_source_id = '{self.db.source_id(source, table)}'"
         )
         return [json.loads(str(row["_cdc_row_json"]), parse_float=Decimal) for row in rows]
 
@@ -172,12 +160,12 @@ class RealPipeline:
         quarantined message (none is expected)."""
         found: list[str] = []
         for source in self.sources:
-            for table in TABLES:
-                cols, database = database_rows(self.pg, table, database=source.database)
+            for table in self.db.tables:
+                cols, database = self.db.rows(table, source.database)
                 gold = self.gold_rows(source, table)
                 found += [
                     f"{source.database}.{table}: {d}"
-                    for d in differences(cols, database, gold, source.schemas)
+                    for d in differences(cols, database, gold, source.schemas, self.db.forms)
                 ]
         quarantined = self.query(
             f"select reason_code, _source_file, raw_line "
@@ -185,3 +173,29 @@ class RealPipeline:
         )
         found += [f"quarantined: {row}" for row in quarantined]
         return found
+
+
+def change_identity(line: str) -> str | None:
+    """A landed change as the database made it (op, source position, images), without the
+    capture's processing time: what a re-emission repeats. None for a tombstone."""
+    value = json.loads(line)
+    if isinstance(value, dict) and "topic" in value:  # a kcat record
+        value = None if value["payload"] is None else json.loads(value["payload"])
+    if value is None:
+        return None
+    payload = value.get("payload", value) if "schema" in value else value
+    source = payload.get("source") or {}
+    position = [source.get(name) for name in ("lsn", "file", "pos", "row")]
+    return json.dumps([payload.get("op"), position, payload.get("before"), payload.get("after")])
+
+
+def landed_once(landed: dict[str, list[Path]]) -> list[str]:
+    """The sources of which no change landed twice in `landed` (a capture halted and
+    restarted re-emits what it landed after its last committed offset)."""
+    once = []
+    for database, files in landed.items():
+        lines = [line for path in files for line in Path(path).read_text().splitlines()]
+        changes = [change for line in lines if (change := change_identity(line)) is not None]
+        if len(changes) == len(set(changes)):
+            once.append(database)
+    return once

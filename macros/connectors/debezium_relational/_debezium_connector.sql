@@ -6,7 +6,8 @@
              {pattern: <regex>, connector: <name>} matched against `locator` (the Kafka
              topic, else the landing file path), for feeds whose messages say too little;
           2. `source.connector` when present (lower-cased: TiCDC's Debezium encoder writes
-             `TiCDC`);
+             `TiCDC`); Debezium's MariaDB connector (`mariadb`, a fork of the MySQL one:
+             the same binlog position and value encodings) reads as `mysql`;
           3. the fields only one connector writes (the Oracle documentation example has no
              `connector`). SQL Server and Db2 share the LSN fields; without `connector`, a
              message with `event_serial_no` is SQL Server and one without is Db2 (both
@@ -31,6 +32,7 @@
         when {{ locator }} rlike '{{ cdc_lakehouse._cdc_escape_string(override['pattern']) }}'
             then '{{ override['connector'] }}'
     {%- endfor %}
+        when lower({{ source }}.connector) = 'mariadb' then 'mysql'
         when {{ source }}.connector is not null then lower({{ source }}.connector)
         when {{ source }}.commit_scn is not null
             or {{ source }}.scn is not null

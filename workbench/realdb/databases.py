@@ -1,0 +1,162 @@
+"""What the real pipeline (workbench.realdb.pipeline) needs of each kind of database.
+
+A `RealDatabase` adapts one server (PostgreSQL, MariaDB): its workload, the Debezium
+connector's settings as a user writes them, the classpath the connector runs on, how
+captured_rows names a table, `SELECT *` on a table and the normal forms of its types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from workbench.realdb import compare, compare_mariadb, workload, workload_mariadb
+from workbench.realdb.compare import Column, NormalForms
+from workbench.realdb.mariadb import MariaDbServer
+from workbench.realdb.postgres import PostgresServer
+
+if TYPE_CHECKING:
+    from workbench.realdb.pipeline import Source
+
+
+class Workload(Protocol):
+    def batch(self, index: int) -> list[str]: ...
+
+    def spanning(self) -> str: ...
+
+    def watermark(self, mark: str) -> str: ...
+
+
+class RealDatabase(Protocol):
+    """One kind of database, for the pipeline."""
+
+    tables: tuple[str, ...]
+    table_keys: Mapping[str, list[str]]
+    forms: NormalForms
+    lib: str  # the capture's classpath folder of its connector (workbench.realdb.capture)
+
+    def create_database(self, name: str) -> None: ...
+
+    def workload(self, seed: int) -> Workload: ...
+
+    def connector_config(self, source: Source, state: Path) -> dict[str, object]: ...
+
+    def watermark_table(self, source: Source) -> str: ...
+
+    def source_id(self, source: Source, table: str) -> str: ...
+
+    def rows(self, table: str, database: str) -> tuple[list[Column], list[dict]]: ...
+
+
+@dataclass
+class PostgresDatabase:
+    """PostgreSQL: schema `public` of each source database, the pgoutput connector."""
+
+    server: PostgresServer
+    tables: tuple[str, ...] = workload.TABLES
+    table_keys: Mapping[str, list[str]] = workload.TABLE_KEYS  # type: ignore[assignment]
+    forms: NormalForms = compare.POSTGRES
+    lib: str = "lib"
+
+    def create_database(self, name: str) -> None:
+        existing = self.server.sql("select datname from pg_database", database="postgres")
+        if name not in existing:
+            self.server.sql(f"create database {name}", database="postgres")
+
+    def workload(self, seed: int) -> Workload:
+        return workload.Workload(seed=seed)
+
+    def connector_config(self, source: Source, state: Path) -> dict[str, object]:
+        """The PostgreSQL connector's settings, as a user writes them (README, "Try it on a
+        real database")."""
+        return {
+            "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+            "database.hostname": "127.0.0.1",
+            "database.port": self.server.port,
+            "database.user": self.server.user,
+            "database.password": self.server.password,
+            "database.dbname": source.database,
+            "topic.prefix": f"pg_{source.database}",
+            "plugin.name": "pgoutput",
+            "slot.name": f"cdc_{source.database}",
+            "publication.name": f"cdc_{source.database}",
+            "publication.autocreate.mode": "filtered",
+            "schema.include.list": "public",
+            "snapshot.mode": "initial",
+            # Debezium skips truncates unless told otherwise
+            "skipped.operations": "none",
+        }
+
+    def watermark_table(self, source: Source) -> str:
+        return f"public.{workload.WATERMARK_TABLE}"
+
+    def source_id(self, source: Source, table: str) -> str:
+        return f"{source.database}.public.{table}"
+
+    def rows(self, table: str, database: str) -> tuple[list[Column], list[dict]]:
+        return compare.database_rows(self.server, table, database=database)
+
+
+@dataclass
+class MariaDbDatabase:
+    """MariaDB: one database per source, Debezium's MariaDB connector (binlog)."""
+
+    server: MariaDbServer
+    tables: tuple[str, ...] = workload_mariadb.TABLES
+    table_keys: Mapping[str, list[str]] = workload_mariadb.TABLE_KEYS  # type: ignore[assignment]
+    forms: NormalForms = compare_mariadb.MARIADB
+    lib: str = "lib-mariadb"
+
+    def create_database(self, name: str) -> None:
+        self.server.sql(f"create database if not exists `{name}` character set utf8mb4")
+
+    def workload(self, seed: int) -> Workload:
+        return workload_mariadb.MariaDbWorkload(seed=seed)
+
+    def connector_config(self, source: Source, state: Path) -> dict[str, object]:
+        """The MariaDB connector's settings, as a user writes them (README, "Try it on a
+        real database"): a server id of its own among the server's replicas, the schema
+        history in a file (no Kafka), the snapshot then the binlog, TRUNCATE not skipped."""
+        return {
+            "connector.class": "io.debezium.connector.mariadb.MariaDbConnector",
+            "database.hostname": "127.0.0.1",
+            "database.port": self.server.port,
+            "database.user": self.server.user,
+            "database.password": self.server.password,
+            "database.server.id": 6100 + sum(map(ord, source.database)) % 1000,
+            "database.include.list": source.database,
+            "topic.prefix": f"maria_{source.database}",
+            "schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
+            "schema.history.internal.file.filename": state / "schema-history.dat",
+            "include.schema.changes": "true",
+            "snapshot.mode": "initial",
+            "skipped.operations": "none",
+        }
+
+    def watermark_table(self, source: Source) -> str:
+        return f"{source.database}.{workload_mariadb.WATERMARK_TABLE}"
+
+    def source_id(self, source: Source, table: str) -> str:
+        return f"{source.database}.{table}"
+
+    def rows(self, table: str, database: str) -> tuple[list[Column], list[dict]]:
+        return compare_mariadb.database_rows(self.server, table, database)
+
+
+def real_database(server: PostgresServer | MariaDbServer) -> RealDatabase:
+    """The adapter of a server."""
+    if isinstance(server, MariaDbServer):
+        return MariaDbDatabase(server)
+    return PostgresDatabase(server)
+
+
+def declared_keys(db: RealDatabase, sources: Sequence[Source]) -> dict[str, list[str]]:
+    """The var `cdc_table_keys` for the sources landed without their Kafka keys (`sink`)."""
+    return {
+        db.source_id(source, table): key
+        for source in sources
+        if source.landing_format == "sink"
+        for table, key in db.table_keys.items()
+    }
