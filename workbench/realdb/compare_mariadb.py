@@ -12,7 +12,7 @@ normal form is built here from the database's own value (`SELECT` on the table):
 | bigint | the number | the number |
 | bigint unsigned | the number, past 2^63-1 wrapped to the negative long (1) | the same |
 | decimal(p,s) | decimal text at scale s (`"123.40"`) | base64 unscaled two's complement |
-| float | the same float32 | the same float32 |
+| float | the same float32, at 6 significant digits (3) | the same |
 | double | the same float64 | the same float64 |
 | char, varchar, text, enum, set | the text | the text |
 | json (longtext) | the text as written (2) | the same |
@@ -30,6 +30,10 @@ normal form is built here from the database's own value (`SELECT` on the table):
 64-bit long: 18446744073709551615 arrives as -1. `precise` sends a decimal.
 (2) MariaDB's json is an alias of longtext with a json_valid check: the connector sends the
 text as the server keeps it, not a normalised JSON document.
+
+(3) The snapshot reads a float through the server's text protocol, which prints 6
+significant digits (FLT_DIG): a stored 16777216 arrives as 16777200 in a snapshot's row, and
+exactly from the binlog. Floats are compared at those 6 digits.
 
 The server runs in UTC (workbench.realdb.mariadb), so a `timestamp` reads as its UTC time.
 """
@@ -124,6 +128,11 @@ def _bits(column: Column, value: int) -> object:
     return base64.b64encode(value.to_bytes((width + 7) // 8, "little")).decode()
 
 
+def _float6(value: object) -> float:
+    """A float32 at the 6 significant digits MariaDB's text protocol prints."""
+    return float(f"{_float32(value):.6g}")
+
+
 def expected_value(column: Column, value: object, schemas: bool) -> object:
     """The database's value in captured_rows' normal form (module docstring)."""
     if value is None:
@@ -137,7 +146,7 @@ def expected_value(column: Column, value: object, schemas: bool) -> object:
         number = Decimal(str(value)).quantize(Decimal(1).scaleb(-scale), context=WIDE)
         return str(number) if schemas else _unscaled_base64(int(number.scaleb(scale, context=WIDE)))
     if kind == "float":
-        return _float32(value)
+        return _float6(value)
     if kind == "double":
         return float(value)  # type: ignore[arg-type]
     if kind in BINARY_TYPES:
@@ -168,7 +177,7 @@ def gold_value(column: Column, value: object) -> object:
         return None
     kind = _kind(column)
     if kind == "float":
-        return _float32(value)
+        return _float6(value)
     if kind == "double":
         return float(value)  # type: ignore[arg-type]
     if kind == "timestamp":

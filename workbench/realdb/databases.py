@@ -8,7 +8,7 @@ captured_rows names a table, `SELECT *` on a table and the normal forms of its t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -56,7 +56,7 @@ class PostgresDatabase:
 
     server: PostgresServer
     tables: tuple[str, ...] = workload.TABLES
-    table_keys: Mapping[str, list[str]] = workload.TABLE_KEYS  # type: ignore[assignment]
+    table_keys: Mapping[str, list[str]] = field(default_factory=lambda: workload.TABLE_KEYS)
     forms: NormalForms = compare.POSTGRES
     lib: str = "lib"
 
@@ -105,7 +105,7 @@ class MariaDbDatabase:
 
     server: MariaDbServer
     tables: tuple[str, ...] = workload_mariadb.TABLES
-    table_keys: Mapping[str, list[str]] = workload_mariadb.TABLE_KEYS  # type: ignore[assignment]
+    table_keys: Mapping[str, list[str]] = field(default_factory=lambda: workload_mariadb.TABLE_KEYS)
     forms: NormalForms = compare_mariadb.MARIADB
     lib: str = "lib-mariadb"
 
