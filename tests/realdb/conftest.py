@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import TypeVar
 
 import pytest
 
@@ -13,12 +14,23 @@ from workbench.realdb.capture import CaptureUnavailable, build
 from workbench.realdb.mariadb import MariaDbMissing, MariaDbServer, find_binaries
 from workbench.realdb.postgres import PostgresMissing, PostgresServer, find_bin_dir
 
+Server = TypeVar("Server", PostgresServer, MariaDbServer)
+
 
 def _missing(message: str) -> None:
     """A missing tool skips on a developer's machine and fails under CI (`CI=true`)."""
     if os.environ.get("CI", "").lower() in ("true", "1", "yes"):
         pytest.fail(message + " (CI=true: tests on real databases may not skip)")
     pytest.skip(message)
+
+
+def _running(server: Server) -> Iterator[Server]:
+    """The server started, then stopped and its folder removed, also when a test fails."""
+    try:
+        server.start()
+        yield server
+    finally:
+        server.remove()
 
 
 @pytest.fixture(scope="session")
@@ -29,12 +41,7 @@ def postgres() -> Iterator[PostgresServer]:
         bin_dir = find_bin_dir()
     except PostgresMissing as exc:
         _missing(str(exc))
-    server = PostgresServer(bin_dir=bin_dir)
-    try:
-        server.start()
-        yield server
-    finally:
-        server.remove()
+    yield from _running(PostgresServer(bin_dir=bin_dir))
 
 
 @pytest.fixture(scope="session")
@@ -55,9 +62,4 @@ def mariadb() -> Iterator[MariaDbServer]:
         binaries = find_binaries()
     except MariaDbMissing as exc:
         _missing(str(exc))
-    server = MariaDbServer(binaries=binaries)
-    try:
-        server.start()
-        yield server
-    finally:
-        server.remove()
+    yield from _running(MariaDbServer(binaries=binaries))

@@ -19,23 +19,22 @@ landing folder may share.
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from tests.conftest import DbtProject
+from tests.realdb.scenario import (
+    assert_gold_equals_database,
+    assert_snapshot_captured,
+    deliver_again,
+    module_pipeline,
+)
 from workbench.realdb.mariadb import MariaDbServer
-from workbench.realdb.pipeline import BUILD_ARGS, RealPipeline, Source, landed_once
+from workbench.realdb.pipeline import RealPipeline, Source, landed_once
 
 pytestmark = pytest.mark.spark
 
 
 SOURCES = (Source("shop", True, "sink"), Source("shop_kcat", False, "kcat"))
-
-
-def assert_gold_equals_database(pipeline: RealPipeline) -> None:
-    found = pipeline.differences()
-    assert not found, "\n".join(found[:40])
 
 
 @pytest.fixture(scope="module")
@@ -45,23 +44,14 @@ def pipeline(
     dbt_project: DbtProject,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> RealPipeline:
-    return RealPipeline(
-        mariadb,
-        SOURCES,
-        dbt_project.landing,
-        tmp_path_factory.mktemp("realmaria"),
-        build=lambda: dbt_project.run(*BUILD_ARGS),
-        sql=dbt_project.sql,
-        schema_prefix=dbt_project.schema,
-    )
+    # no declared keys: the schema-change topic's table definitions give them
+    return module_pipeline(mariadb, SOURCES, dbt_project, tmp_path_factory.mktemp("realmaria"))
 
 
 def test_the_snapshot_gives_the_database(pipeline: RealPipeline) -> None:
     """The initial snapshot (op r) of every table, both landing forms, equals the database."""
     pipeline.run_batch()
-    for source in SOURCES:
-        assert pipeline.gold_rows(source, "customers"), f"{source.database}: nothing captured"
-    assert_gold_equals_database(pipeline)
+    assert_snapshot_captured(pipeline, "customers")
 
 
 def test_streamed_batches_give_the_database(pipeline: RealPipeline) -> None:
@@ -87,7 +77,6 @@ def test_a_restarted_database_and_files_landed_twice(pipeline: RealPipeline) -> 
     """The server restarted between the workload and the capture, and every file landed so
     far delivered again under another folder (same names, same lines): gold still equals
     the database."""
-    for source in SOURCES:
-        shutil.copytree(pipeline.landing(source), pipeline.landing_root / f"{source.database}-again")
+    deliver_again(pipeline)
     pipeline.run_batch(restart=True)
     assert_gold_equals_database(pipeline)

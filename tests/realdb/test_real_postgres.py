@@ -16,12 +16,16 @@ landing folder may share.
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from tests.conftest import DbtProject
-from workbench.realdb.pipeline import BUILD_ARGS, RealPipeline, Source, declared_keys, landed_once
+from tests.realdb.scenario import (
+    assert_gold_equals_database,
+    assert_snapshot_captured,
+    deliver_again,
+    module_pipeline,
+)
+from workbench.realdb.pipeline import RealPipeline, Source, declared_keys, landed_once
 from workbench.realdb.postgres import PostgresServer
 
 pytestmark = pytest.mark.spark
@@ -31,11 +35,6 @@ SOURCES = (Source("shop", True, "sink"), Source("shop_kcat", False, "kcat"))
 VARS = {"cdc_table_keys": declared_keys(SOURCES)}
 
 
-def assert_gold_equals_database(pipeline: RealPipeline) -> None:
-    found = pipeline.differences()
-    assert not found, "\n".join(found[:40])
-
-
 @pytest.fixture(scope="module")
 def pipeline(
     postgres: PostgresServer,
@@ -43,23 +42,15 @@ def pipeline(
     dbt_project: DbtProject,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> RealPipeline:
-    return RealPipeline(
-        postgres,
-        SOURCES,
-        dbt_project.landing,
-        tmp_path_factory.mktemp("realpg"),
-        build=lambda: dbt_project.run(*BUILD_ARGS, vars=VARS),
-        sql=dbt_project.sql,
-        schema_prefix=dbt_project.schema,
+    return module_pipeline(
+        postgres, SOURCES, dbt_project, tmp_path_factory.mktemp("realpg"), vars=VARS
     )
 
 
 def test_the_snapshot_gives_the_database(pipeline: RealPipeline) -> None:
     """The initial snapshot (op r) of every table, both landing forms, equals the database."""
     pipeline.run_batch()
-    for source in SOURCES:
-        assert pipeline.gold_rows(source, "customers"), f"{source.database}: nothing captured"
-    assert_gold_equals_database(pipeline)
+    assert_snapshot_captured(pipeline, "customers")
 
 
 def test_streamed_batches_give_the_database(pipeline: RealPipeline) -> None:
@@ -87,8 +78,6 @@ def test_a_restarted_database_and_files_landed_twice(pipeline: RealPipeline) -> 
     """The server restarted between the workload and the capture, and every file landed so
     far delivered again under another folder (same names, same lines): gold still equals
     the database."""
-    for source in SOURCES:
-        again = pipeline.landing_root / f"{source.database}-again"
-        shutil.copytree(pipeline.landing(source), again)
+    deliver_again(pipeline)
     pipeline.run_batch(restart=True)
     assert_gold_equals_database(pipeline)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cdc_tools.cluster import free_port
+from workbench.realdb.postgres import open_session
 
 INSTALL_HINT = (
     "MariaDB's server binaries ({missing}) were not found on PATH or in /usr/sbin, /usr/bin. "
@@ -182,16 +183,8 @@ class MariaDbServer:
         return [line for line in done.stdout.splitlines() if line]
 
     def session(self, database: str | None = None) -> subprocess.Popen[str]:
-        """An interactive `mariadb` session (its stdin open): a transaction left open across
-        batches. Write statements, then `select 'ready';` and read that line to know they
-        ran; write `commit;` and close stdin to end it."""
-        return subprocess.Popen(
-            self._client_argv(database) + ["--unbuffered"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        """An interactive `mariadb` session (open_session)."""
+        return open_session(self._client_argv(database) + ["--unbuffered"])
 
     def __enter__(self) -> MariaDbServer:
         return self.start()

@@ -26,6 +26,20 @@ INSTALL_HINT = (
 )
 
 
+def open_session(argv: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """An interactive SQL client (its stdin open): a transaction left open across batches.
+    Write statements, then `select 'ready';` and read that line to know they ran; write
+    `commit;` and close stdin to end it."""
+    return subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
 class PostgresMissing(RuntimeError):
     """The PostgreSQL server binaries are not installed."""
 
@@ -166,20 +180,11 @@ class PostgresServer:
         return [line for line in done.stdout.splitlines() if line]
 
     def session(self, database: str | None = None) -> subprocess.Popen[str]:
-        """An interactive psql session (its stdin open): a transaction left open across
-        batches. Write statements, then `select 'ready';` and read that line to know they
-        ran; write `commit;` and close stdin to end it."""
+        """An interactive psql session (open_session)."""
         argv = [str(self.bin_dir / "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"]
         argv += ["-h", "127.0.0.1", "-p", str(self.port), "-U", self.user]
         argv += ["-d", database or self.database]
-        return subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PGTZ": "UTC"},
-        )
+        return open_session(argv, env={**os.environ, "PGTZ": "UTC"})
 
     def __enter__(self) -> PostgresServer:
         return self.start()

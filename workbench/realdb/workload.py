@@ -104,6 +104,16 @@ def _ids(ids: list[int]) -> str:
     return ", ".join(map(str, ids))
 
 
+def insert_events(rng: random.Random, before: int, count: int) -> str:
+    """An insert of `count` rows into the keyless table `events`, after `before` rows (their
+    `at_ms` follow: 1000 per row)."""
+    rows = []
+    for number in range(before + 1, before + count + 1):
+        kind = rng.choice(["click", "view", "buy"])
+        rows.append(f"('{kind}', {number * 1000}, {_text(rng.choice(NAMES))})")
+    return "insert into events values " + ", ".join(rows) + ";"
+
+
 @dataclass
 class Workload:
     """The statements of each batch, drawn from `seed`; `next_id` and the live ids are
@@ -206,12 +216,9 @@ class Workload:
         return "\n".join(statements)
 
     def _insert_events(self, count: int) -> str:
-        rows = []
-        for _ in range(count):
-            self.events += 1
-            kind = self.rng.choice(["click", "view", "buy"])
-            rows.append(f"('{kind}', {self.events * 1000}, {_text(self.rng.choice(NAMES))})")
-        return "insert into events values " + ", ".join(rows) + ";"
+        statement = insert_events(self.rng, self.events, count)
+        self.events += count
+        return statement
 
     def _first(self) -> list[str]:
         return [

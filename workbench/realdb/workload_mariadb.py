@@ -14,6 +14,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from workbench.realdb.workload import MOODS, NAMES, insert_events
+
 # The tables the workload writes (in the database of the source), and the capture's
 # watermark table: the capture stops at its row and does not land it.
 TABLES: tuple[str, ...] = ("customers", "notes", "events", "truncated")
@@ -60,18 +62,6 @@ create table truncated (id int primary key, label varchar(40));
 create table {WATERMARK_TABLE} (mark varchar(40) primary key);
 """
 
-NAMES = (
-    "Zoë",
-    "Łukasz",
-    "Ærøskøbing",
-    "北京",
-    "Ωmega",
-    "plain",
-    "O'Brien",
-    'say "hi"',
-    "tab\there",
-)
-MOODS = ("sad", "ok", "happy", "très content")
 TAGS = ("red", "green", "blue", "ünïcode")
 
 
@@ -168,12 +158,9 @@ class MariaDbWorkload:
         return "insert into notes values " + ", ".join(rows) + ";"
 
     def _insert_events(self, count: int) -> str:
-        rows = []
-        for _ in range(count):
-            self.events += 1
-            kind = self.rng.choice(["click", "view", "buy"])
-            rows.append(f"('{kind}', {self.events * 1000}, {_text(self.rng.choice(NAMES))})")
-        return "insert into events values " + ", ".join(rows) + ";"
+        statement = insert_events(self.rng, self.events, count)  # names without backslashes
+        self.events += count
+        return statement
 
     def batch(self, index: int) -> list[str]:
         """The transactions of batch `index` (each a script `begin; ...; commit;`)."""

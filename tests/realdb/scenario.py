@@ -1,0 +1,51 @@
+"""What the real-database modules share: their pipeline, built in the module's warehouse,
+and the checks every batch ends with."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from tests.conftest import DbtProject
+from workbench.realdb.mariadb import MariaDbServer
+from workbench.realdb.pipeline import BUILD_ARGS, RealPipeline, Source
+from workbench.realdb.postgres import PostgresServer
+
+
+def module_pipeline(
+    server: PostgresServer | MariaDbServer,
+    sources: Sequence[Source],
+    dbt_project: DbtProject,
+    state: Path,
+    vars: Mapping[str, object] | None = None,
+) -> RealPipeline:
+    """The pipeline of `sources` on `server`, landing in and building the module's project."""
+    return RealPipeline(
+        server,
+        sources,
+        dbt_project.landing,
+        state,
+        build=lambda: dbt_project.run(*BUILD_ARGS, vars=dict(vars or {})),
+        sql=dbt_project.sql,
+        schema_prefix=dbt_project.schema,
+    )
+
+
+def assert_gold_equals_database(pipeline: RealPipeline) -> None:
+    found = pipeline.differences()
+    assert not found, "\n".join(found[:40])
+
+
+def assert_snapshot_captured(pipeline: RealPipeline, table: str) -> None:
+    """Every source's `table` has rows in gold, and gold equals the database."""
+    for source in pipeline.sources:
+        assert pipeline.gold_rows(source, table), f"{source.database}: nothing captured"
+    assert_gold_equals_database(pipeline)
+
+
+def deliver_again(pipeline: RealPipeline) -> None:
+    """Every file landed so far delivered again under another folder (same names, lines)."""
+    for source in pipeline.sources:
+        again = pipeline.landing_root / f"{source.database}-again"
+        shutil.copytree(pipeline.landing(source), again)
