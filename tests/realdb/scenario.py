@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.conftest import DbtProject
 from workbench.realdb.mariadb import MariaDbServer
-from workbench.realdb.pipeline import BUILD_ARGS, RealPipeline, Source
+from workbench.realdb.pipeline import RealPipeline, Source
 from workbench.realdb.postgres import PostgresServer
 
 
@@ -20,15 +20,18 @@ def module_pipeline(
     state: Path,
     vars: Mapping[str, object] | None = None,
 ) -> RealPipeline:
-    """The pipeline of `sources` on `server`, landing in and building the module's project."""
+    """The pipeline of `sources` on `server`, landing in the module's folder and building a
+    copy of the consumer project (the typed models scaffolded from bronze are written there)."""
+    project = dbt_project.copy_project(state / "project")
     return RealPipeline(
         server,
         sources,
         dbt_project.landing,
         state,
-        build=lambda: dbt_project.run(*BUILD_ARGS, vars=dict(vars or {})),
+        build=lambda args: dbt_project.run(*args, vars=dict(vars or {}), project_dir=project),
         sql=dbt_project.sql,
         schema_prefix=dbt_project.schema,
+        project=project,
     )
 
 
@@ -49,3 +52,10 @@ def deliver_again(pipeline: RealPipeline) -> None:
     for source in pipeline.sources:
         again = pipeline.landing_root / f"{source.database}-again"
         shutil.copytree(pipeline.landing(source), again)
+
+
+def assert_typed_gold_scaffolded(pipeline: RealPipeline, spark: object) -> None:
+    """Typed models of every keyed table of the sources with schemas are scaffolded from
+    bronze; every later batch builds them and compares their gold with the database too."""
+    typed = pipeline.scaffold_typed_gold(spark)
+    assert {contract.table for contract in typed} == set(pipeline.db.table_keys)

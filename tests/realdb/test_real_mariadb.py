@@ -1,9 +1,10 @@
 """Real MariaDB captured by real Debezium (issue 61): gold equals `SELECT *` on the database.
 
 A throwaway MariaDB (`mariadb` fixture, row binlog with full images) runs a seeded workload
-(workbench.realdb.workload_mariadb) in two databases: `shop`, captured with the
-JsonConverter's schemas on and landed as Kafka Connect S3 sink files, and `shop_kcat`,
-schemas off and landed as `kcat -J` records (Kafka keys kept). The capture is Debezium's
+(workbench.realdb.workload_mariadb) in three databases: `shop`, captured with the
+JsonConverter's schemas on and landed as Kafka Connect S3 sink files; `shop_plain`, schemas
+off, sink files; and `shop_kcat`, schemas off, landed as `kcat -J` records (Kafka keys
+kept). The capture is Debezium's
 embedded engine (capture/) running Debezium's MariaDB connector (capture/mariadb/pom.xml),
 configured as a user configures it: a server id, the schema history in a file, schema-change
 events on, an initial snapshot then the binlog, TRUNCATE not skipped. No key is declared:
@@ -25,6 +26,7 @@ from tests.conftest import DbtProject
 from tests.realdb.scenario import (
     assert_gold_equals_database,
     assert_snapshot_captured,
+    assert_typed_gold_scaffolded,
     deliver_again,
     module_pipeline,
 )
@@ -34,7 +36,11 @@ from workbench.realdb.pipeline import RealPipeline, Source, landed_once
 pytestmark = pytest.mark.spark
 
 
-SOURCES = (Source("shop", True, "sink"), Source("shop_kcat", False, "kcat"))
+SOURCES = (
+    Source("shop", True, "sink"),
+    Source("shop_plain", False, "sink"),
+    Source("shop_kcat", False, "kcat"),
+)
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +54,14 @@ def pipeline(
     return module_pipeline(mariadb, SOURCES, dbt_project, tmp_path_factory.mktemp("realmaria"))
 
 
-def test_the_snapshot_gives_the_database(pipeline: RealPipeline) -> None:
-    """The initial snapshot (op r) of every table, both landing forms, equals the database."""
+def test_the_snapshot_gives_the_database(pipeline: RealPipeline, dbt_project: DbtProject) -> None:
+    """The initial snapshot (op r) of every table, each landing form, equals the database.
+    Then typed models of every keyed table of the source with schemas are scaffolded from
+    bronze (as `python -m cdc_tools.scaffold --from-bronze` writes them); every later batch
+    builds them and compares their gold with the database too."""
     pipeline.run_batch()
     assert_snapshot_captured(pipeline, "customers")
+    assert_typed_gold_scaffolded(pipeline, dbt_project.spark)
 
 
 def test_streamed_batches_give_the_database(pipeline: RealPipeline) -> None:

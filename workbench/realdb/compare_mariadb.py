@@ -187,4 +187,22 @@ def gold_value(column: Column, value: object) -> object:
     return value
 
 
-MARIADB = NormalForms(expected_value, gold_value)
+def typed_value(column: Column, value: object) -> object:
+    """A typed gold model's value (as Spark returns it) as captured_rows' schemas-on value."""
+    if value is None:
+        return None
+    kind = _kind(column)
+    if isinstance(value, dt.datetime):
+        if kind == "timestamp":
+            return value.replace(tzinfo=dt.timezone.utc).isoformat()  # session time zone UTC
+        return _datetime(column, value.isoformat(), schemas=True)
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(bytes(value)).decode()
+    if kind == "decimal":
+        return expected_value(column, value, schemas=True)
+    return value
+
+
+MARIADB = NormalForms(expected_value, gold_value, typed_value)
