@@ -12,6 +12,13 @@ from workbench.realdb.mariadb import MariaDbServer
 from workbench.realdb.pipeline import RealPipeline, Source
 from workbench.realdb.postgres import PostgresServer
 
+# each landing form: sink files with schemas on and off, kcat records (schemas off)
+SOURCES = (
+    Source("shop", True, "sink"),
+    Source("shop_plain", False, "sink"),
+    Source("shop_kcat", False, "kcat"),
+)
+
 
 def module_pipeline(
     server: PostgresServer | MariaDbServer,

@@ -24,6 +24,7 @@ import pytest
 
 from tests.conftest import DbtProject
 from tests.realdb.scenario import (
+    SOURCES,
     assert_gold_equals_database,
     assert_snapshot_captured,
     assert_typed_gold_scaffolded,
@@ -31,16 +32,9 @@ from tests.realdb.scenario import (
     module_pipeline,
 )
 from workbench.realdb.mariadb import MariaDbServer
-from workbench.realdb.pipeline import RealPipeline, Source, landed_once
+from workbench.realdb.pipeline import RealPipeline, landed_once
 
 pytestmark = pytest.mark.spark
-
-
-SOURCES = (
-    Source("shop", True, "sink"),
-    Source("shop_plain", False, "sink"),
-    Source("shop_kcat", False, "kcat"),
-)
 
 
 @pytest.fixture(scope="module")

@@ -22,23 +22,19 @@ import pytest
 
 from tests.conftest import DbtProject
 from tests.realdb.scenario import (
+    SOURCES,
     assert_gold_equals_database,
     assert_snapshot_captured,
     assert_typed_gold_scaffolded,
     deliver_again,
     module_pipeline,
 )
-from workbench.realdb.pipeline import RealPipeline, Source, declared_keys, landed_once
+from workbench.realdb.pipeline import RealPipeline, declared_keys, landed_once
 from workbench.realdb.postgres import PostgresServer
 
 pytestmark = pytest.mark.spark
 
 
-SOURCES = (
-    Source("shop", True, "sink"),
-    Source("shop_plain", False, "sink"),
-    Source("shop_kcat", False, "kcat"),
-)
 VARS = {"cdc_table_keys": declared_keys(SOURCES)}
 
 
