@@ -98,6 +98,12 @@ def spark_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
         Path(__file__).resolve().parents[1] / "profiles" / "log4j2.properties"
     )
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # the Kafka landing's jars (fetched by `make setup`) in the workers' sessions: the real
+    # chain (tests/realdb/test_real_kafka_chain.py) builds from a broker in-process
+    from cdc_tools.spark_jars import jars_dir
+
+    if any(jars_dir().glob("cdc-kafka-offsets-*.jar")):
+        os.environ.setdefault("CDC_SPARK_KAFKA", "true")
     return home
 
 
@@ -108,6 +114,21 @@ def spark(spark_home: Path) -> Iterator[object]:
     session = get_local_spark()
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """A KRaft Kafka broker for the module (tests/kafka_broker.py), stopped after it (also
+    when a test failed). Its jars missing skips, and fails under CI (`CI=true`)."""
+    from tests.kafka_broker import broker_jars_missing, kafka_broker
+
+    missing = broker_jars_missing()
+    if missing:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(missing)
+        pytest.skip(missing)
+    with kafka_broker(tmp_path_factory.mktemp("kafka")) as running:
+        yield running
 
 
 @dataclass

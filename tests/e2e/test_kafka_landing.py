@@ -13,16 +13,14 @@ process then checks gold and bronze on its session.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import process_env
-from tests.kafka_broker import Broker, broker_jars_missing, kafka_broker
+from tests.kafka_broker import Broker
 from workbench.oracle_check import COMPARED_MODELS
 from workbench.simulator import SimConfig, simulate
 
@@ -70,18 +68,6 @@ print("VERIFY " + json.dumps({"success": result.success, "differences": differen
                               "lineage": lineage, "bronze": bronze["n"],
                               "distinct": bronze["d"], "ids": bronze["ids"], "gaps": gaps}))
 """
-
-
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
-    """A KRaft broker for the module, stopped after it (also when a test failed)."""
-    missing = broker_jars_missing()
-    if missing:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(missing)
-        pytest.skip(missing)
-    with kafka_broker(tmp_path_factory.mktemp("kafka")) as running:
-        yield running
 
 
 def _produce(

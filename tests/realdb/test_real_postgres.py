@@ -16,14 +16,19 @@ landing folder may share.
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import DbtProject
-from workbench.realdb.pipeline import BUILD_ARGS, RealPipeline, Source, declared_keys
+from workbench.realdb.pipeline import (
+    BUILD_ARGS,
+    RealPipeline,
+    Source,
+    change_identity,
+    declared_keys,
+)
 from workbench.realdb.postgres import PostgresServer
 
 pytestmark = pytest.mark.spark
@@ -83,26 +88,11 @@ def test_a_capture_killed_mid_batch_and_restarted(pipeline: RealPipeline) -> Non
     landed = pipeline.run_batch(halt_after=3)
     for database, files in landed.items():
         changes = [
-            _change_identity(line) for path in files for line in Path(path).read_text().splitlines()
+            change_identity(line) for path in files for line in Path(path).read_text().splitlines()
         ]
         changes = [change for change in changes if change is not None]
         assert len(changes) > len(set(changes)), f"{database}: nothing landed twice in {files}"
     assert_gold_equals_database(pipeline)
-
-
-def _change_identity(line: str) -> str | None:
-    """A landed change as the database made it (op, source LSN, images), without the
-    capture's processing time: what a re-emission repeats. None for a tombstone."""
-    value = json.loads(line)
-    if isinstance(value, dict) and "topic" in value:  # a kcat record
-        value = None if value["payload"] is None else json.loads(value["payload"])
-    if value is None:
-        return None
-    payload = value.get("payload", value) if "schema" in value else value
-    source = payload.get("source") or {}
-    return json.dumps(
-        [payload.get("op"), source.get("lsn"), payload.get("before"), payload.get("after")]
-    )
 
 
 def test_a_restarted_database_and_files_landed_twice(pipeline: RealPipeline) -> None:

@@ -27,7 +27,8 @@ BUILD_ARGS: tuple[str, ...] = (
 @dataclass(frozen=True)
 class Source:
     """One captured database: JsonConverter schemas on or off, landed as Kafka Connect sink
-    files (`sink`: one value per line) or `kcat -J` records (`kcat`: keys kept)."""
+    files (`sink`: one value per line) or `kcat -J` records (`kcat`: keys kept), or produced
+    to a Kafka broker (`kafka`: nothing lands, bronze reads the topics)."""
 
     database: str
     schemas: bool
@@ -66,6 +67,22 @@ def declared_keys(sources: Sequence[Source]) -> dict[str, list[str]]:
     }
 
 
+def change_identity(line: str) -> str | None:
+    """A landed change as the database made it (op, source LSN, images), without the
+    capture's processing time: what a re-emission repeats. None for a tombstone. `line`: a
+    sink file's line, or a kcat record (also bronze's raw_line of a record read from Kafka)."""
+    value = json.loads(line)
+    if isinstance(value, dict) and "topic" in value:  # a kcat record
+        value = None if value["payload"] is None else json.loads(value["payload"])
+    if value is None:
+        return None
+    payload = value.get("payload", value) if "schema" in value else value
+    source = payload.get("source") or {}
+    return json.dumps(
+        [payload.get("op"), source.get("lsn"), payload.get("before"), payload.get("after")]
+    )
+
+
 class RealPipeline:
     """The workload, the capture and the builds of `sources`, one batch at a time."""
 
@@ -79,7 +96,9 @@ class RealPipeline:
         sql: Callable[[str], list[dict]],
         schema_prefix: str,
         seed: int = 61,
+        bootstrap_servers: str = "",
     ) -> None:
+        """`bootstrap_servers`: the broker the `kafka` sources' captures produce to."""
         self.pg = pg
         self.sources = tuple(sources)
         self.landing_root = landing
@@ -87,6 +106,7 @@ class RealPipeline:
         self.build = build
         self.query = sql
         self.schema_prefix = schema_prefix
+        self.bootstrap_servers = bootstrap_servers
         self.batches = 0
         self.workloads = {s.database: Workload(seed=seed) for s in self.sources}
         self.open_sessions: list = []
@@ -109,6 +129,7 @@ class RealPipeline:
             landing_format=source.landing_format,
             until=(f"public.{WATERMARK_TABLE}", mark),
             halt_after=halt_after,
+            bootstrap_servers=self.bootstrap_servers if source.landing_format == "kafka" else "",
         )
 
     def run_batch(
