@@ -72,8 +72,8 @@ def change_identity(line: str) -> str | None:
     capture's processing time: what a re-emission repeats. None for a tombstone. `line`: a
     sink file's line, or a kcat record (also bronze's raw_line of a record read from Kafka)."""
     value = json.loads(line)
-    if isinstance(value, dict) and "topic" in value:  # a kcat record
-        value = None if value["payload"] is None else json.loads(value["payload"])
+    if isinstance(value, dict) and "topic" in value:  # a kcat record (bronze's: no null fields)
+        value = None if value.get("payload") is None else json.loads(value["payload"])
     if value is None:
         return None
     payload = value.get("payload", value) if "schema" in value else value
