@@ -74,7 +74,9 @@ if result.success:
         simulated = simulate(config)
         differences += compare_database(spark, args["schema"] + "_gold", config.database,
                                         simulated.expected[args["batch"]], result=simulated,
-                                        batch=args["batch"]).differences
+                                        batch=args["batch"],
+                                        databases=[c["database"] for c in args["configs"]]
+                                        ).differences
 bronze = spark.sql(
     "select count(*) as n, count(distinct _kafka_topic, _kafka_partition, _kafka_offset) as d, "
     "count(distinct _message_id) as ids "
