@@ -8,9 +8,10 @@
 -- missing between the lowest and the highest offset bronze holds (a window over its
 -- distinct offsets, no message is parsed again); for a partition bronze read from the broker
 -- itself, also those before its lowest offset (a partition's log starts at offset 0: the
--- first ones were gone, retention or compaction, before bronze's first read of it). Debezium transactions: per transaction of
--- a transaction-consistent source (int_cdc__pending_transactions counts them), an END that
--- announced more events than were loaded. `_loaded_at` is when the gap became visible: the
+-- first ones were gone, retention or compaction, before bronze's first read of it).
+-- Debezium transactions: per transaction of a transaction-consistent source
+-- (int_cdc__pending_transactions counts them), an END that announced more events than were
+-- loaded. `_loaded_at` is when the gap became visible: the
 -- newest load of what borders it, so a build's data test sees the gaps its loads revealed.
 
 with
