@@ -98,12 +98,6 @@ def spark_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
         Path(__file__).resolve().parents[1] / "profiles" / "log4j2.properties"
     )
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    # the Kafka landing's jars (fetched by `make setup`) in the workers' sessions: the real
-    # chain (tests/realdb/test_real_kafka_chain.py) builds from a broker in-process
-    from cdc_tools.spark_jars import jars_dir
-
-    if any(jars_dir().glob("cdc-kafka-offsets-*.jar")):
-        os.environ.setdefault("CDC_SPARK_KAFKA", "true")
     return home
 
 

@@ -14,17 +14,19 @@ each table's current rows in `captured_rows` equal the database's (workbench/rea
 and bronze holds every offset the broker has, once.
 
 A build of its own: a real server, a broker and a capture (JVMs of their own) whose topics no
-other module's warehouse may read.
+other module's warehouse may read; its builds run in a process of its own
+(tests/session_process.py), whose session carries the Kafka jars.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import DbtProject
 from tests.kafka_broker import Broker
+from tests.session_process import session_process
 from workbench.realdb.pipeline import BUILD_ARGS, RealPipeline, Source, change_identity
 from workbench.realdb.postgres import PostgresServer
 from workbench.realdb.workload import TABLES
@@ -34,6 +36,7 @@ pytestmark = pytest.mark.spark
 SOURCE = Source("shop_kafka", True, "kafka")
 TOPIC_PREFIX = f"pg_{SOURCE.database}"  # the connector's topic.prefix (connector_config)
 PARTITIONS = 3
+SCHEMA = "t_real_kafka"
 
 
 def create_topics(broker: Broker) -> None:
@@ -93,24 +96,27 @@ def pipeline(
     postgres: PostgresServer,
     debezium_capture: None,
     broker: Broker,
-    dbt_project: DbtProject,
     tmp_path_factory: pytest.TempPathFactory,
-) -> RealPipeline:
+) -> Iterator[RealPipeline]:
     create_topics(broker)
     kafka_vars = {
         "cdc_kafka_bootstrap_servers": broker.bootstrap_servers,
         "cdc_kafka_topic_pattern": rf"{TOPIC_PREFIX}\..*",
     }
-    return RealPipeline(
-        postgres,
-        (SOURCE,),
-        dbt_project.landing,
-        tmp_path_factory.mktemp("realkafka"),
-        build=lambda: dbt_project.run(*BUILD_ARGS, vars=kafka_vars),
-        sql=dbt_project.sql,
-        schema_prefix=dbt_project.schema,
-        bootstrap_servers=broker.bootstrap_servers,
-    )
+    base = tmp_path_factory.mktemp("realkafka")
+    landing = base / "landing"
+    landing.mkdir()
+    with session_process(base, SCHEMA, landing, CDC_SPARK_KAFKA="true") as session:
+        yield RealPipeline(
+            postgres,
+            (SOURCE,),
+            landing,
+            base / "capture",
+            build=lambda: session.run(*BUILD_ARGS, vars=kafka_vars),
+            sql=session.sql,
+            schema_prefix=SCHEMA,
+            bootstrap_servers=broker.bootstrap_servers,
+        )
 
 
 def test_the_snapshot_through_kafka_gives_the_database(
