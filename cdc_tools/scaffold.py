@@ -567,7 +567,9 @@ _SEMANTIC_TYPES: dict[str, tuple[str, str | None]] = {
     "org.apache.kafka.connect.data.Time": ("string", "org.apache.kafka.connect.data.Time"),
     "io.debezium.time.MicroTime": ("string", "io.debezium.time.MicroTime"),
     "io.debezium.time.NanoTime": ("string", "io.debezium.time.NanoTime"),
-    "io.debezium.data.VariableScaleDecimal": ("decimal(38,10)", None),
+    # an unconstrained numeric (PostgreSQL numeric, Oracle NUMBER) can exceed every Spark
+    # decimal: its exact text; declare decimal(p,s) in the contract when its values are bounded
+    "io.debezium.data.VariableScaleDecimal": ("string", "io.debezium.data.VariableScaleDecimal"),
     "io.debezium.data.Xml": ("string", None),
 }
 _PLAIN_TYPES: dict[str, str] = {

@@ -16,18 +16,14 @@
     -#}
     {%- set whole = "(not " ~ is_string ~ " and " ~ lexeme ~ " rlike '^-?[0-9]+$')" -%}
     {%- set integer = "try_cast(" ~ lexeme ~ " as bigint)" -%}
-    {%- set vsd = "from_json(" ~ lexeme ~ ", 'struct<scale: int, value: string>')" -%}
     case {{ column_type }}.name
         when 'org.apache.kafka.connect.data.Decimal' then case when {{ is_string }} then
             {{ cdc_lakehouse._cdc_decimal_text(
                 cdc_lakehouse._cdc_decode_unscaled("try_to_binary(" ~ lexeme ~ ", 'base64')"),
                 "coalesce(try_cast(" ~ column_type ~ ".scale as int), 0)"
             ) }} end
-        when 'io.debezium.data.VariableScaleDecimal' then case when not {{ is_string }} and startswith({{ lexeme }}, '{') then
-            transform(array({{ vsd }}), variable_scale -> {{ cdc_lakehouse._cdc_decimal_text(
-                cdc_lakehouse._cdc_decode_unscaled("try_to_binary(variable_scale.value, 'base64')"),
-                "variable_scale.scale"
-            ) }})[0] end
+        when 'io.debezium.data.VariableScaleDecimal' then case when not {{ is_string }} then
+            {{ cdc_lakehouse._cdc_variable_scale_decimal_text(lexeme) }} end
         when 'io.debezium.time.Date' then case when {{ whole }} then
             cast(date_from_unix_date(try_cast({{ lexeme }} as int)) as string) end
         when 'org.apache.kafka.connect.data.Date' then case when {{ whole }} then

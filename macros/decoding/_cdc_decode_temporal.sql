@@ -48,14 +48,19 @@
 
 {% macro _cdc_decode_string(raw, semantic) %}
     {#-
-        string from the text sent, times of day decoded to text.
+        string from the text sent, times of day and variable-scale decimals decoded to text.
         string columns: the text as sent, except times of day, which arrive as numbers
         (io.debezium.time.Time and org.apache.kafka.connect.data.Time: ms since midnight;
         io.debezium.time.MicroTime: µs; io.debezium.time.NanoTime: ns) and become
         '[-]HH:mm:ss.ffffff' text (Spark has no time-of-day type; a MySQL TIME may be
-        negative or past 24 hours).
+        negative or past 24 hours), and io.debezium.data.VariableScaleDecimal, which
+        arrives as {"scale", "value"} and becomes its exact decimal text (an unconstrained
+        numeric can exceed every Spark decimal).
     -#}
     case
+        when coalesce({{ semantic }} = 'io.debezium.data.VariableScaleDecimal', false)
+            and startswith({{ raw }}, '{') then
+            {{ cdc_lakehouse._cdc_variable_scale_decimal_text(raw) }}
         -- the type test first: for most string columns it is false, and the pattern is
         -- not evaluated
         when coalesce({{ semantic }} in (

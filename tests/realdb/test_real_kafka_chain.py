@@ -27,7 +27,7 @@ import pytest
 
 from tests.kafka_broker import Broker
 from tests.session_process import session_process
-from workbench.realdb.pipeline import BUILD_ARGS, RealPipeline, Source, change_identity
+from workbench.realdb.pipeline import RealPipeline, Source, change_identity
 from workbench.realdb.postgres import PostgresServer
 from workbench.realdb.workload import TABLES
 
@@ -112,7 +112,7 @@ def pipeline(
             (SOURCE,),
             landing,
             base / "capture",
-            build=lambda: session.run(*BUILD_ARGS, vars=kafka_vars),
+            build=lambda args: session.run(*args, vars=kafka_vars),
             sql=session.sql,
             schema_prefix=SCHEMA,
             bootstrap_servers=broker.bootstrap_servers,

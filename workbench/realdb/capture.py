@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,9 @@ MAVEN_HINT = (
     "Install it with: sudo apt-get install -y maven (Debian/Ubuntu) or brew install maven "
     "(macOS), then run make setup again."
 )
+
+
+_BUILDING = threading.Lock()  # captures run in threads (RealPipeline): one Maven build
 
 
 class CaptureUnavailable(RuntimeError):
@@ -42,6 +46,11 @@ def _sources_newer_than_build() -> bool:
 
 def build(quiet: bool = True) -> Path:
     """Compile capture/ when its sources changed; the classpath's folder (capture/target)."""
+    with _BUILDING:
+        return _build(quiet)
+
+
+def _build(quiet: bool) -> Path:
     if not _sources_newer_than_build():
         return TARGET
     mvn = shutil.which("mvn")

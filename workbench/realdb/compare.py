@@ -24,6 +24,14 @@ database's own value (never from what the capture wrote):
 holds its value: PostgreSQL's `2.50` arrives as `2.5` (scale 1). The value is the same; the
 display scale PostgreSQL keeps is not carried.
 
+A typed gold model scaffolded from bronze (`python -m cdc_tools.scaffold --from-bronze`, from a
+source with schemas) holds each value in the contract type the scaffolder chose, and
+`typed_value` brings it to the schemas-on form above: numeric(p,s) decimal(p,s); unconstrained
+numeric a string of its exact text; real and double precision double; bytea a string of the
+base64 text; date date; time a string; timestamp a timestamp (its wall clock), timestamptz a
+timestamp (the instant, read in the session's UTC); interval bigint (µs); json, jsonb, uuid and
+enum strings.
+
 A column the table gained after a row's last change is absent from that row's image and reads
 as null (the added column is null in the database too); a column the table dropped after a
 row's last change is still in its image and is not compared.
@@ -145,6 +153,24 @@ def expected_value(column: Column, value: object, schemas: bool) -> object:
         return _instant(str(value))
     if kind in ("json", "jsonb"):
         return json.loads(json.dumps(value, default=str), parse_float=Decimal)
+    return value
+
+
+def typed_value(column: Column, value: object) -> object:
+    """A typed gold model's value (as Spark returns it) in the normal form of the schemas-on
+    column (module docstring, "typed gold")."""
+    if value is None:
+        return None
+    if isinstance(value, dt.datetime):
+        if column.data_type == "timestamp with time zone":
+            return value.replace(tzinfo=dt.timezone.utc).isoformat()  # session time zone UTC
+        return value.isoformat(timespec="microseconds")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(bytes(value)).decode()
+    if column.data_type == "numeric":
+        return expected_value(column, value, schemas=True)
     return value
 
 

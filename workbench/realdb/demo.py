@@ -21,7 +21,7 @@ from cdc_tools.local_spark import REPO_ROOT, get_local_spark
 from workbench.consumer import CONSUMER_DIR, link_package
 from workbench.progress import Progress
 from workbench.realdb.capture import CaptureUnavailable, build
-from workbench.realdb.pipeline import BUILD_ARGS, RealPipeline, Source, declared_keys
+from workbench.realdb.pipeline import RealPipeline, Source, declared_keys
 from workbench.realdb.postgres import PostgresMissing, PostgresServer, find_bin_dir
 
 SOURCES = (Source("shop", True, "sink"),)
@@ -53,8 +53,8 @@ def main() -> int:
             SOURCES,
             landing,
             Path(state),
-            build=lambda: run_dbt(
-                BUILD_ARGS,
+            build=lambda args: run_dbt(
+                args,
                 vars={"cdc_table_keys": declared_keys(SOURCES)},
                 project_dir=CONSUMER_DIR,
             ),

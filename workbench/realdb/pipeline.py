@@ -8,20 +8,35 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
 
+from cdc_tools.scaffold import (
+    TableContract,
+    contract_from_bronze,
+    dbt_name,
+    resolve_model_name,
+    write_table,
+)
 from workbench.realdb.capture import CaptureRun, run_capture, write_config
-from workbench.realdb.compare import database_rows, differences
+from workbench.realdb.compare import database_rows, differences, typed_value
 from workbench.realdb.postgres import PostgresServer
 from workbench.realdb.workload import TABLE_KEYS, TABLES, WATERMARK_TABLE, Workload
 
-# what a batch's `dbt build` selects: captured_rows, the quarantine and what feeds them, and
-# only the data tests of those models
-BUILD_ARGS: tuple[str, ...] = (
-    "build", "--select", "+captured_rows", "+cdc_quarantine", "--indirect-selection", "cautious",
-)  # fmt: skip
+# what a batch's `dbt build` selects: captured_rows, the quarantine and what feeds them (and
+# the typed gold models scaffolded), and only the data tests of those models
+BUILD_SELECT: tuple[str, ...] = ("+captured_rows", "+cdc_quarantine")
+
+
+def build_args(*models: str) -> tuple[str, ...]:
+    """The arguments of a batch's `dbt build`, also selecting `models` and what feeds them."""
+    selected = (*BUILD_SELECT, *(f"+{model}" for model in models))
+    return ("build", "--select", *selected, "--indirect-selection", "cautious")
+
+
+BUILD_ARGS = build_args()
 
 
 @dataclass(frozen=True)
@@ -45,7 +60,7 @@ def connector_config(pg: PostgresServer, source: Source) -> dict[str, object]:
         "database.user": pg.user,
         "database.password": pg.password,
         "database.dbname": source.database,
-        "topic.prefix": f"pg_{source.database}",
+        "topic.prefix": f"pg_{source.database}",  # also the typed models' system
         "plugin.name": "pgoutput",
         "slot.name": f"cdc_{source.database}",
         "publication.name": f"cdc_{source.database}",
@@ -92,10 +107,11 @@ class RealPipeline:
         sources: Sequence[Source],
         landing: Path,
         state: Path,
-        build: Callable[[], None],
+        build: Callable[[Sequence[str]], None],
         sql: Callable[[str], list[dict]],
         schema_prefix: str,
         seed: int = 61,
+        project: Path | None = None,
         bootstrap_servers: str = "",
     ) -> None:
         """`bootstrap_servers`: the broker the `kafka` sources' captures produce to."""
@@ -106,10 +122,13 @@ class RealPipeline:
         self.build = build
         self.query = sql
         self.schema_prefix = schema_prefix
+        self.project = project  # the dbt project `build` builds, for the typed models
         self.bootstrap_servers = bootstrap_servers
         self.batches = 0
         self.workloads = {s.database: Workload(seed=seed) for s in self.sources}
         self.open_sessions: list = []
+        # typed gold models scaffolded from bronze: (source, table) -> contract
+        self.typed: dict[tuple[Source, str], TableContract] = {}
         existing = set(pg.sql("select datname from pg_database", database="postgres"))
         for source in self.sources:
             if source.database not in existing:
@@ -163,23 +182,57 @@ class RealPipeline:
             self.pg.sql(Workload.watermark(mark), database=source.database)
         if restart:
             self.pg.restart()
-        landed: dict[str, list[Path]] = {}
-        for source in self.sources:
-            before = set(self.landing(source).rglob("*.json*"))
-            if halt_after is not None:
-                halted = self.capture(source, mark, halt_after=halt_after)
-                if halted.returncode != 137:
-                    raise RuntimeError(
-                        f"the halted capture ended otherwise:\n{halted.output[-3000:]}"
-                    )
-            done = self.capture(source, mark)
-            if done.returncode != 0:
-                raise RuntimeError(f"the capture failed:\n{done.output[-3000:]}")
-            after = set(self.landing(source).rglob("*.json*"))
-            landed[source.database] = sorted(after - before)
-        self.build()
+        # one capture per source, all at once (each a JVM that mostly waits on its database)
+        with ThreadPoolExecutor(len(self.sources)) as pool:
+            files = list(pool.map(lambda s: self._capture_batch(s, mark, halt_after), self.sources))
+        self.build(self.build_args())
         self.batches += 1
-        return landed
+        return {source.database: paths for source, paths in zip(self.sources, files, strict=True)}
+
+    def _capture_batch(self, source: Source, mark: str, halt_after: int | None) -> list[Path]:
+        """The batch captured from `source` (first halted after `halt_after` records, then
+        restarted, when given): the files it landed."""
+        before = set(self.landing(source).rglob("*.json*"))
+        if halt_after is not None:
+            halted = self.capture(source, mark, halt_after=halt_after)
+            if halted.returncode != 137:
+                raise RuntimeError(f"the halted capture ended otherwise:\n{halted.output[-3000:]}")
+        done = self.capture(source, mark)
+        if done.returncode != 0:
+            raise RuntimeError(f"the capture failed:\n{done.output[-3000:]}")
+        return sorted(set(self.landing(source).rglob("*.json*")) - before)
+
+    def build_args(self) -> tuple[str, ...]:
+        """BUILD_ARGS and the typed gold models scaffolded so far."""
+        return build_args(*(contract.gold_model for contract in self.typed.values()))
+
+    def scaffold_typed_gold(self, spark: object) -> list[TableContract]:
+        """Typed silver and gold models of every keyed table of the sources landed with
+        schemas, written into `project` as a user writes them (`python -m cdc_tools.scaffold
+        --from-bronze TABLE --system SOURCE --database SOURCE --key ...`): the types come
+        from the newest message's schema. The next batch's build builds them."""
+        if self.project is None:
+            raise ValueError("typed models need the pipeline's project (RealPipeline(project=))")
+        project = self.project
+        written = []
+        for source in self.sources:
+            if not source.schemas:
+                continue
+            for table, key in TABLE_KEYS.items():
+                system = dbt_name(f"pg_{source.database}")  # the connector's topic prefix
+                contract = contract_from_bronze(
+                    spark,
+                    table,
+                    system,
+                    schema_prefix=self.schema_prefix,
+                    database=source.database,
+                    key=key,
+                )
+                contract = resolve_model_name(replace(contract, gold_prefix=f"{system}_"), project)
+                write_table(contract, project)
+                self.typed[(source, table)] = contract
+                written.append(contract)
+        return written
 
     def gold_rows(self, source: Source, table: str) -> list[dict]:
         rows = self.query(
@@ -200,9 +253,32 @@ class RealPipeline:
                     f"{source.database}.{table}: {d}"
                     for d in differences(cols, database, gold, source.schemas)
                 ]
+        found += self.typed_differences()
         quarantined = self.query(
             f"select reason_code, _source_file, raw_line "
             f"from {self.schema_prefix}_silver.cdc_quarantine limit 20"
         )
         found += [f"quarantined: {row}" for row in quarantined]
+        return found
+
+    def typed_differences(self) -> list[str]:
+        """Every difference between a typed gold model and the database, on the columns
+        both have (a column added after the scaffold is not in the contract; one dropped
+        since is not in the database), in the normal form of compare.typed_value."""
+        found: list[str] = []
+        for (source, table), contract in self.typed.items():
+            cols, database = database_rows(self.pg, table, database=source.database)
+            gold_names = {c.name: c.gold_name or c.name for c in contract.columns}
+            shared = [c for c in cols if c.name in gold_names]
+            select = ", ".join(f"`{gold_names[c.name]}`" for c in shared)
+            rows = self.query(
+                f"select {select} from {self.schema_prefix}_gold.{contract.gold_model}"
+            )
+            typed = [
+                {c.name: typed_value(c, row[gold_names[c.name]]) for c in shared} for row in rows
+            ]
+            found += [
+                f"{contract.gold_model}: {d}"
+                for d in differences(shared, database, typed, schemas=True)
+            ]
         return found
