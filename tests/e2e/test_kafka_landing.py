@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -113,10 +114,19 @@ def _produce(
     producer = Producer(
         {"bootstrap.servers": broker.bootstrap_servers, "partitioner": "murmur2_random"}
     )
+    failed: list[str] = []
+
+    def delivered(error: object, _message: object) -> None:
+        if error is not None:
+            failed.append(str(error))
+
     for topic, key, value in messages:
-        producer.produce(topic, key=key, value=value, headers=headers, partition=partition)
+        producer.produce(
+            topic, key=key, value=value, headers=headers, partition=partition, on_delivery=delivered
+        )
         producer.poll(0)
     assert producer.flush(60) == 0
+    assert not failed, failed[:5]
 
 
 def _admin(broker: Broker):  # type: ignore[no-untyped-def]
@@ -223,11 +233,14 @@ def test_bronze_reads_kafka_partitions_rounds_and_retention_gaps(
     # removes 5-9 before bronze reads them; the probe topic gains a partition, of whose six
     # records (0-5) retention removes 0-3 before bronze ever read it
     customers = next(t for t in topics if t.lower().endswith("customers"))
-    grown = [NewPartitions(customers, 5), NewPartitions(RETENTION_TOPIC, 2)]
-    for future in admin.create_partitions(grown).values():
+    grown = {customers: 5, RETENTION_TOPIC: 2}
+    for future in admin.create_partitions([NewPartitions(t, n) for t, n in grown.items()]).values():
         future.result()
+    while any(len(admin.list_topics(t).topics[t].partitions) < n for t, n in grown.items()):
+        time.sleep(0.2)  # until the metadata the producers read has the new partitions
     _produce(broker, [(m.topic, m.key, m.value) for m in result.batches[1]])
-    _produce(broker, [(RETENTION_TOPIC, None, json.dumps({"probe": n})) for n in range(5, 15)])
+    probes = [(RETENTION_TOPIC, None, json.dumps({"probe": n})) for n in range(5, 15)]
+    _produce(broker, probes, partition=0)
     fresh = [(RETENTION_TOPIC, None, json.dumps({"fresh": n})) for n in range(6)]
     _produce(broker, fresh, partition=1)
     removed = [TopicPartition(RETENTION_TOPIC, 0, 10), TopicPartition(RETENTION_TOPIC, 1, 4)]
