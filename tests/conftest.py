@@ -110,6 +110,21 @@ def spark(spark_home: Path) -> Iterator[object]:
     session.stop()
 
 
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """A KRaft Kafka broker for the module (tests/kafka_broker.py), stopped after it (also
+    when a test failed). Its jars missing skips, and fails under CI (`CI=true`)."""
+    from tests.kafka_broker import broker_jars_missing, kafka_broker
+
+    missing = broker_jars_missing()
+    if missing:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(missing)
+        pytest.skip(missing)
+    with kafka_broker(tmp_path_factory.mktemp("kafka")) as running:
+        yield running
+
+
 @dataclass
 class DbtProject:
     """dbt bound to one schema prefix and one landing folder, sharing the Spark session."""

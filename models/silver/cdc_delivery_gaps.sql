@@ -6,9 +6,12 @@
 
 -- What did not arrive. Kafka offsets: per topic and partition, every range of offsets
 -- missing between the lowest and the highest offset bronze holds (a window over its
--- distinct offsets, no message is parsed again). Debezium transactions: per transaction of
--- a transaction-consistent source (int_cdc__pending_transactions counts them), an END that
--- announced more events than were loaded. `_loaded_at` is when the gap became visible: the
+-- distinct offsets, no message is parsed again); for a partition bronze read from the broker
+-- itself, also those before its lowest offset (a partition's log starts at offset 0: the
+-- first ones were gone, retention or compaction, before bronze's first read of it).
+-- Debezium transactions: per transaction of a transaction-consistent source
+-- (int_cdc__pending_transactions counts them), an END that announced more events than were
+-- loaded. `_loaded_at` is when the gap became visible: the
 -- newest load of what borders it, so a build's data test sees the gaps its loads revealed.
 
 with
@@ -21,7 +24,8 @@ loaded_offsets as (
         _kafka_partition,
         _kafka_offset,
         min(_loaded_at) as first_loaded_at,
-        min_by(_source_file, _loaded_at) as source_file
+        min_by(_source_file, _loaded_at) as source_file,
+        max(_record_format = 'kafka') as is_kafka_read
     from {{ ref('bronze_cdc_messages') }}
     where _kafka_offset is not null
         and _kafka_topic is not null
@@ -38,7 +42,11 @@ neighbours as (
         _kafka_offset,
         first_loaded_at,
         source_file,
-        lag(_kafka_offset) over partition_offsets as previous_offset,
+        -- the lowest offset read from the broker follows offset -1: the log's start
+        coalesce(
+            lag(_kafka_offset) over partition_offsets,
+            case when is_kafka_read then -1 end
+        ) as previous_offset,
         lag(first_loaded_at) over partition_offsets as previous_loaded_at,
         lag(source_file) over partition_offsets as previous_source_file
     from loaded_offsets

@@ -1,4 +1,5 @@
-"""The real capture: Debezium's embedded engine (capture/, Java 17) writing landing files.
+"""The real capture: Debezium's embedded engine (capture/, Java 17) writing landing files,
+or producing to a Kafka broker as a Kafka Connect worker does (`landing_format="kafka"`).
 
 `python -m workbench.realdb.capture --build` (run by `make setup`) compiles capture/ with
 Maven into capture/target/ (classes, and every pinned dependency in target/lib), and copies
@@ -106,6 +107,7 @@ def run_capture(
     landing_format: str = "sink",
     until: tuple[str, str] | None = None,
     halt_after: int | None = None,
+    bootstrap_servers: str = "",
     idle_seconds: int = 5,
     timeout_seconds: int = 300,
     extra_java_options: Sequence[str] = (),
@@ -113,7 +115,8 @@ def run_capture(
 ) -> CaptureRun:
     """Run the capture until it has landed everything committed so far (`until`: a row of
     the watermark table `schema.table` whose first column is the given value), or until
-    `halt_after` records landed (the JVM ends at once: a kill mid-batch). `lib`: the
+    `halt_after` records landed (the JVM ends at once: a kill mid-batch). `landing_format`
+    "kafka" lands nothing: it produces to the broker at `bootstrap_servers`. `lib`: the
     connector's classpath folder (LIBS)."""
     build()
     java = shutil.which("java") or "java"
@@ -127,6 +130,8 @@ def run_capture(
         argv += [f"--until-table={until[0]}", f"--until-value={until[1]}"]
     if halt_after is not None:
         argv += [f"--halt-after={halt_after}"]
+    if bootstrap_servers:
+        argv += [f"--bootstrap-servers={bootstrap_servers}"]
     done = subprocess.run(
         argv, capture_output=True, text=True, check=False, timeout=timeout_seconds + 60
     )

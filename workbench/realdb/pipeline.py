@@ -44,7 +44,8 @@ BUILD_ARGS = build_args()
 @dataclass(frozen=True)
 class Source:
     """One captured database: JsonConverter schemas on or off, landed as Kafka Connect sink
-    files (`sink`: one value per line) or `kcat -J` records (`kcat`: keys kept)."""
+    files (`sink`: one value per line) or `kcat -J` records (`kcat`: keys kept), or produced
+    to a Kafka broker (`kafka`: nothing lands, bronze reads the topics)."""
 
     database: str
     schemas: bool
@@ -67,6 +68,21 @@ def declared_keys(
     }
 
 
+def change_identity(line: str) -> str | None:
+    """A landed change as the database made it (op, source position, images), without the
+    capture's processing time: what a re-emission repeats. None for a tombstone. `line`: a
+    sink file's line, or a kcat record (also bronze's raw_line of a record read from Kafka)."""
+    value = json.loads(line)
+    if isinstance(value, dict) and "topic" in value:  # a kcat record (bronze's: no null fields)
+        value = None if value.get("payload") is None else json.loads(value["payload"])
+    if value is None:
+        return None
+    payload = value.get("payload", value) if "schema" in value else value
+    source = payload.get("source") or {}
+    position = [source.get(name) for name in ("lsn", "file", "pos", "row")]  # PostgreSQL, binlog
+    return json.dumps([payload.get("op"), position, payload.get("before"), payload.get("after")])
+
+
 class RealPipeline:
     """The workload, the capture and the builds of `sources`, one batch at a time."""
 
@@ -81,7 +97,9 @@ class RealPipeline:
         schema_prefix: str,
         seed: int = 61,
         project: Path | None = None,
+        bootstrap_servers: str = "",
     ) -> None:
+        """`bootstrap_servers`: the broker the `kafka` sources' captures produce to."""
         self.pg = pg  # the server: sql(), session(), restart()
         self.db = databases.real_database(pg)
         self.sources = tuple(sources)
@@ -91,6 +109,7 @@ class RealPipeline:
         self.query = sql
         self.schema_prefix = schema_prefix
         self.project = project  # the dbt project `build` builds, for the typed models
+        self.bootstrap_servers = bootstrap_servers
         self.batches = 0
         self.workloads = {s.database: self.db.workload(seed) for s in self.sources}
         self.open_sessions: list = []
@@ -114,6 +133,7 @@ class RealPipeline:
             landing_format=source.landing_format,
             until=(self.db.watermark_table(source), mark),
             halt_after=halt_after,
+            bootstrap_servers=self.bootstrap_servers if source.landing_format == "kafka" else "",
             lib=self.db.lib,
         )
 
@@ -251,20 +271,6 @@ class RealPipeline:
                 for d in differences(shared, database, typed, True, self.db.forms)
             ]
         return found
-
-
-def change_identity(line: str) -> str | None:
-    """A landed change as the database made it (op, source position, images), without the
-    capture's processing time: what a re-emission repeats. None for a tombstone."""
-    value = json.loads(line)
-    if isinstance(value, dict) and "topic" in value:  # a kcat record
-        value = None if value["payload"] is None else json.loads(value["payload"])
-    if value is None:
-        return None
-    payload = value.get("payload", value) if "schema" in value else value
-    source = payload.get("source") or {}
-    position = [source.get(name) for name in ("lsn", "file", "pos", "row")]
-    return json.dumps([payload.get("op"), position, payload.get("before"), payload.get("after")])
 
 
 def landed_once(landed: dict[str, list[Path]]) -> list[str]:

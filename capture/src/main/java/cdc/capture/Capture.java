@@ -12,6 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -22,10 +24,18 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.storage.SimpleHeaderConverter;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -48,17 +58,25 @@ import io.debezium.embedded.Connect;
  *       offset>.json}, one JsonConverter value per line (a tombstone is the line {@code null}),
  *       as the Kafka Connect S3 sink writes them;
  *   <li>{@code --format=kcat}: {@code <out>/kcat/<topic>-<start offset>.jsonl}, one {@code kcat -J}
- *       record per line, keeping the Kafka key.
+ *       record per line, keeping the Kafka key;
+ *   <li>{@code --format=kafka --bootstrap-servers=host:port,...}: nothing lands; each record is
+ *       produced to a Kafka broker as a Kafka Connect worker's source task produces it: key and
+ *       value by the JsonConverter, headers by the SimpleHeaderConverter, the record's topic
+ *       (which must exist: the broker creates none), no partition (the producer's default
+ *       partitioner hashes the key, murmur2, as a worker's producer does), the record's
+ *       timestamp, acks=all. The batch is flushed before the engine commits its offsets.
  * </ul>
  *
- * Kafka offsets continue from the files already in {@code <out>} (the landing folder is the
- * topic's log): what a restart emits again lands again at new offsets, as it would in Kafka.
+ * In the file formats, Kafka offsets continue from the files already in {@code <out>} (the
+ * landing folder is the topic's log): what a restart emits again lands again at new offsets,
+ * as it would in Kafka (where it does).
  *
  * <p>It stops when it has captured what was committed before it was asked to stop: with {@code
  * --until-table=schema.table --until-value=V} when a row of that table (the capture's watermark,
  * not landed) whose first column is V arrived and the snapshot is over; otherwise after {@code
  * --idle-seconds} without a record, outside a snapshot, once the connector's task started. {@code --halt-after=N} ends the JVM at
- * once (no shutdown hook, no offset commit) after N records landed: a kill mid-batch.
+ * once (no shutdown hook, no offset commit) after N records landed (or were produced and
+ * acknowledged): a kill mid-batch.
  */
 public final class Capture {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -73,6 +91,8 @@ public final class Capture {
     private final long haltAfter;
     private final JsonConverter keys = new JsonConverter();
     private final JsonConverter values = new JsonConverter();
+    private final SimpleHeaderConverter headers = new SimpleHeaderConverter();
+    private final KafkaProducer<byte[], byte[]> producer;
     private final Map<String, Long> nextOffset = new HashMap<>();
     private final AtomicLong landed = new AtomicLong();
     private final AtomicLong lastRecordAt = new AtomicLong(System.nanoTime());
@@ -93,9 +113,23 @@ public final class Capture {
         boolean schemas = Boolean.parseBoolean(options.getOrDefault("schemas", "true"));
         keys.configure(Map.of("schemas.enable", String.valueOf(schemas)), true);
         values.configure(Map.of("schemas.enable", String.valueOf(schemas)), false);
+        headers.configure(Map.of());
         Files.createDirectories(out);
         Files.createDirectories(stateDir);
+        producer = "kafka".equals(options.get("format")) ? producer(require(options, "bootstrap-servers")) : null;
         readLandedOffsets();
+    }
+
+    /** A producer configured as a Kafka Connect worker's (acks=all, idempotent, bytes in). */
+    private static KafkaProducer<byte[], byte[]> producer(String bootstrapServers) {
+        Map<String, Object> config = new HashMap<>();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "60000");
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        return new KafkaProducer<>(config);
     }
 
     private static String require(Map<String, String> options, String name) {
@@ -214,6 +248,44 @@ public final class Capture {
         }
     }
 
+    /** The record as a Kafka Connect worker produces it (WorkerSourceTask's conversion). */
+    private ProducerRecord<byte[], byte[]> producerRecord(SourceRecord record) {
+        RecordHeaders converted = new RecordHeaders();
+        for (Header header : record.headers()) {
+            converted.add(header.key(),
+                    headers.fromConnectHeader(record.topic(), header.key(), header.schema(), header.value()));
+        }
+        byte[] key = keys.fromConnectData(record.topic(), converted, record.keySchema(), record.key());
+        byte[] value = values.fromConnectData(record.topic(), converted, record.valueSchema(), record.value());
+        return new ProducerRecord<>(
+                record.topic(), record.kafkaPartition(), record.timestamp(), key, value, converted);
+    }
+
+    /** Produces a batch's records in order and waits until the broker acknowledged them all. */
+    private void produce(List<SourceRecord> records) {
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        for (SourceRecord record : records) {
+            sent.add(producer.send(producerRecord(record)));
+            long total = landed.incrementAndGet();
+            if (haltAfter >= 0 && total >= haltAfter) {
+                producer.flush();
+                System.err.println("capture: halting after " + landed.get() + " produced records");
+                Runtime.getRuntime().halt(137);
+            }
+        }
+        producer.flush();
+        try {
+            for (Future<RecordMetadata> future : sent) {
+                future.get();
+            }
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("capture: the broker refused a record", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("capture: interrupted while producing", e);
+        }
+    }
+
     private void handleBatch(
             List<ChangeEvent<SourceRecord, SourceRecord>> batch,
             DebeziumEngine.RecordCommitter<ChangeEvent<SourceRecord, SourceRecord>> committer)
@@ -221,13 +293,19 @@ public final class Capture {
         lastRecordAt.set(System.nanoTime());
         // one file per topic per batch, in the batch's order within each topic
         Map<String, List<SourceRecord>> byTopic = new LinkedHashMap<>();
+        List<SourceRecord> ordered = new ArrayList<>();
         for (ChangeEvent<SourceRecord, SourceRecord> event : batch) {
             // the Connect format: the event's key and value are both the SourceRecord
             SourceRecord record = event.value();
             observe(record);
             if (!isWatermark(record)) {
                 byTopic.computeIfAbsent(record.topic(), t -> new ArrayList<>()).add(record);
+                ordered.add(record);
             }
+        }
+        if (producer != null) {
+            produce(ordered);
+            byTopic.clear();
         }
         try {
             for (Map.Entry<String, List<SourceRecord>> entry : byTopic.entrySet()) {
@@ -315,6 +393,9 @@ public final class Capture {
         engine.close();
         executor.shutdown();
         executor.awaitTermination(60, TimeUnit.SECONDS);
+        if (capture.producer != null) {
+            capture.producer.close();
+        }
         if (failure.get() != null) {
             System.err.println("capture: failed: " + failure.get());
             failure.get().printStackTrace();
