@@ -69,8 +69,8 @@ class PostgresDatabase:
         return workload.Workload(seed=seed)
 
     def connector_config(self, source: Source, state: Path) -> dict[str, object]:
-        """The PostgreSQL connector's settings, as a user writes them (README, "Try it on a
-        real database")."""
+        """The PostgreSQL connector's settings, as a user writes them
+        (docs/real-databases.md)."""
         return {
             "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
             "database.hostname": "127.0.0.1",
@@ -116,8 +116,8 @@ class MariaDbDatabase:
         return workload_mariadb.MariaDbWorkload(seed=seed)
 
     def connector_config(self, source: Source, state: Path) -> dict[str, object]:
-        """The MariaDB connector's settings, as a user writes them (README, "Try it on a
-        real database"): a server id of its own among the server's replicas, the schema
+        """The MariaDB connector's settings, as a user writes them
+        (docs/real-databases.md): a server id of its own among the server's replicas, the schema
         history in a file (no Kafka), the snapshot then the binlog, TRUNCATE not skipped."""
         return {
             "connector.class": "io.debezium.connector.mariadb.MariaDbConnector",
