@@ -487,6 +487,29 @@ def test_columns_on_read_are_computed_for_current_rows_only(dbt_project, spark) 
     spark.sql(f"drop database {schema} cascade")
 
 
+def test_the_mariadb_connector_reads_as_mysql(render) -> None:  # type: ignore[no-untyped-def]
+    """Debezium's MariaDB connector (a fork of the MySQL one) writes `"connector": "mariadb"`
+    with the MySQL connector's binlog position; read as `mysql`, its changes sort by it (the
+    real capture of tests/realdb/test_real_mariadb.py found it quarantined before)."""
+    sources = [
+        {"connector": "mariadb", "file": "mysql-bin.000003", "pos": 1394},
+        {"connector": "MariaDB", "file": "mysql-bin.000003", "pos": 154},
+        {"connector": "mysql", "file": "mysql-bin.000004", "pos": 4},
+    ]
+    cases = " union all ".join(
+        f"select {rank} as id, from_json('{json.dumps(source)}', "
+        "'{{ _debezium_source_type() }}') as src"
+        for rank, source in enumerate(sources)
+    )
+    rows = render(
+        "select id, detected, {{ _debezium_position('detected', 'src') }} as position from ("
+        "select id, src, {{ _debezium_connector('src') }} as detected from (" + cases + ") as c"
+        ") as cases order by position"
+    )
+    assert [r["detected"] for r in rows] == ["mysql"] * 3
+    assert [r["id"] for r in rows] == [1, 0, 2]
+
+
 def test_connector_overrides_by_topic(dbt_project, spark) -> None:  # type: ignore[no-untyped-def]
     overrides = {"cdc_connector_overrides": [{"pattern": "^legacy[.]", "connector": "db2"}]}
     inline = (
