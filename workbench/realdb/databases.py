@@ -7,7 +7,7 @@ captured_rows names a table, `SELECT *` on a table and the normal forms of its t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -48,6 +48,11 @@ class RealDatabase(Protocol):
     def source_id(self, source: Source, table: str) -> str: ...
 
     def rows(self, table: str, database: str) -> tuple[list[Column], list[dict]]: ...
+
+
+def postgres_source_id(database: str, table: str) -> str:
+    """How captured_rows names a table of schema `public` of a PostgreSQL database."""
+    return f"{database}.public.{table}"
 
 
 @dataclass
@@ -93,7 +98,7 @@ class PostgresDatabase:
         return f"public.{workload.WATERMARK_TABLE}"
 
     def source_id(self, source: Source, table: str) -> str:
-        return f"{source.database}.public.{table}"
+        return postgres_source_id(source.database, table)
 
     def rows(self, table: str, database: str) -> tuple[list[Column], list[dict]]:
         return compare.database_rows(self.server, table, database=database)
@@ -150,13 +155,3 @@ def real_database(server: PostgresServer | MariaDbServer) -> RealDatabase:
     if isinstance(server, MariaDbServer):
         return MariaDbDatabase(server)
     return PostgresDatabase(server)
-
-
-def declared_keys(db: RealDatabase, sources: Sequence[Source]) -> dict[str, list[str]]:
-    """The var `cdc_table_keys` for the sources landed without their Kafka keys (`sink`)."""
-    return {
-        db.source_id(source, table): key
-        for source in sources
-        if source.landing_format == "sink"
-        for table, key in db.table_keys.items()
-    }

@@ -52,16 +52,12 @@ class Source:
     landing_format: str
 
 
-def declared_keys(
-    sources: Sequence[Source], server: PostgresServer | MariaDbServer | None = None
-) -> dict[str, list[str]]:
-    """The var `cdc_table_keys` for the sources landed without their Kafka keys (`sink`):
-    value-only sink files carry no Kafka key, and a PostgreSQL connector writes no
-    schema-change topic. PostgreSQL's when no server is given."""
-    if server is not None:
-        return databases.declared_keys(databases.real_database(server), sources)
+def declared_keys(sources: Sequence[Source]) -> dict[str, list[str]]:
+    """The var `cdc_table_keys` for PostgreSQL sources landed without their Kafka keys
+    (`sink`): value-only sink files carry no Kafka key, and a PostgreSQL connector writes no
+    schema-change topic (a MariaDB one does: its sink files need none)."""
     return {
-        f"{source.database}.public.{table}": key
+        databases.postgres_source_id(source.database, table): key
         for source in sources
         if source.landing_format == "sink"
         for table, key in TABLE_KEYS.items()
@@ -88,7 +84,7 @@ class RealPipeline:
 
     def __init__(
         self,
-        pg: PostgresServer | MariaDbServer,
+        server: PostgresServer | MariaDbServer,
         sources: Sequence[Source],
         landing: Path,
         state: Path,
@@ -100,8 +96,8 @@ class RealPipeline:
         bootstrap_servers: str = "",
     ) -> None:
         """`bootstrap_servers`: the broker the `kafka` sources' captures produce to."""
-        self.pg = pg  # the server: sql(), session(), restart()
-        self.db = databases.real_database(pg)
+        self.server = server  # sql(), session(), restart()
+        self.db = databases.real_database(server)
         self.sources = tuple(sources)
         self.landing_root = landing
         self.state = state
@@ -155,7 +151,7 @@ class RealPipeline:
         self.open_sessions = []
         for source in self.sources:
             if spanning:
-                session = self.pg.session(source.database)
+                session = self.server.session(source.database)
                 assert session.stdin is not None and session.stdout is not None
                 session.stdin.write("begin;\n" + self.workloads[source.database].spanning())
                 session.stdin.write("select 'ready';\n")
@@ -164,11 +160,11 @@ class RealPipeline:
                     raise RuntimeError("the open transaction did not start")
                 self.open_sessions.append(session)
             for script in self.workloads[source.database].batch(index):
-                self.pg.sql(script, database=source.database)
+                self.server.sql(script, database=source.database)
             watermark = self.workloads[source.database].watermark(mark)
-            self.pg.sql(watermark, database=source.database)
+            self.server.sql(watermark, database=source.database)
         if restart:
-            self.pg.restart()
+            self.server.restart()
         # one capture per source, all at once (each a JVM that mostly waits on its database)
         with ThreadPoolExecutor(len(self.sources)) as pool:
             files = list(pool.map(lambda s: self._capture_batch(s, mark, halt_after), self.sources))
@@ -205,9 +201,9 @@ class RealPipeline:
         for source in self.sources:
             if not source.schemas:
                 continue
+            prefix = self.db.connector_config(source, self.state)["topic.prefix"]
+            system = dbt_name(str(prefix))  # the connector's topic prefix
             for table, key in self.db.table_keys.items():
-                prefix = self.db.connector_config(source, self.state)["topic.prefix"]
-                system = dbt_name(str(prefix))  # the connector's topic prefix
                 contract = contract_from_bronze(
                     spark,
                     table,
