@@ -26,6 +26,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.kafka_broker import Broker
+from tests.realdb.scenario import assert_gold_equals_database
 from tests.session_process import session_process
 from workbench.realdb.pipeline import RealPipeline, Source, change_identity
 from workbench.realdb.postgres import PostgresServer
@@ -76,19 +77,12 @@ def bronze_records(pipeline: RealPipeline) -> list[dict]:
 
 def assert_bronze_holds_every_offset_once(pipeline: RealPipeline, broker: Broker) -> None:
     """Nothing lost, nothing twice: bronze's offsets of each partition are the broker's."""
-    held = Counter((r["_kafka_topic"], r["_kafka_partition"]) for r in bronze_records(pipeline))
-    distinct = {
-        (r["_kafka_topic"], r["_kafka_partition"], r["_kafka_offset"])
-        for r in bronze_records(pipeline)
-    }
+    records = bronze_records(pipeline)
+    held = Counter((r["_kafka_topic"], r["_kafka_partition"]) for r in records)
+    distinct = {(r["_kafka_topic"], r["_kafka_partition"], r["_kafka_offset"]) for r in records}
     assert sum(held.values()) == len(distinct), "an offset held twice"
     broker_counts = {key: end - start for key, (start, end) in broker_offsets(broker).items()}
     assert {key: n for key, n in broker_counts.items() if n} == dict(held)
-
-
-def assert_gold_equals_database(pipeline: RealPipeline) -> None:
-    found = pipeline.differences()
-    assert not found, "\n".join(found[:40])
 
 
 @pytest.fixture(scope="module")
