@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -110,6 +111,14 @@ def spark(spark_home: Path) -> Iterator[object]:
     session.stop()
 
 
+def missing_dependency(message: str) -> NoReturn:
+    """What a test needs is missing: it skips on a developer's machine and fails under CI
+    (`CI=true`), where no test may skip."""
+    if os.environ.get("CI", "").lower() in ("true", "1", "yes"):
+        pytest.fail(message + " (CI=true: a missing dependency fails the test)")
+    pytest.skip(message)
+
+
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """A KRaft Kafka broker for the module (tests/kafka_broker.py), stopped after it (also
@@ -118,9 +127,7 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
 
     missing = broker_jars_missing()
     if missing:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(missing)
-        pytest.skip(missing)
+        missing_dependency(missing)
     with kafka_broker(tmp_path_factory.mktemp("kafka")) as running:
         yield running
 
@@ -293,10 +300,7 @@ def corpus_dir() -> Path:
     default = Path(__file__).resolve().parents[2] / "shared" / "corpus"
     path = Path(os.environ.get(CORPUS_ENV, default))
     if not path.is_dir():
-        message = f"CDC corpus not found at {path}: set {CORPUS_ENV} to run corpus tests"
-        if os.environ.get("CI", "").lower() in ("true", "1", "yes"):
-            pytest.fail(message + " (CI=true: the corpus suite may not skip)")
-        pytest.skip(message)
+        missing_dependency(f"CDC corpus not found at {path}: set {CORPUS_ENV} to run corpus tests")
     return path
 
 

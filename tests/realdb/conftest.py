@@ -4,24 +4,15 @@ last test that reads them, also when a test fails."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
-from typing import TypeVar
 
 import pytest
 
+from tests.conftest import missing_dependency
 from workbench.realdb.capture import CaptureUnavailable, build
 from workbench.realdb.mariadb import MariaDbMissing, MariaDbServer, find_binaries
 from workbench.realdb.postgres import PostgresMissing, PostgresServer, find_bin_dir
-
-Server = TypeVar("Server", PostgresServer, MariaDbServer)
-
-
-def _missing(message: str) -> None:
-    """A missing tool skips on a developer's machine and fails under CI (`CI=true`)."""
-    if os.environ.get("CI", "").lower() in ("true", "1", "yes"):
-        pytest.fail(message + " (CI=true: tests on real databases may not skip)")
-    pytest.skip(message)
+from workbench.realdb.server import Server
 
 
 def _running(server: Server) -> Iterator[Server]:
@@ -40,7 +31,7 @@ def postgres() -> Iterator[PostgresServer]:
     try:
         bin_dir = find_bin_dir()
     except PostgresMissing as exc:
-        _missing(str(exc))
+        missing_dependency(str(exc))
     yield from _running(PostgresServer(bin_dir=bin_dir))
 
 
@@ -51,7 +42,7 @@ def debezium_capture() -> None:
     try:
         build()
     except CaptureUnavailable as exc:
-        _missing(str(exc))
+        missing_dependency(str(exc))
 
 
 @pytest.fixture(scope="session")
@@ -61,5 +52,5 @@ def mariadb() -> Iterator[MariaDbServer]:
     try:
         binaries = find_binaries()
     except MariaDbMissing as exc:
-        _missing(str(exc))
+        missing_dependency(str(exc))
     yield from _running(MariaDbServer(binaries=binaries))

@@ -98,16 +98,16 @@ def database_rows(
     return cols, [json.loads(line, parse_float=Decimal) for line in lines]
 
 
-def _float32(value: object) -> float:
+def float32(value: object) -> float:
     return float(struct.unpack("<f", struct.pack("<f", float(value)))[0])  # type: ignore[arg-type]
 
 
-def _unscaled_base64(unscaled: int) -> str:
+def unscaled_base64(unscaled: int) -> str:
     length = (unscaled if unscaled >= 0 else ~unscaled).bit_length() // 8 + 1
     return base64.b64encode(unscaled.to_bytes(length, "big", signed=True)).decode()
 
 
-def _instant(value: str) -> dt.datetime:
+def instant(value: str) -> dt.datetime:
     return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.timezone.utc)
 
 
@@ -126,10 +126,10 @@ def expected_value(column: Column, value: object, schemas: bool) -> object:
         scale = column.scale if column.scale is not None else -int(number.as_tuple().exponent)
         if schemas:
             return str(number.quantize(Decimal(1).scaleb(-scale), context=WIDE))
-        unscaled = _unscaled_base64(int(number.scaleb(scale, context=WIDE)))
+        unscaled = unscaled_base64(int(number.scaleb(scale, context=WIDE)))
         return unscaled if column.scale is not None else {"scale": scale, "value": unscaled}
     if kind == "real":
-        return _float32(value)
+        return float32(value)
     if kind == "double precision":
         return float(value)  # type: ignore[arg-type]
     if kind == "bytea":
@@ -150,7 +150,7 @@ def expected_value(column: Column, value: object, schemas: bool) -> object:
             return moment.isoformat(timespec="microseconds")
         return (moment - EPOCH) // dt.timedelta(microseconds=1)
     if kind == "timestamp with time zone":
-        return _instant(str(value))
+        return instant(str(value))
     if kind in ("json", "jsonb"):
         return json.loads(json.dumps(value, default=str), parse_float=Decimal)
     return value
@@ -180,11 +180,11 @@ def gold_value(column: Column, value: object) -> object:
         return None
     kind = column.data_type
     if kind == "real":
-        return _float32(value)
+        return float32(value)
     if kind == "double precision":
         return float(value)  # type: ignore[arg-type]
     if kind == "timestamp with time zone":
-        return _instant(str(value))
+        return instant(str(value))
     if kind in ("json", "jsonb"):
         return json.loads(str(value), parse_float=Decimal)
     if kind == "numeric" and isinstance(value, Decimal):

@@ -50,9 +50,9 @@ from workbench.realdb.compare import (
     WIDE,
     Column,
     NormalForms,
-    _float32,
-    _instant,
-    _unscaled_base64,
+    float32,
+    instant,
+    unscaled_base64,
 )
 from workbench.realdb.mariadb import MariaDbServer
 
@@ -130,7 +130,7 @@ def _bits(column: Column, value: int) -> object:
 
 def _float6(value: object) -> float:
     """A float32 at the 6 significant digits MariaDB's text protocol prints."""
-    return float(f"{_float32(value):.6g}")
+    return float(f"{float32(value):.6g}")
 
 
 def expected_value(column: Column, value: object, schemas: bool) -> object:
@@ -144,7 +144,7 @@ def expected_value(column: Column, value: object, schemas: bool) -> object:
     if kind == "decimal":
         scale = column.scale or 0
         number = Decimal(str(value)).quantize(Decimal(1).scaleb(-scale), context=WIDE)
-        return str(number) if schemas else _unscaled_base64(int(number.scaleb(scale, context=WIDE)))
+        return str(number) if schemas else unscaled_base64(int(number.scaleb(scale, context=WIDE)))
     if kind == "float":
         return _float6(value)
     if kind == "double":
@@ -181,7 +181,7 @@ def gold_value(column: Column, value: object) -> object:
     if kind == "double":
         return float(value)  # type: ignore[arg-type]
     if kind == "timestamp":
-        return _instant(str(value)).isoformat()
+        return instant(str(value)).isoformat()
     if kind == "decimal" and isinstance(value, Decimal):
         return str(value)
     return value

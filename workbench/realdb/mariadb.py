@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cdc_tools.cluster import free_port
-from workbench.realdb.postgres import open_session
+from workbench.realdb.server import ThrowawayServer, open_session
 
 INSTALL_HINT = (
     "MariaDB's server binaries ({missing}) were not found on PATH or in /usr/sbin, /usr/bin. "
@@ -61,7 +61,7 @@ SETTINGS: dict[str, str] = {
 
 
 @dataclass
-class MariaDbServer:
+class MariaDbServer(ThrowawayServer):
     """One server: `start()`, `sql(...)`, `stop()` (also `with MariaDbServer() as db:`)."""
 
     binaries: dict[str, Path] = field(default_factory=find_binaries)
@@ -152,14 +152,6 @@ class MariaDbServer:
                 self.process.wait()
         self.process = None
 
-    def restart(self) -> None:
-        self.stop()
-        self.start()
-
-    def remove(self) -> None:
-        self.stop()
-        shutil.rmtree(self.folder, ignore_errors=True)
-
     def _client_argv(self, database: str | None) -> list[str]:
         argv = [str(self.binaries["mariadb"]), "--no-defaults", f"--socket={self.socket}"]
         argv += ["--user=root", "--batch", "--raw", "--skip-column-names"]
@@ -185,9 +177,3 @@ class MariaDbServer:
     def session(self, database: str | None = None) -> subprocess.Popen[str]:
         """An interactive `mariadb` session (open_session)."""
         return open_session(self._client_argv(database) + ["--unbuffered"])
-
-    def __enter__(self) -> MariaDbServer:
-        return self.start()
-
-    def __exit__(self, *_: object) -> None:
-        self.remove()

@@ -18,26 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cdc_tools.cluster import free_port
+from workbench.realdb.server import ThrowawayServer, open_session
 
 INSTALL_HINT = (
     "PostgreSQL's server binaries (initdb, pg_ctl, postgres, psql) were not found on PATH or "
     "in /usr/lib/postgresql/*/bin. Install them with: sudo apt-get install -y postgresql "
     "(Debian/Ubuntu), or brew install postgresql@15 (macOS)."
 )
-
-
-def open_session(argv: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    """An interactive SQL client (its stdin open): a transaction left open across batches.
-    Write statements, then `select 'ready';` and read that line to know they ran; write
-    `commit;` and close stdin to end it."""
-    return subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
 
 
 class PostgresMissing(RuntimeError):
@@ -89,7 +76,7 @@ SETTINGS = {
 
 
 @dataclass
-class PostgresServer:
+class PostgresServer(ThrowawayServer):
     """One server: `start()`, `sql(...)`, `stop()` (also `with PostgresServer() as pg:`)."""
 
     bin_dir: Path = field(default_factory=find_bin_dir)
@@ -151,22 +138,11 @@ class PostgresServer:
                 [str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-m", "fast", "-w", "stop"]
             )
 
-    def restart(self) -> None:
-        self.stop()
-        self.start()
-
-    def remove(self) -> None:
-        self.stop()
-        shutil.rmtree(self.folder, ignore_errors=True)
-
     def sql(self, script: str, database: str | None = None) -> list[str]:
         """Run `script` with psql (stop at the first error), the lines it prints (unaligned,
         tuples only): one line per row of a query."""
-        argv = [str(self.bin_dir / "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"]
-        argv += ["-h", "127.0.0.1", "-p", str(self.port), "-U", self.user]
-        argv += ["-d", database or self.database, "-f", "-"]
         done = subprocess.run(
-            argv,
+            [*self._psql_argv(database), "-f", "-"],
             input=script,
             capture_output=True,
             text=True,
@@ -181,13 +157,10 @@ class PostgresServer:
 
     def session(self, database: str | None = None) -> subprocess.Popen[str]:
         """An interactive psql session (open_session)."""
+        return open_session(self._psql_argv(database), env={**os.environ, "PGTZ": "UTC"})
+
+    def _psql_argv(self, database: str | None) -> list[str]:
+        """psql on `database` (else the server's), unaligned tuples, stopping at an error."""
         argv = [str(self.bin_dir / "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"]
         argv += ["-h", "127.0.0.1", "-p", str(self.port), "-U", self.user]
-        argv += ["-d", database or self.database]
-        return open_session(argv, env={**os.environ, "PGTZ": "UTC"})
-
-    def __enter__(self) -> PostgresServer:
-        return self.start()
-
-    def __exit__(self, *_: object) -> None:
-        self.remove()
+        return argv + ["-d", database or self.database]
