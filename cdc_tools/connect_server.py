@@ -114,10 +114,10 @@ def submit_argv(conf: dict[str, str]) -> list[str]:
     for key, value in conf.items():
         if key not in SUBMIT_OPTIONS:
             argv += ["--conf", f"{key}={value}"]
-    return [*argv, _connect_jar()]
+    return [*argv, connect_jar()]
 
 
-def _connect_jar() -> str:
+def connect_jar() -> str:
     """pyspark ships Spark Connect's server as a jar beside Spark's own."""
     from cdc_tools.cluster import spark_home
 
