@@ -170,6 +170,36 @@ def _modifiable(session: Any, key: str) -> bool:
     return _MODIFIABLE[key]
 
 
+class ConnectServerUnreachable(RuntimeError):
+    """Nothing answers at the Spark Connect endpoint of `spark.remote`."""
+
+
+_REACHED: set[str] = set()
+
+
+def check_reachable(url: str, timeout: float = 5.0) -> None:
+    """Fail with the remedy when nothing listens at `url` (`sc://host:port/;options`),
+    instead of gRPC's retries and its `failed to connect to all addresses`. Checked once
+    per endpoint and process."""
+    if url in _REACHED:
+        return
+    import socket
+    from urllib.parse import urlparse
+
+    parsed = urlparse(url.split(";", 1)[0])
+    host, port = parsed.hostname or "localhost", parsed.port or 15002
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise ConnectServerUnreachable(
+            f"no Spark Connect server answers at {url} ({exc.strerror or exc}): start one with "
+            "`make spark-up` (python -m cdc_tools.connect_server up), point CDC_SPARK_REMOTE at "
+            "a running one, or use another target (DBT_TARGET=local)"
+        ) from None
+    _REACHED.add(url)
+
+
 def _get_or_create_remote(builder: Any, original: Callable[..., Any]) -> Any:
     """A Spark Connect client session. The server holds the JVM, its static settings and
     the warehouse: nothing to lock or prepare here. dbt-spark builds a session for every
@@ -177,6 +207,7 @@ def _get_or_create_remote(builder: Any, original: Callable[..., Any]) -> Any:
     time (one round trip, and a warning for each static one, which a session cannot change):
     this sends the settings a session may change, once per session."""
     options: dict[str, Any] = builder._options
+    check_reachable(str(remote_url(options)))
     wanted = {key: value for key, value in options.items() if key != REMOTE_OPTION}
     for key in wanted:
         del options[key]

@@ -235,3 +235,20 @@ def test_down_stops_the_server_and_frees_the_warehouse(tmp_path: Path, monkeypat
     assert connect_server.read_state(tmp_path) is None
     assert _lock_taken_by_another_process(tmp_path).returncode == 0
     assert connect_server.down(tmp_path) is None
+
+
+def test_no_server_at_the_endpoint_is_said_with_the_remedy() -> None:
+    """A `connect` command with no server up: one line naming the endpoint and the remedy,
+    not gRPC's retries (a listening socket passes the check)."""
+    import socket
+
+    from cdc_tools.cluster import free_port
+    from python_udfs import session_hook
+
+    url = f"sc://127.0.0.1:{free_port()}"
+    with pytest.raises(session_hook.ConnectServerUnreachable, match="make spark-up"):
+        session_hook.check_reachable(url)
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        session_hook.check_reachable(f"sc://127.0.0.1:{listening.getsockname()[1]}/;user_id=x")
