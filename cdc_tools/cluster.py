@@ -429,7 +429,7 @@ def read_state(home: Path = DEFAULT_HOME) -> ClusterState | None:
     return ClusterState(**json.loads(path.read_text()))
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     child = _CHILDREN.get(pid)
     if child is not None:
         return child.poll() is None
@@ -488,14 +488,14 @@ def down(home: Path = DEFAULT_HOME, timeout: float = 30.0) -> list[str]:
     if state is not None:
         for name in ("connect-server", "thrift-server", "worker", "master", "metastore"):
             pid = state.pids.get(name)
-            if pid is None or not _alive(pid):
+            if pid is None or not alive(pid):
                 continue
             _signal_group(pid, signal.SIGTERM)
             deadline = time.monotonic() + timeout
             # the group: the metastore's JVM is a child of its Python process
-            while (_alive(pid) or _group_members(pid)) and time.monotonic() < deadline:
+            while (alive(pid) or _group_members(pid)) and time.monotonic() < deadline:
                 time.sleep(0.2)
-            if _alive(pid) or _group_members(pid):
+            if alive(pid) or _group_members(pid):
                 _signal_group(pid, signal.SIGKILL)
             stopped.append(f"{name} (pid {pid})")
     for pid in pids_naming(home / "work"):
@@ -526,7 +526,7 @@ def processes(state: ClusterState) -> list[ClusterProcess]:
     sockets = _listening_sockets()
     found = []
     for name, pid in state.pids.items():
-        if not _alive(pid):
+        if not alive(pid):
             continue
         for member in [pid, *descendants(pid, parents)]:
             try:

@@ -31,6 +31,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from cdc_tools.cluster import alive, free_port, port_open, spark_home
 from cdc_tools.local_spark import LOCAL_TARGETS, REPO_ROOT, local_spark_conf
 
 LOOPBACK = "127.0.0.1"
@@ -105,8 +106,6 @@ def server_conf(target: str = "local", port: int = DEFAULT_PORT) -> dict[str, st
 
 def submit_argv(conf: dict[str, str]) -> list[str]:
     """`spark-submit` of the Connect server with `conf`."""
-    from cdc_tools.cluster import spark_home
-
     argv = [str(spark_home() / "bin" / "spark-submit"), "--class", SERVER_CLASS]
     for key, flag in SUBMIT_OPTIONS.items():
         if conf.get(key):
@@ -119,8 +118,6 @@ def submit_argv(conf: dict[str, str]) -> list[str]:
 
 def connect_jar() -> str:
     """pyspark ships Spark Connect's server as a jar beside Spark's own."""
-    from cdc_tools.cluster import spark_home
-
     jars = sorted((spark_home() / "jars").glob("spark-connect_*.jar"))
     if not jars:
         raise ConnectServerError(
@@ -133,8 +130,6 @@ def connect_jar() -> str:
 def server_env() -> dict[str, str]:
     """The server's environment: loopback only, this interpreter and the project for the
     Python workers."""
-    from cdc_tools.cluster import spark_home
-
     paths = [str(REPO_ROOT), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
     return {
         **os.environ,
@@ -152,27 +147,12 @@ def read_state(home: Path | None = None) -> ConnectState | None:
     return ConnectState(**json.loads(path.read_text()))
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    with contextlib.suppress(OSError, IndexError):
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat.rsplit(")", 1)[1].split()[0] != "Z"
-    return True
-
-
 def up(port: int = DEFAULT_PORT, target: str = "local", home: Path | None = None) -> ConnectState:
     """Start the server (unless one runs already on this warehouse: its state is returned)
     and wait until it answers on 127.0.0.1:`port`."""
-    from cdc_tools.cluster import free_port, port_open
-
     home = home or spark_home_dir()
     running = read_state(home)
-    if running is not None and _alive(running.pid) and port_open(running.port):
+    if running is not None and alive(running.pid) and port_open(running.port):
         return running
     if port == 0:
         port = free_port()
@@ -234,7 +214,7 @@ def _stop(pid: int, timeout: float = STOP_TIMEOUT_S) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
-    while _alive(pid) and time.monotonic() < deadline:
+    while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.2)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
@@ -246,7 +226,7 @@ def down(home: Path | None = None) -> str | None:
     if state is None:
         return None
     stopped = None
-    if _alive(state.pid):
+    if alive(state.pid):
         _stop(state.pid)
         stopped = f"Spark Connect server {state.url} (pid {state.pid})"
     (state_dir(home) / STATE_FILE).unlink(missing_ok=True)

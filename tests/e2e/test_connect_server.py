@@ -231,7 +231,7 @@ def test_down_stops_the_server_and_frees_the_warehouse(tmp_path: Path, monkeypat
     state = connect_server.up(port=0)
     assert connect_server.up(port=0).pid == state.pid  # up again: the running one
     assert connect_server.down(tmp_path) is not None
-    assert not connect_server._alive(state.pid)
+    assert not connect_server.alive(state.pid)
     assert connect_server.read_state(tmp_path) is None
     assert _lock_taken_by_another_process(tmp_path).returncode == 0
     assert connect_server.down(tmp_path) is None
