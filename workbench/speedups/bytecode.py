@@ -22,7 +22,7 @@ from pathlib import Path
 
 # what `dbt build` on the `local` target imports: dbt's start, its tasks, dbt-spark, the
 # session (PySpark's py4j converters import pyspark.testing.utils, hence pandas and pyarrow),
-# and the package's UDFs
+# and the package's UDFs; the `connect` target's client (gRPC)
 START_MODULES: tuple[str, ...] = (
     "dbt.cli.main",
     "dbt.task.build",
@@ -31,6 +31,7 @@ START_MODULES: tuple[str, ...] = (
     "dbt.adapters.spark.session",
     "pyspark.sql.session",
     "pyspark.testing.utils",
+    "pyspark.sql.connect.session",
     "python_udfs.spark_udfs",
     "cdc_tools.dbt_invoke",
 )
