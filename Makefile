@@ -62,7 +62,7 @@ $(STAMP): requirements.lock pyproject.toml
 
 # once per install: the .pyc of what a dbt invocation imports. Python writes them itself on
 # first import, but not under PYTHONDONTWRITEBYTECODE (set on many machines and images),
-# and every dbt start then compiled 1,500 modules again: about 1 s of CPU (decision 0021)
+# and every dbt start then compiled about 1,300 modules again: 1-3 s of CPU (decision 0021)
 $(BYTECODE): $(STAMP)
 	@$(PY) -m workbench.speedups.bytecode
 	@rm -f $(VENV)/.bytecode-*

@@ -3,8 +3,8 @@
 `make venv` installs without byte-compiling (`pip install --no-compile`: 21 s saved) and
 counts on Python to write each module's `.pyc` the first time it imports it. Where
 `PYTHONDONTWRITEBYTECODE` is set (this machine's environment, many container images) Python
-never writes them, so every `dbt` invocation compiled its 1,500 modules again from source:
-about 1 s of CPU in each (decision 0021). Python still reads a `.pyc` that exists under that
+never writes them, so every `dbt` invocation compiled about 1,300 modules again from source:
+1.4 to 2.9 s of CPU in each (decision 0021). Python still reads a `.pyc` that exists under that
 variable, so `python -m workbench.speedups.bytecode` (the Makefile's venv step, once per
 install) writes them: it imports `START_MODULES` with bytecode writing on, then compiles
 the packages of dbt that a run imports later, as it needs them (`PACKAGES`).
