@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | md5sum | cut -c1-12)
+BYTECODE := $(VENV)/.bytecode-$(shell cat requirements.lock pyproject.toml | md5sum | cut -c1-12)
 
 export DBT_PROFILES_DIR := $(CURDIR)/profiles
 export SPARK_LOCAL_IP := 127.0.0.1
@@ -20,7 +21,7 @@ export CDC_SPARK_JARS_DIR ?= $(CURDIR)/jars
 
 .PHONY: venv setup check-java demo demo-postgres test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down spark-server-up spark-up spark-down
 
-venv: check-java $(STAMP)
+venv: check-java $(STAMP) $(BYTECODE)
 	@mkdir -p landing
 	@# a plain `dbt run` (dbt-spark method: session) registers python_udfs on the session it
 	@# creates: a .pth file in the venv installs the hook (python_udfs/session_hook.py) with
@@ -58,6 +59,14 @@ $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-compile -r requirements.lock
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
+
+# once per install: the .pyc of what a dbt invocation imports. Python writes them itself on
+# first import, but not under PYTHONDONTWRITEBYTECODE (set on many machines and images),
+# and every dbt start then compiled about 1,300 modules again: 1-3 s of CPU (decision 0021)
+$(BYTECODE): $(STAMP)
+	@$(PY) -m workbench.speedups.bytecode
+	@rm -f $(VENV)/.bytecode-*
+	@touch $(BYTECODE)
 
 demo: setup
 	$(PY) -m workbench.demo
