@@ -18,7 +18,7 @@ export CDC_LOG4J_CONFIG ?= $(CURDIR)/profiles/log4j2.properties
 # the pinned Spark packages (spark-jars.lock), fetched by `make setup` with Maven
 export CDC_SPARK_JARS_DIR ?= $(CURDIR)/jars
 
-.PHONY: venv setup check-java demo demo-postgres test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down spark-server-up
+.PHONY: venv setup check-java demo demo-postgres test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down spark-server-up spark-up spark-down
 
 venv: check-java $(STAMP)
 	@mkdir -p landing
@@ -102,6 +102,16 @@ docs-serve: docs
 cluster-up: setup
 	$(PY) -m cdc_tools.cluster up
 
+# one long-lived local Spark for dbt's `connect` target: a Spark Connect server on 127.0.0.1:15002
+# with the `local` target's settings and warehouse (docs/operations.md, "A long-lived local Spark");
+# SPARK_TARGET=delta or iceberg: that target's settings; stopped by make spark-down
+SPARK_TARGET ?= local
+spark-up: setup
+	$(PY) -m cdc_tools.connect_server up --target $(SPARK_TARGET)
+
+spark-down:
+	@if [ -x $(PY) ]; then $(PY) -m cdc_tools.connect_server down; fi
+
 # one long-lived Spark (the Thrift Server alone on local[2], one JVM, and its metastore service) for the `thrift`
 # target: dbt commands run again and again skip the JVM's start and warm-up
 # (docs/operations.md, "A long-lived local Spark"); stopped by make cluster-down
@@ -111,7 +121,7 @@ spark-server-up: setup
 cluster-down:
 	@if [ -x $(PY) ]; then $(PY) -m cdc_tools.cluster down; fi
 
-clean: cluster-down
+clean: cluster-down spark-down
 	rm -rf target logs .spark .cluster landing results
 	rm -rf $(CONSUMER)/target $(CONSUMER)/logs $(CONSUMER)/.spark $(CONSUMER)/dbt_packages
 

@@ -11,7 +11,10 @@
    cluster's Spark reaches its shared metastore;
 4. the **Spark Thrift Server** (`HiveThriftServer2`, started by `cdc_tools/thrift_server.py`)
    submitted to that master with `spark-submit`, with its own warehouse, and the project's
-   Python UDFs shipped to the executors (`--py-files`).
+   Python UDFs shipped to the executors (`--py-files`);
+5. with `--connect-port` (`ClusterSpec.connect_port`), a **Spark Connect server** submitted
+   the same way, beside the Thrift Server: the same settings, warehouse and metastore service,
+   its own executor, for dbt's `connect` target (`CDC_SPARK_REMOTE=sc://127.0.0.1:<port>`).
 
 `up --local` starts the metastore service and the Thrift Server on a `local[N]` master (no
 master, worker or executor process): a long-lived Spark for people who run dbt again and again on
@@ -83,6 +86,10 @@ class ClusterSpec:
     # catalog of the profile's target of that name (local_spark.table_format_conf), and
     # dbt's environment sets CDC_GOLD_FILE_FORMAT
     table_format: str = "parquet"
+    # a Spark Connect server submitted beside the Thrift Server on this port (0: a free one;
+    # None: none). The worker then offers its cores and memory to each of the two
+    # applications (its executors run one at a time: one client builds at a time)
+    connect_port: int | None = None
 
 
 @dataclass
@@ -97,6 +104,7 @@ class ClusterState:
     pids: dict[str, int]
     logs: dict[str, str]
     table_format: str = "parquet"
+    connect_port: int | None = None
 
     def dbt_env(self) -> dict[str, str]:
         """The environment that points dbt's `thrift` target at this cluster (and gold at
@@ -105,6 +113,17 @@ class ClusterState:
             "DBT_TARGET": "thrift",
             "CDC_THRIFT_HOST": self.thrift_host,
             "CDC_THRIFT_PORT": str(self.thrift_port),
+            "CDC_GOLD_FILE_FORMAT": self.table_format,
+        }
+
+    def connect_env(self) -> dict[str, str]:
+        """The environment that points dbt's `connect` target at the cluster's Spark Connect
+        server (and gold at its table format)."""
+        if self.connect_port is None:
+            raise ClusterError("this cluster runs no Spark Connect server (connect_port)")
+        return {
+            "DBT_TARGET": "connect",
+            "CDC_SPARK_REMOTE": f"sc://{self.thrift_host}:{self.connect_port}",
             "CDC_GOLD_FILE_FORMAT": self.table_format,
         }
 
@@ -158,6 +177,8 @@ def _resolve(spec: ClusterSpec) -> ClusterSpec:
     """The spec with every port 0 replaced by a free one; a taken port is an error."""
     ports = {}
     names = ["thrift_port", "metastore_port"]
+    if spec.connect_port is not None:
+        names.append("connect_port")
     if not spec.local:
         names += ["master_port", "master_ui_port", "worker_port", "worker_ui_port"]
     for name in names:
@@ -264,7 +285,9 @@ def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterSta
         pids={},
         logs={},
         table_format=spec.table_format,
+        connect_port=spec.connect_port,
     )
+    apps = 1 if spec.connect_port is None else 2
     try:
         # the metastore's JVM starts while master and worker do
         java_options = _java_options(home, spec.java_options)
@@ -290,7 +313,8 @@ def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterSta
                 [str(bin_dir / "spark-class"), "org.apache.spark.deploy.worker.Worker",
                  "--host", LOOPBACK, "--port", str(spec.worker_port),
                  "--webui-port", str(spec.worker_ui_port),
-                 "--cores", str(spec.worker_cores), "--memory", spec.worker_memory,
+                 "--cores", str(spec.worker_cores * apps),
+                 "--memory", _times(spec.worker_memory, apps),
                  "--work-dir", str(home / "work"), master_url],
                 env, home,
             )  # fmt: skip
@@ -300,6 +324,10 @@ def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterSta
         thrift = _start("thrift-server", _submit_argv(home, spec, master_url), env, home)
         _record(state, "thrift-server", thrift, home)
         _wait_for(spec.thrift_port, thrift, "thrift-server", home, START_TIMEOUT_S)
+        if spec.connect_port is not None:
+            connect = _start("connect-server", _connect_argv(home, spec, master_url), env, home)
+            _record(state, "connect-server", connect, home)
+            _wait_for(spec.connect_port, connect, "connect-server", home, START_TIMEOUT_S)
     except BaseException:
         _write_state(home, state)
         down(home)
@@ -308,9 +336,15 @@ def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterSta
     return state
 
 
-def _submit_argv(home: Path, spec: ClusterSpec, master_url: str) -> list[str]:
+def _times(memory: str, factor: int) -> str:
+    """`4g` times 2: `8g` (a size of Spark's: a number and one unit letter)."""
+    return f"{int(memory[:-1]) * factor}{memory[-1]}" if factor != 1 else memory
+
+
+def _server_conf(home: Path, spec: ClusterSpec) -> dict[str, str]:
+    """The settings of a server submitted to the cluster (the Thrift Server, the Connect
+    server): its warehouse, the metastore service, the table format's jars and catalog."""
     conf = {
-        "spark.app.name": "cdc-thrift-server",
         "spark.driver.host": LOOPBACK,
         "spark.driver.bindAddress": LOOPBACK,
         "spark.driver.memory": spec.driver_memory,
@@ -326,6 +360,30 @@ def _submit_argv(home: Path, spec: ClusterSpec, master_url: str) -> list[str]:
         "spark.sql.shuffle.partitions": str(spec.shuffle_partitions),
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
         "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+        "spark.pyspark.python": sys.executable,
+        **table_format_conf(spec.table_format),
+        **spec.extra_conf,
+    }
+    jars = conf.get("spark.jars")
+    if jars:
+        # spark.jars ships them to the executors; the server's own statements run in its
+        # handler threads, which load classes from the JVM's class path only
+        # (NoClassDefFoundError: org/apache/spark/sql/delta/DeltaTable$ without this)
+        conf["spark.driver.extraClassPath"] = ":".join(jars.split(","))
+    return conf
+
+
+def _submit(conf: Mapping[str, str], master_url: str, home: Path, *rest: str) -> list[str]:
+    argv = [str(spark_home() / "bin" / "spark-submit"), "--master", master_url]
+    for key, value in conf.items():
+        argv += ["--conf", f"{key}={value}"]
+    return [*argv, "--py-files", str(_zip_udfs(home)), *rest]
+
+
+def _submit_argv(home: Path, spec: ClusterSpec, master_url: str) -> list[str]:
+    conf = {
+        "spark.app.name": "cdc-thrift-server",
+        **_server_conf(home, spec),
         "spark.sql.hive.thriftServer.singleSession": "true",
         # each statement runs in the thread of its request, which returns when it is done:
         # dbt-spark submits asynchronously and sleeps its poll interval (whole seconds)
@@ -335,20 +393,23 @@ def _submit_argv(home: Path, spec: ClusterSpec, master_url: str) -> list[str]:
         "spark.hadoop.hive.server2.thrift.bind.host": LOOPBACK,
         "spark.hadoop.hive.server2.thrift.port": str(spec.thrift_port),
         "spark.hadoop.hive.server2.transport.mode": "binary",
-        "spark.pyspark.python": sys.executable,
-        **table_format_conf(spec.table_format),
         **spec.extra_conf,
     }
-    jars = conf.get("spark.jars")
-    if jars:
-        # spark.jars ships them to the executors; the Thrift Server's own statements run in
-        # Hive's handler threads, which load classes from the JVM's class path only
-        # (NoClassDefFoundError: org/apache/spark/sql/delta/DeltaTable$ without this)
-        conf["spark.driver.extraClassPath"] = ":".join(jars.split(","))
-    argv = [str(spark_home() / "bin" / "spark-submit"), "--master", master_url]
-    for key, value in conf.items():
-        argv += ["--conf", f"{key}={value}"]
-    return [*argv, "--py-files", str(_zip_udfs(home)), str(THRIFT_SERVER_SCRIPT)]
+    return _submit(conf, master_url, home, str(THRIFT_SERVER_SCRIPT))
+
+
+def _connect_argv(home: Path, spec: ClusterSpec, master_url: str) -> list[str]:
+    from cdc_tools.connect_server import HIVE_CATALOG, SERVER_CLASS, connect_jar
+
+    conf = {
+        "spark.app.name": "cdc-connect-server",
+        **_server_conf(home, spec),
+        **HIVE_CATALOG,
+        "spark.connect.grpc.binding.address": LOOPBACK,
+        "spark.connect.grpc.binding.port": str(spec.connect_port),
+        **spec.extra_conf,
+    }
+    return _submit(conf, master_url, home, "--class", SERVER_CLASS, connect_jar())
 
 
 def _record(state: ClusterState, name: str, process: subprocess.Popen[bytes], home: Path) -> None:
@@ -368,7 +429,7 @@ def read_state(home: Path = DEFAULT_HOME) -> ClusterState | None:
     return ClusterState(**json.loads(path.read_text()))
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     child = _CHILDREN.get(pid)
     if child is not None:
         return child.poll() is None
@@ -425,16 +486,16 @@ def down(home: Path = DEFAULT_HOME, timeout: float = 30.0) -> list[str]:
     state = read_state(home)
     stopped: list[str] = []
     if state is not None:
-        for name in ("thrift-server", "worker", "master", "metastore"):
+        for name in ("connect-server", "thrift-server", "worker", "master", "metastore"):
             pid = state.pids.get(name)
-            if pid is None or not _alive(pid):
+            if pid is None or not alive(pid):
                 continue
             _signal_group(pid, signal.SIGTERM)
             deadline = time.monotonic() + timeout
             # the group: the metastore's JVM is a child of its Python process
-            while (_alive(pid) or _group_members(pid)) and time.monotonic() < deadline:
+            while (alive(pid) or _group_members(pid)) and time.monotonic() < deadline:
                 time.sleep(0.2)
-            if _alive(pid) or _group_members(pid):
+            if alive(pid) or _group_members(pid):
                 _signal_group(pid, signal.SIGKILL)
             stopped.append(f"{name} (pid {pid})")
     for pid in pids_naming(home / "work"):
@@ -465,7 +526,7 @@ def processes(state: ClusterState) -> list[ClusterProcess]:
     sockets = _listening_sockets()
     found = []
     for name, pid in state.pids.items():
-        if not _alive(pid):
+        if not alive(pid):
             continue
         for member in [pid, *descendants(pid, parents)]:
             try:
@@ -541,6 +602,13 @@ def main(argv: list[str] | None = None) -> int:
         "--metastore-port", type=int, default=int(os.environ.get("CDC_METASTORE_PORT", "9083"))
     )
     parser.add_argument(
+        "--connect-port",
+        type=int,
+        default=None,
+        help="also submit a Spark Connect server, listening on this port (0: a free one), for "
+        "dbt's connect target",
+    )
+    parser.add_argument(
         "--local",
         action="store_true",
         help="the Thrift Server alone on local[2] (one JVM, 4g, and the metastore service): "
@@ -558,11 +626,14 @@ def main(argv: list[str] | None = None) -> int:
         ports = {"thrift_port": args.thrift_port, "metastore_port": args.metastore_port}
         # CDC_JAVA_OPTIONS: JVM options, as for the local profile's driver
         options = os.environ.get("CDC_JAVA_OPTIONS", "")
-        spec = ClusterSpec(**ports, java_options=options, table_format=args.format)
+        spec = ClusterSpec(
+            **ports, java_options=options, table_format=args.format,
+            connect_port=args.connect_port,
+        )  # fmt: skip
         if args.local:
             spec = ClusterSpec(
                 **ports, java_options=options, local=True, driver_memory="4g",
-                table_format=args.format,
+                table_format=args.format, connect_port=args.connect_port,
             )  # fmt: skip
         try:
             state = up(args.home, spec)
@@ -578,6 +649,10 @@ def main(argv: list[str] | None = None) -> int:
         env = {**state.dbt_env(), "CDC_LANDING_DIR": str(landing)}
         exports = " ".join(f"{k}={v}" for k, v in env.items())
         print(f"run dbt on it:  {exports} dbt build")
+        if state.connect_port is not None:
+            connect = " ".join(f"{k}={v}" for k, v in {**state.connect_env(),
+                               "CDC_LANDING_DIR": str(landing)}.items())  # fmt: skip
+            print(f"or on Connect:  {connect} dbt build")
         print("stop it:        make cluster-down")
         return 0
     if args.command == "down":

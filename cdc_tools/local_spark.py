@@ -90,6 +90,20 @@ def table_format_conf(table_format: str) -> dict[str, str]:
     return conf
 
 
+CONNECT_TARGET = "connect"
+"""The profile's target of a Spark Connect server (`cdc_tools.connect_server`)."""
+
+
+def remote_url() -> str | None:
+    """The Spark Connect endpoint of the profile's `connect` target when DBT_TARGET names it,
+    rendered with the environment; else None."""
+    if os.environ.get("DBT_TARGET") != CONNECT_TARGET:
+        return None
+    profiles = yaml.safe_load((PROFILES_DIR / "profiles.yml").read_text())
+    params = profiles["cdc_spark"]["outputs"][CONNECT_TARGET]["server_side_parameters"]
+    return _render(str(params["spark.remote"]))
+
+
 def get_local_spark():  # type: ignore[no-untyped-def]
     """Create (or return) the process's Spark session with the local profile's settings.
 
@@ -97,8 +111,16 @@ def get_local_spark():  # type: ignore[no-untyped-def]
     Python workers run this interpreter unless PYSPARK_PYTHON says otherwise. The
     warehouse's lock is taken first (`python_udfs.warehouse_lock`): another process using
     the same Spark home is waited for.
+
+    With DBT_TARGET=connect it is a client session of the target's Spark Connect server
+    instead (`remote_url`), which dbt run in the same process shares, as it shares a local one.
     """
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    url = remote_url()
+    if url is not None:
+        from pyspark.sql import SparkSession
+
+        return SparkSession.builder.config("spark.remote", url).getOrCreate()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 

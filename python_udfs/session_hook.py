@@ -13,6 +13,10 @@ one after the other instead of failing inside Derby, and hands the builder's opt
 JVM preparers a process added (`add_jvm_preparer`) before the first session starts its JVM
 (the test rig's local speed-ups, `workbench.speedups`, add theirs).
 
+A Spark Connect client (`spark.remote`, the `connect` target) has no JVM or warehouse of its
+own: the wrapper then sends the server the settings a session may change, once per session
+(`_get_or_create_remote`), and registers the UDFs on the server's session.
+
 It also quiets PySpark's query-context loggers (`quiet_query_context_logs`): PySpark 4 logs
 every `AnalysisException` it raises, with its Java stack trace, as a JSON line on stderr,
 even when the caller handles it, as dbt does when it probes a relation that is not built
@@ -124,19 +128,96 @@ def expand_jar_globs(options: dict[str, Any]) -> None:
         options.pop(JARS_OPTION)
 
 
-def _prepare_the_jvm(builder: Any) -> None:
-    """Before the process's JVM exists: the globs of `spark.jars` expanded, then each
+def prepare_jvm_options(options: dict[str, Any]) -> None:
+    """Edit the settings of a JVM about to start (a session's, or a server's that
+    `cdc_tools.connect_server` starts): the globs of `spark.jars` expanded, then each
     preparer of `add_jvm_preparer`, in order."""
+    expand_jar_globs(options)
+    for preparer in _JVM_PREPARERS:
+        preparer(options)
+
+
+def _prepare_the_jvm(builder: Any) -> None:
+    """Before the process's JVM exists: `prepare_jvm_options` on the builder's options."""
     try:
         from pyspark import SparkContext
 
         options = getattr(builder, "_options", None)
         if SparkContext._gateway is None and isinstance(options, dict):
-            expand_jar_globs(options)
-            for preparer in _JVM_PREPARERS:
-                preparer(options)
+            prepare_jvm_options(options)
     except Exception as exc:  # noqa: BLE001 - a preparer only saves time, never costs a session
         warnings.warn(f"python_udfs: JVM options not prepared: {exc!r}", stacklevel=3)
+
+
+REMOTE_OPTION = "spark.remote"
+_MODIFIABLE: dict[str, bool] = {}  # setting -> whether a Connect server lets a session set it
+_APPLIED: dict[int, dict[str, Any]] = {}  # id(Connect session) -> the settings it was given
+
+
+def remote_url(options: dict[str, Any]) -> str | None:
+    """The Spark Connect endpoint a builder with `options` connects to, if any."""
+    url = options.get(REMOTE_OPTION) or os.environ.get("SPARK_REMOTE")
+    return str(url) if url else None
+
+
+def _modifiable(session: Any, key: str) -> bool:
+    """Whether the server lets a session set `key` (asked once per setting and process)."""
+    if key not in _MODIFIABLE:
+        try:
+            _MODIFIABLE[key] = bool(session.conf.isModifiable(key))
+        except Exception:  # noqa: BLE001 - a key the server does not know: a session's own
+            _MODIFIABLE[key] = True
+    return _MODIFIABLE[key]
+
+
+class ConnectServerUnreachable(RuntimeError):
+    """Nothing answers at the Spark Connect endpoint of `spark.remote`."""
+
+
+_REACHED: set[str] = set()
+
+
+def check_reachable(url: str, timeout: float = 5.0) -> None:
+    """Fail with the remedy when nothing listens at `url` (`sc://host:port/;options`),
+    instead of gRPC's retries and its `failed to connect to all addresses`. Checked once
+    per endpoint and process."""
+    if url in _REACHED:
+        return
+    import socket
+    from urllib.parse import urlparse
+
+    parsed = urlparse(url.split(";", 1)[0])
+    host, port = parsed.hostname or "localhost", parsed.port or 15002
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise ConnectServerUnreachable(
+            f"no Spark Connect server answers at {url} ({exc.strerror or exc}): start one with "
+            "`make spark-up` (python -m cdc_tools.connect_server up), point CDC_SPARK_REMOTE at "
+            "a running one, or use another target (DBT_TARGET=local)"
+        ) from None
+    _REACHED.add(url)
+
+
+def _get_or_create_remote(builder: Any, original: Callable[..., Any]) -> Any:
+    """A Spark Connect client session. The server holds the JVM, its static settings and
+    the warehouse: nothing to lock or prepare here. dbt-spark builds a session for every
+    statement with the target's settings, and pyspark sends them all to the server each
+    time (one round trip, and a warning for each static one, which a session cannot change):
+    this sends the settings a session may change, once per session."""
+    options: dict[str, Any] = builder._options
+    check_reachable(str(remote_url(options)))
+    wanted = {key: value for key, value in options.items() if key != REMOTE_OPTION}
+    for key in wanted:
+        del options[key]
+    session = original(builder)  # only spark.remote: pyspark applies nothing
+    if _APPLIED.get(id(session)) != wanted:
+        for key, value in wanted.items():
+            if _modifiable(session, key):
+                session.conf.set(key, value)
+        _APPLIED[id(session)] = wanted
+    return session
 
 
 def patch_builder(session_module: ModuleType) -> None:
@@ -148,9 +229,13 @@ def patch_builder(session_module: ModuleType) -> None:
 
     @functools.wraps(original)
     def get_or_create(self: Any) -> Any:
-        _lock_warehouse(getattr(self, "_options", {}))
-        _prepare_the_jvm(self)
-        session = original(self)
+        options = getattr(self, "_options", {})
+        if isinstance(options, dict) and remote_url(options):
+            session = _get_or_create_remote(self, original)
+        else:
+            _lock_warehouse(options)
+            _prepare_the_jvm(self)
+            session = original(self)
         _register_once(session)
         quiet_query_context_logs()
         return session

@@ -177,6 +177,12 @@ def acquire(options: Mapping[str, Any], *, stream: TextIO | None = None) -> None
     acquire_path(path, stream=stream)
 
 
+def held_descriptors() -> list[int]:
+    """The open descriptors of the locks this process holds (a process that `exec`s a
+    server marks them inheritable, so that the server holds the lock)."""
+    return list(_HELD.values())
+
+
 def release_all() -> None:
     """Release every lock this process holds (for tests; the OS does it at exit)."""
     while _HELD:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cdc_tools.dbt_invoke import run_dbt
-from cdc_tools.local_spark import REPO_ROOT, get_local_spark
+from cdc_tools.local_spark import REPO_ROOT, get_local_spark, remote_url
 from workbench.consumer import CONSUMER_DIR, link_package
 from workbench.oracle_check import GoldReader, compare_database
 from workbench.progress import Progress
@@ -123,11 +123,16 @@ def forget_earlier_demo(spark, landing: Path) -> bool:  # type: ignore[no-untype
     return True
 
 
+def _engine() -> str:
+    url = remote_url()
+    return f"a client of the Spark Connect server {url}" if url else "local session"
+
+
 def run_simulated(landing: Path) -> int:
     progress = Progress("demo")
     with progress.step(f"simulating {len(DEMO_SOURCES)} source databases"):
         results = [simulate(config) for config in demo_configs()]
-    with progress.step("starting Spark (local session, shared with dbt)"):
+    with progress.step(f"starting Spark ({_engine()}, shared with dbt)"):
         spark = get_local_spark()
     try:
         if forget_earlier_demo(spark, landing):
@@ -183,7 +188,7 @@ def run_simulated(landing: Path) -> int:
 def run_user_files(landing: Path) -> int:
     progress = Progress("demo")
     progress.say(f"running the pipeline on the files under {landing}")
-    with progress.step("starting Spark (local session, shared with dbt)"):
+    with progress.step(f"starting Spark ({_engine()}, shared with dbt)"):
         spark = get_local_spark()
     with progress.step("dbt build (dbt prints each model and test)"):
         run_dbt(["build"], project_dir=CONSUMER_DIR)

@@ -58,6 +58,7 @@ RELATIONAL: list[tuple[str, bool, str]] = [
     ("db2", True, "value_lines"),
 ]
 REMOTE_SCHEMA = "t_cluster"
+CONNECT_SCHEMA = "t_connect"
 # gold columns that say when a row was loaded, not what it holds: they differ between
 # two builds of the same files
 LOAD_TIME_COLUMNS = frozenset({"_loaded_at", "_load_id"})
@@ -72,10 +73,12 @@ now skips that registration.)"""
 SERVER_CLASS_ERROR = "NoClassDefFoundError"
 
 
-def _spec(table_format: str = "parquet", **extra_conf: str) -> ClusterSpec:
+def _spec(
+    table_format: str = "parquet", connect_port: int | None = None, **extra_conf: str
+) -> ClusterSpec:
     return ClusterSpec(
         master_port=0, master_ui_port=0, worker_port=0, worker_ui_port=0, thrift_port=0,
-        metastore_port=0,
+        metastore_port=0, connect_port=connect_port,
         worker_memory="3g", executor_memory="2g", driver_memory="2g", extra_conf=extra_conf,
         java_options=COLD_JVM_OPTIONS, table_format=table_format,
     )  # fmt: skip
@@ -84,11 +87,12 @@ def _spec(table_format: str = "parquet", **extra_conf: str) -> ClusterSpec:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """The cluster, its gold on Delta Lake: the Thrift Server has the `delta` target's jars
-    (shipped to the executor), extension and catalog; bronze and silver stay parquet."""
+    (shipped to the executor), extension and catalog; bronze and silver stay parquet. A Spark
+    Connect server is submitted beside it, with the same settings, for the `connect` target."""
     jars = Path(os.environ.get("CDC_SPARK_JARS_DIR") or REPO_ROOT / "jars")
     if not list(jars.glob("delta-spark_*.jar")):
         pytest.fail(f"Delta Lake's jars are not in {jars}: run `make setup` (it fetches them)")
-    with running(tmp_path_factory.mktemp("cluster"), _spec("delta")) as state:
+    with running(tmp_path_factory.mktemp("cluster"), _spec("delta", connect_port=0)) as state:
         yield state
     _gone(state)  # master, worker, executor, Thrift Server and metastore: none left
 
@@ -117,11 +121,15 @@ def test_a_thrift_server_that_cannot_start_stops_the_cluster(tmp_path: Path) -> 
 def test_the_cluster_is_distributed_and_listens_on_loopback_only(cluster) -> None:  # type: ignore[no-untyped-def]
     running_now = processes(cluster)
     roles = {process.role for process in running_now}
-    assert {"master", "worker", "thrift-server", "executor"} <= roles, running_now
-    [executor] = [p for p in running_now if p.role == "executor"]
-    assert executor.pid not in cluster.pids.values()  # its own JVM, started by the worker
+    assert {"master", "worker", "thrift-server", "connect-server", "executor"} <= roles
+    # an executor per application (the Thrift Server, the Connect server), each its own JVM,
+    # started by the worker
+    executors = [p for p in running_now if p.role == "executor"]
+    assert len(executors) == 2, running_now
+    assert not {p.pid for p in executors} & set(cluster.pids.values())
     addresses = [address for process in running_now for address in process.listening]
     assert f"127.0.0.1:{cluster.thrift_port}" in addresses
+    assert f"127.0.0.1:{cluster.connect_port}" in addresses
     assert addresses and all(a.startswith("127.0.0.1:") for a in addresses), addresses
 
 
@@ -213,21 +221,27 @@ def remote(dbt_project: DbtProject) -> DbtProject:
 
 
 def thrift_build(
-    cluster: ClusterState, project: DbtProject, step: str, command: str = "build"
+    cluster: ClusterState,
+    project: DbtProject,
+    step: str,
+    command: str = "build",
+    connect: bool = False,
 ) -> float:
-    """`dbt <command>` on the `thrift` target, as a user runs it (a subprocess); fails the
-    test with its log's tail when it fails, else returns its wall time. (Run while the local
-    build runs, both took longer together than one after the other: 2 cores.)"""
-    log = project.target_path.parent / f"thrift-{step}.log"
+    """`dbt <command>` on the `thrift` target (`connect`: the `connect` target, on the
+    cluster's Connect server), as a user runs it (a subprocess); fails the test with its
+    log's tail when it fails, else returns its wall time. (Run while the local build runs,
+    both took longer together than one after the other: 2 cores.)"""
+    name = "connect" if connect else "thrift"
+    log = project.target_path.parent / f"{name}-{step}.log"
     env = {
         **os.environ,
-        **cluster.dbt_env(),
-        "CDC_SCHEMA": REMOTE_SCHEMA,
+        **(cluster.connect_env() if connect else cluster.dbt_env()),
+        "CDC_SCHEMA": CONNECT_SCHEMA if connect else REMOTE_SCHEMA,
         "CDC_LANDING_DIR": str(project.landing),
         # a build stopped with SIGABRT writes every thread's Python stack to its log
         "PYTHONFAULTHANDLER": "1",
     }
-    target = project.target_path.parent / "thrift-target"
+    target = project.target_path.parent / f"{name}-target"
     dbt = str(Path(sys.executable).parent / "dbt")
     argv = [
         dbt, command, "--project-dir", str(CONSUMER_DIR), "--profiles-dir", str(PROFILES_DIR),
@@ -245,13 +259,15 @@ def thrift_build(
     elapsed = time.monotonic() - started
     if returncode != 0:
         tail = "".join(log.read_text().splitlines(keepends=True)[-40:])
-        pytest.fail(f"dbt {command} on the thrift target failed ({log}):\n{tail}")
-    server_log = Path(cluster.logs["thrift-server"]).read_text(errors="replace")
+        pytest.fail(f"dbt {command} on the {name} target failed ({log}):\n{tail}")
+    server = f"{name}-server"
+    server_log = Path(cluster.logs[server]).read_text(errors="replace")
     assert SERVER_CLASS_ERROR not in server_log, (
-        f"the Thrift Server met a missing class ({cluster.logs['thrift-server']}): "
+        f"the {server} met a missing class ({cluster.logs[server]}): "
         + next(line for line in server_log.splitlines() if SERVER_CLASS_ERROR in line)
     )
-    print(f"\n{step}: dbt {command} on the thrift target took {elapsed:.1f} s")
+    assert "CANNOT_MODIFY_CONFIG" not in log.read_text(errors="replace")
+    print(f"\n{step}: dbt {command} on the {name} target took {elapsed:.1f} s")
     return elapsed
 
 
@@ -328,9 +344,13 @@ def _describe(cursor, relation: str) -> list[tuple[str, str]]:  # type: ignore[n
     return columns
 
 
-def copy_remote_gold(cluster: ClusterState, remote: DbtProject) -> list[str]:
-    """Every gold relation of the cluster as a table of the local session (same names,
-    schema `<remote.schema>_gold`), each row carried as JSON text of its typed values."""
+def copy_remote_gold(
+    cluster: ClusterState, remote: DbtProject, schema: str = REMOTE_SCHEMA
+) -> list[str]:
+    """Every gold relation of the cluster (built under the prefix `schema`) as a table of the
+    local session (same names, schema `<remote.schema>_gold`), each row carried as JSON text
+    of its typed values; read through the Thrift Server (the Connect server's relations too:
+    one metastore service)."""
     from pyhive import hive
 
     spark = remote.spark
@@ -341,10 +361,10 @@ def copy_remote_gold(cluster: ClusterState, remote: DbtProject) -> list[str]:
     connection = hive.connect(host=cluster.thrift_host, port=cluster.thrift_port, username="dbt")
     try:
         cursor = connection.cursor()
-        relations = _remote_relations(cursor, f"{REMOTE_SCHEMA}_gold")
+        relations = _remote_relations(cursor, f"{schema}_gold")
         for name in relations:
-            columns = _describe(cursor, f"{REMOTE_SCHEMA}_gold.{name}")
-            cursor.execute(f"select to_json(struct(*), {options}) from {REMOTE_SCHEMA}_gold.{name}")
+            columns = _describe(cursor, f"{schema}_gold.{name}")
+            cursor.execute(f"select to_json(struct(*), {options}) from {schema}_gold.{name}")
             rows = [(line,) for (line,) in cursor.fetchall()]
             ddl = ", ".join(f"`{column}` {data_type}" for column, data_type in columns)
             frame = spark.createDataFrame(rows, "j string")  # type: ignore[attr-defined]
@@ -484,12 +504,34 @@ def test_the_python_udfs_ran_on_the_executor(cluster, dbt_project) -> None:  # t
     """The MongoDB documents were folded (test above) by `cdc_mongodb_fold`, a Python UDF:
     its Python workers run below the executor JVM, not in the Thrift Server's driver."""
     running_now = processes(cluster)
-    [executor] = [p for p in running_now if p.role == "executor"]
+    executors = [p.pid for p in running_now if p.role == "executor"]
     from cdc_tools.processes import descendants, proc_table
 
-    below = descendants(executor.pid, {pid: stat.ppid for pid, stat in proc_table().items()})
+    parents = {pid: stat.ppid for pid, stat in proc_table().items()}
+    below = [pid for executor in executors for pid in descendants(executor, parents)]
     workers = [pid for pid in below if b"pyspark" in Path(f"/proc/{pid}/cmdline").read_bytes()]
-    assert workers, f"no Python worker below the executor (pid {executor.pid})"
+    assert workers, f"no Python worker below the executors (pids {executors})"
+
+
+def test_gold_on_the_clusters_connect_server_equals_the_oracle_and_the_local_target(  # type: ignore[no-untyped-def]
+    cluster, dbt_project, relational, documents
+) -> None:
+    """dbt's `connect` target on a remote Spark Connect endpoint (`sc://`: the Connect server
+    submitted to the cluster, its executor a JVM of its own): one `dbt run` of both batches'
+    files, in a schema of its own. Its gold equals the oracle, and the local target's gold of
+    the same files (built by the test above) row for row."""
+    connected = DbtProject(
+        spark=dbt_project.spark,
+        schema=f"{dbt_project.schema}_connect",
+        landing=dbt_project.landing,
+        target_path=dbt_project.target_path.parent / "connect-copy",
+    )
+    thrift_build(cluster, dbt_project, "both-batches", "run", connect=True)
+    relations = copy_remote_gold(cluster, connected, CONNECT_SCHEMA)
+    last = len(relational[0][0].batches) - 1
+    assert_gold_equals_the_oracle(connected, relational, documents, last)
+    counts = assert_same_gold(dbt_project, connected, relations)
+    print(f"\ngold rows on the cluster's Connect server and the local target: {counts}")
 
 
 def test_a_stuck_build_summary_names_what_it_waited_for() -> None:

@@ -571,7 +571,7 @@ def test_render_formats_prints_the_table_and_each_comparison() -> None:
     assert "| demo-size incremental <= 1.25x parquet | 2,000 | 1.00x | PASS | 1.00x |" in text
     assert "| 1M incremental <= 1.00x parquet | - | - | not measured | - |" in text
     assert "Decision: parquet stays the default format of gold." in text
-    assert "the floor, the baseline and the large file ran on parquet only" in text
+    assert "the baseline and the large file ran on parquet only, the floor on it" in text
     plain = formats.render_formats(section, markdown=False)
     assert "not measured" in plain and "delta/parquet wall" in plain
 
@@ -593,7 +593,7 @@ def test_parse_formats() -> None:
     for bad in ("parquet,hudi", "", "delta,delta"):
         with pytest.raises(ValueError):
             formats.parse_formats(bad)
-    assert bench.parse_args([]).formats == ["parquet", "delta"]
+    assert bench.parse_args([]).formats == ["parquet", "delta", "connect"]
     assert bench.parse_args(["--formats", "iceberg"]).formats == ["iceberg"]
     assert bench.parse_args(["--thrift-port", "10000"]).formats == ["parquet"]
     with pytest.raises(SystemExit):
@@ -750,6 +750,7 @@ def test_main_prints_and_writes_the_formats_side_by_side(
     monkeypatch.setattr(cli, "project_info", lambda rev: {})
     monkeypatch.setattr(cli, "missing_format_jars", lambda formats, folder: [])
     argv = ["--events", "2000", "--large-file-mb", "0", "--flavours", "oracle"]
+    argv += ["--formats", "parquet,delta"]  # the warm engine's column starts a server
     assert bench.main([*argv, "--results-dir", str(tmp_path)]) == 0
     printed = capsys.readouterr().out
     written = (tmp_path / "bench.md").read_text()
@@ -758,3 +759,86 @@ def test_main_prints_and_writes_the_formats_side_by_side(
     for text in (printed, written):
         assert "Decision: not decided: a comparison was not measured." in text
     assert '"gold_formats"' in (tmp_path / "bench.json").read_text()
+
+
+def test_the_connect_column_runs_parquet_on_the_connect_target_in_schemas_of_its_own(
+    tmp_path: Path,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    monkeypatch.delenv("DBT_TARGET", raising=False)
+    monkeypatch.setenv("CDC_BENCH_SCHEMA", "bench1")
+    env = bench.spark_env(tmp_path / "n2000-connect" / "spark-home", tmp_path, "connect")
+    assert (env["DBT_TARGET"], env["CDC_GOLD_FILE_FORMAT"]) == ("connect", "parquet")
+    assert env["CDC_SCHEMA"] == "bench1_n2000_connect_spark_home"
+    floor = bench.spark_env(tmp_path / "n2000-connect" / "floor-spark-home", tmp_path, "connect")
+    assert floor["CDC_SCHEMA"] != env["CDC_SCHEMA"]
+
+
+def test_run_scenarios_gives_the_warm_server_one_first_build_and_a_floor(
+    tmp_path: Path,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    from workbench.bench import scenario
+
+    calls: list[tuple[str, str, str]] = []
+
+    def fake_dbt(step: str, events: int, ws: bench.Workspace, **kwargs: object) -> StepResult:
+        calls.append((step, str(kwargs.get("gold_format")), ws.root.name))
+        return StepResult(step, 1.0, events, 10.0)
+
+    monkeypatch.setattr(scenario, "run_dbt_step", fake_dbt)
+    baseline = lambda e, ws: StepResult("baseline", 1, e, 1)  # noqa: E731
+    monkeypatch.setattr(scenario, "run_baseline_step", baseline)
+    monkeypatch.setattr(scenario, "snapshot_project", lambda *args: None)
+    monkeypatch.setattr(scenario.warm_server, "warmed", False)
+    runs = {
+        "formats": ["parquet", "connect"],
+        "flavours": ["oracle"],
+        "results_dir": tmp_path,
+        "keep": True,
+        "batch_events": 100,
+    }
+    scenario.run_scenarios(600, 30, with_baseline=True, **runs)  # type: ignore[arg-type]
+    scenario.run_scenarios(300, 30, with_baseline=False, **runs)  # type: ignore[arg-type]
+    assert [c for c in calls if c[1] == "connect"] == [
+        ("first-build", "connect", "n600-connect"),
+        ("full", "connect", "n600-connect"),
+        ("incremental", "connect", "n600-connect"),
+        ("no-op", "connect", "n600-connect"),
+        ("floor", "connect", "n600-connect"),
+        ("full", "connect", "n300-connect"),  # the server is warm: no second first build
+        ("incremental", "connect", "n300-connect"),
+        ("no-op", "connect", "n300-connect"),
+    ]
+
+
+def test_warm_engine_checks_pass_fail_and_not_measured() -> None:
+    from workbench.bench.warm_engine import warm_engine_checks, warm_engine_rows
+
+    seconds = {
+        "parquet": {
+            2_000: {"full": 70.0, "incremental": 75.0, "no-op": 20.0},
+            1_000_000: {"full": 180.0, "incremental": 90.0, "no-op": 40.0, "floor": 12.0},
+        },
+        "connect": {
+            2_000: {"full": 29.0, "incremental": 25.0, "no-op": 7.0},
+            1_000_000: {"full": 80.0, "incremental": 40.0, "no-op": 10.0, "floor": 4.0},
+        },
+    }
+    checks = warm_engine_checks(seconds, {1_000_000: 30.0})
+    verdicts = {c["target"]: c["passed"] for c in checks}
+    assert verdicts["connect demo-size full build <= 30 s"] is True
+    assert verdicts["connect demo-size incremental <= 20 s"] is False
+    assert verdicts["connect floor <= 5 s"] is True
+    assert verdicts["local no-op <= 1.3x its floor"] is False  # 20 / 12
+    [full] = [c for c in checks if c["target"].startswith("1M full")]
+    assert "connect" in full["target"] and full["measured"] == round(80 / 30, 3)
+    [share] = [c for c in checks if c["target"].startswith("1M (incremental")]
+    assert share["measured"] == round(30 / 70, 3) and share["passed"] is False
+    nothing = warm_engine_checks({"connect": {2_000: {"full": 10.0}}}, {})
+    assert [c["passed"] for c in nothing].count(None) == len(nothing) - 1
+    assert warm_engine_rows(nothing)[1] == [
+        "connect demo-size incremental <= 20 s",
+        "not measured",
+        "not measured",
+    ]

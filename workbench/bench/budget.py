@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 RUN_KINDS: tuple[str, ...] = ("full", "incremental", "no-op")
+LAKEHOUSE_FORMATS: tuple[str, ...] = ("delta", "iceberg", "hudi")
 
 # node kind -> run kind -> the most statements one node of that kind may send
 BUDGET: Mapping[str, Mapping[str, int]] = {
@@ -141,7 +142,8 @@ def bench_budget_rows(
     statements one of them sent (and which), the budget and whether it is met."""
     rows: list[list[Any]] = []
     for fmt, by_step in counts.items():
-        kinds = project_model_kinds(root, fmt)
+        # a column of the bench that is no table format (`connect`) builds gold on parquet
+        kinds = project_model_kinds(root, fmt if fmt in LAKEHOUSE_FORMATS else "parquet")
         for step in RUN_KINDS:
             nodes = by_step.get(step)
             if not nodes:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,7 @@ from workbench.bench.settings import (
 )
 from workbench.bench.steps import StepResult
 from workbench.bench.summary import build_report
+from workbench.bench.warm_engine import WARM_FORMAT
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -106,6 +109,43 @@ def missing_format_jars(formats: list[str], jars: Path) -> list[str]:
     ]
 
 
+@contextlib.contextmanager
+def warm_server(formats: Sequence[str], results_dir: Path) -> Iterator[None]:
+    """With the `connect` column: one Spark Connect server (`cdc_tools.connect_server`, the
+    `local` target's settings) for the whole run, in a Spark home under the results folder,
+    started before the timed steps and stopped after them; its URL and a schema prefix of
+    this run go to every measured subprocess (steps.spark_env)."""
+    if WARM_FORMAT not in formats:
+        yield
+        return
+    from cdc_tools import connect_server
+
+    home = results_dir / "connect-home"
+    shutil.rmtree(home, ignore_errors=True)
+    saved = {key: os.environ.get(key) for key in ("CDC_SPARK_HOME", "CDC_SPARK_REMOTE")}
+    os.environ["CDC_SPARK_HOME"] = str(home)
+    print("  starting the Spark Connect server (not timed) ...", flush=True)
+    try:
+        state = connect_server.up(port=0, home=home)
+    finally:
+        _restore(saved, "CDC_SPARK_HOME")
+    print(f"  Spark Connect server on {state.url}", flush=True)
+    os.environ["CDC_SPARK_REMOTE"] = state.url
+    os.environ.setdefault("CDC_BENCH_SCHEMA", f"bench{int(time.time())}")
+    try:
+        yield
+    finally:
+        connect_server.down(home)
+        _restore(saved, "CDC_SPARK_REMOTE")
+
+
+def _restore(saved: dict[str, str | None], key: str) -> None:
+    if saved[key] is None:
+        os.environ.pop(key, None)
+    else:
+        os.environ[key] = str(saved[key])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.baseline_only:
@@ -173,17 +213,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         scaling = first if args.scaling else []
         return build_report(first[0], scaling, config, large_file, by_format)
 
-    runs = {"formats": formats, **common}
-    add(run_scenarios(args.events, increment_events, with_baseline=True, **runs))
-    report = report_now()
-    write_report(report, results_dir)
-    for events in sorted(set(args.scaling) - {args.events}):
-        increment = scaling_increment(
-            events, args.events, increment_events, args.increment_fraction
-        )
-        add(run_scenarios(events, increment, with_baseline=False, **runs))
+    with warm_server(formats, results_dir):
+        runs = {"formats": formats, **common}
+        add(run_scenarios(args.events, increment_events, with_baseline=True, **runs))
         report = report_now()
         write_report(report, results_dir)
+        for events in sorted(set(args.scaling) - {args.events}):
+            increment = scaling_increment(
+                events, args.events, increment_events, args.increment_fraction
+            )
+            add(run_scenarios(events, increment, with_baseline=False, **runs))
+            report = report_now()
+            write_report(report, results_dir)
     if args.large_file_mb > 0:
         generation = by_format[formats[0]][0].generation
         large_file = run_large_file_scenario(

@@ -17,12 +17,20 @@ GOLD_FORMAT_TARGETS: Mapping[str, str] = {
     "parquet": "local",
     "delta": "delta",
     "iceberg": "iceberg",
+    "connect": "connect",
 }
-"""Gold's file format -> the profile target (profiles/profiles.yml) it runs on."""
-DEFAULT_FORMATS: tuple[str, ...] = ("parquet", "delta")
+"""Gold's file format -> the profile target (profiles/profiles.yml) it runs on. `connect` is
+parquet's build on the warm engine: the `connect` target against a Spark Connect server
+that the bench starts once (workbench.bench.warm_engine)."""
+FILE_FORMATS: Mapping[str, str] = {"connect": "parquet"}
+"""The gold file format of a column that is not named after one."""
+DEFAULT_FORMATS: tuple[str, ...] = ("parquet", "delta", "connect")
 REFERENCE_FORMAT = "parquet"
 CANDIDATE_FORMAT = "delta"
 FORMAT_STEPS: tuple[str, ...] = ("full", "incremental", "no-op")
+SHOWN_STEPS: tuple[str, ...] = (*FORMAT_STEPS, "floor", "first-build")
+"""The steps side by side: the floor where it ran (the first format, the warm engine's
+column), the warm engine's first build."""
 DEMO_EVENTS = 2_000
 """The demo's size, about (make demo)."""
 SIZE_TOLERANCE = 0.25
@@ -45,6 +53,11 @@ DECISION_RULES: tuple[Rule, ...] = (
     Rule("demo-size incremental <= 1.25x parquet", DEMO_EVENTS, "incremental", 1.25),
     Rule("1M incremental <= 1.00x parquet", 1_000_000, "incremental", 1.0),
 )
+
+
+def file_format(fmt: str) -> str:
+    """Gold's file format (CDC_GOLD_FILE_FORMAT) of the column ``fmt``."""
+    return FILE_FORMATS.get(fmt, fmt)
 
 
 def parse_formats(text: str) -> list[str]:
@@ -77,7 +90,7 @@ def comparison_rows(
     sizes = sorted({events for by_size in measured.values() for events in by_size})
     rows = []
     for events in sizes:
-        for step in FORMAT_STEPS:
+        for step in SHOWN_STEPS:
             seconds = {
                 fmt: dict(by_size[events][step])
                 for fmt, by_size in measured.items()
@@ -222,8 +235,8 @@ def render_formats(section: Mapping[str, Any], markdown: bool) -> str:
     table = markdown_table if markdown else text_table
     formats = list(section["formats"])
     parts = [
-        f"Gold formats side by side ({', '.join(formats)}; the floor, the baseline and the "
-        f"large file ran on {formats[0]} only):",
+        f"Gold formats side by side ({', '.join(formats)}; the baseline and the large file "
+        f"ran on {formats[0]} only, the floor on it and on connect):",
         "",
         table(comparison_headers(formats), comparison_table_rows(section["rows"], formats)),
     ]
@@ -238,6 +251,17 @@ def render_formats(section: Mapping[str, Any], markdown: bool) -> str:
             table(DECISION_HEADERS, decision_table_rows(decision)),
             "",
             f"Decision: {decision['verdict']}.",
+        ]
+    warm = section.get("warm_engine")
+    if warm:
+        from workbench.bench.warm_engine import WARM_ENGINE_HEADERS, warm_engine_rows
+
+        parts += [
+            "",
+            "The warm engine (`connect`: the local build on one Spark Connect server, started "
+            "before the timed steps; `first-build`: its first build, on a cold server JVM):",
+            "",
+            table(list(WARM_ENGINE_HEADERS), warm_engine_rows(warm)),
         ]
     statements = section.get("statements") or []
     if statements:

@@ -29,7 +29,7 @@ INCREMENTAL_SHARE_TARGET = 0.05
 INCREMENTAL_GROWTH_TARGET = 1.25
 SAMPLE_INTERVAL_S = 0.2
 BASELINE_RESULT_TAG = "BENCH_BASELINE_RESULT "
-STEPS: tuple[str, ...] = ("full", "incremental", "no-op", "floor", "baseline")
+STEPS: tuple[str, ...] = ("full", "incremental", "no-op", "floor", "baseline", "first-build")
 # The smallest dbt build on the same profile: one table model of one row. Its time is what any
 # invocation pays (Python and dbt start, parse, the Spark JVM, metastore, one write), the
 # floor under the no-op run.

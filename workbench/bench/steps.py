@@ -14,7 +14,7 @@ from typing import Any
 from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
 from cdc_tools.spark_jars import JARS_DIR_ENV, jars_dir
 from workbench import spark_profile
-from workbench.bench.formats import GOLD_FORMAT_TARGETS
+from workbench.bench.formats import GOLD_FORMAT_TARGETS, file_format
 from workbench.bench.project import built_project
 from workbench.bench.sampling import dbt_progress, log_tail, run_measured
 from workbench.bench.settings import BASELINE_RESULT_TAG, FLOOR_PROJECT, BenchError
@@ -119,11 +119,11 @@ def spark_env(spark_home: Path, landing: Path, gold_format: str | None = None) -
     # the profile's default `jars` is relative: the measured builds run in a project copy
     env[JARS_DIR_ENV] = str(jars_dir())
     if gold_format is not None:
-        env["CDC_GOLD_FILE_FORMAT"] = gold_format
+        env["CDC_GOLD_FILE_FORMAT"] = file_format(gold_format)
         if env.get("DBT_TARGET") != "thrift":
             env["DBT_TARGET"] = GOLD_FORMAT_TARGETS[gold_format]
     schema = env.get("CDC_BENCH_SCHEMA", "bench")
-    if env.get("DBT_TARGET") == "thrift":
+    if env.get("DBT_TARGET") in ("thrift", "connect"):
         # one server, one metastore: each scenario's steps (and its floor) get schemas of
         # their own, where the local profile gets a Spark home of its own
         schema = f"{schema}_{spark_home.parent.name}_{spark_home.name}".replace("-", "_")
@@ -168,15 +168,18 @@ def run_dbt_step(
     floor: bool = False,
     event_logs: bool = False,
     gold_format: str = "parquet",
+    spark_home: Path | None = None,
 ) -> StepResult:
     """One measured ``dbt build`` subprocess; keeps a copy of its run_results.json.
 
     ``floor``: build the one-model FLOOR_PROJECT in a Spark home of its own instead.
     ``event_logs``: Spark writes an event log under ``<scenario>/event-logs/<step>``, and
     ``spark_profile_<step>.md`` (with the slowest statements' plans) is written beside it.
-    ``gold_format``: gold's file format, on its profile target (GOLD_FORMAT_TARGETS)."""
+    ``gold_format``: gold's file format, on its profile target (GOLD_FORMAT_TARGETS).
+    ``spark_home``: another Spark home than the workspace's (on a server: other schemas)."""
     slug = step.replace("-", "")
-    project, spark_home, target = built_project(ws.project), ws.spark_home, ws.target
+    project, target = built_project(ws.project), ws.target
+    spark_home = spark_home or ws.spark_home
     if floor:
         project, spark_home, target = ws.floor_project, ws.floor_home, ws.root / "floor-target"
         write_floor_project(project)
@@ -199,6 +202,8 @@ def run_dbt_step(
     print(f"  [{label}] dbt build over {what} ...", flush=True)
     env = spark_env(spark_home, ws.landing, gold_format)
     event_log_dir = ws.root / "event-logs" / slug
+    # a Connect client writes no event log (the server's JVM runs the statements)
+    event_logs = event_logs and env.get("DBT_TARGET") != "connect"
     if event_logs:
         event_log_dir.mkdir(parents=True, exist_ok=True)
         env.update({"CDC_SPARK_EVENT_LOG": "true", "CDC_SPARK_EVENT_LOG_DIR": str(event_log_dir)})

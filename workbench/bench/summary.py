@@ -16,8 +16,8 @@ from cdc_tools.local_spark import REPO_ROOT
 from workbench.bench.budget import bench_budget_rows
 from workbench.bench.formats import (
     CANDIDATE_FORMAT,
-    FORMAT_STEPS,
     REFERENCE_FORMAT,
+    SHOWN_STEPS,
     comparison_rows,
     decide,
     statement_rows,
@@ -31,6 +31,7 @@ from workbench.bench.settings import (
     STEPS,
 )
 from workbench.bench.steps import StepResult
+from workbench.bench.warm_engine import WARM_FORMAT, warm_engine_checks
 
 
 def _ratio(numerator: float, denominator: float) -> float | None:
@@ -187,7 +188,7 @@ def format_section(by_format: Mapping[str, Sequence[Scenario]]) -> dict[str, Any
     statements: dict[str, dict[int, dict[str, dict[str, int]]]] = {}
     for fmt, scenarios in by_format.items():
         for scenario in scenarios:
-            for step in FORMAT_STEPS:
+            for step in SHOWN_STEPS:
                 result = scenario.steps.get(step)
                 if result is None:
                     continue
@@ -202,10 +203,21 @@ def format_section(by_format: Mapping[str, Sequence[Scenario]]) -> dict[str, Any
     rows = comparison_rows(measured)
     formats = list(by_format)
     both = {REFERENCE_FORMAT, CANDIDATE_FORMAT} <= set(formats)
+    baseline = {
+        scenario.events: scenario.steps["baseline"].wall_s
+        for scenarios in by_format.values()
+        for scenario in scenarios
+        if "baseline" in scenario.steps
+    }
+    wall = {
+        fmt: {n: {step: v["wall_s"] for step, v in steps.items()} for n, steps in sizes.items()}
+        for fmt, sizes in measured.items()
+    }
     return {
         "formats": formats,
         "rows": rows,
         "decision": decide(rows) if both else None,
+        "warm_engine": warm_engine_checks(wall, baseline) if WARM_FORMAT in formats else None,
         "statements": statement_rows(statements, formats) if statements else [],
         "scenarios": {
             fmt: [
