@@ -26,12 +26,15 @@ LAKEHOUSE_FORMATS: tuple[str, ...] = ("delta", "iceberg", "hudi")
 
 # node kind -> run kind -> the most statements one node of that kind may send
 BUDGET: Mapping[str, Mapping[str, int]] = {
-    "bronze": {"full": 15, "incremental": 17, "no-op": 9},
-    "silver": {"full": 8, "incremental": 9, "no-op": 5},
-    "gold parquet": {"full": 9, "incremental": 16, "no-op": 2},
-    "gold delta": {"full": 9, "incremental": 16, "no-op": 2},
-    "gold iceberg": {"full": 9, "incremental": 16, "no-op": 2},
-    "history": {"full": 7, "incremental": 10, "no-op": 3},
+    "bronze": {"full": 18, "incremental": 20, "no-op": 9},
+    # int_cdc__document_changes, the fold of document sources, is the most (its table of
+    # latest versions); the typed models are 9 in an incremental run
+    "silver": {"full": 11, "incremental": 15, "no-op": 12},
+    # a run that carries unavailable values writes its candidates too (3 statements)
+    "gold parquet": {"full": 11, "incremental": 17, "no-op": 2},
+    "gold delta": {"full": 11, "incremental": 16, "no-op": 2},
+    "gold iceberg": {"full": 11, "incremental": 16, "no-op": 2},
+    "history": {"full": 7, "incremental": 10, "no-op": 2},
     "data test": {"full": 3, "incremental": 3, "no-op": 3},
 }
 

@@ -468,8 +468,9 @@ carried as (
 
 {% macro _cdc_carry_changes_sql(plan, batch_sql) %}
   {#-
-      The changes the carry-over reads: the batch, plus the stored creates of a primary-key
-      change waiting for their delete when the carry goes by position.
+      The changes the carry-over reads.
+      The batch, plus the stored creates of a primary-key change waiting for their delete
+      when the carry goes by position.
   -#}
   {%- if plan.carry is not none and plan.carry.by_position -%}
     {{ return(batch_sql ~ " union all " ~ cdc_lakehouse._cdc_carry_revisit_sql(
@@ -480,9 +481,10 @@ carried as (
 
 {% macro _cdc_carry_needed_query(plan, batch_sql) %}
   {#-
-      The count of rows the carry-over of the run could change (_cdc_carry_needed_sql), or
-      none when the model carries nothing. The caller runs it with its other questions
-      about the batch, in one statement (_cdc_new_changes).
+      The query counting the rows the carry-over of the run could change.
+      It is _cdc_carry_needed_sql over the changes the carry-over reads, or none when the
+      model carries nothing. The caller runs it with its other questions about the batch,
+      in one statement (_cdc_new_changes).
   -#}
   {%- if plan.carry is none -%}
     {{ return(none) }}

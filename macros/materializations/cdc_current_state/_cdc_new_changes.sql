@@ -59,8 +59,9 @@
 
 {% macro _cdc_batch_sql(plan, read_from, written=true) %}
   {#-
-      The readable rows of the batch, as SQL over `read_from` (the written batch table, or
-      the batch's query in parentheses when `written` is false).
+      The readable rows of the batch, as SQL.
+      Over `read_from`: the written batch table, or the batch's query in parentheses when
+      `written` is false.
   -#}
   {{ return("select " ~ cdc_lakehouse._cdc_quote_list(plan.state_columns) ~ " from " ~ read_from ~ " as batch "
       ~ ('where _cdc_is_readable' if written else plan.readable_only)) }}

@@ -140,7 +140,7 @@
 {% endmacro %}
 
 {% macro _cdc_state_counts_sql(state_relation) %}
-  {#- Scalar queries of the rows of the compacted buckets and of the delta partition (_cdc_batch_stats). -#}
+  {#- Scalar queries of the rows of the compacted buckets and of the delta partition (_cdc_new_changes' questions). -#}
   {{ return({
       'compacted': "select count_if(cdc_bucket >= 0) from " ~ state_relation,
       'delta': "select count_if(cdc_bucket = " ~ cdc_lakehouse._cdc_partition('delta') ~ ") from " ~ state_relation,
