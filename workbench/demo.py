@@ -198,13 +198,19 @@ def run_user_files(landing: Path) -> int:
 
 
 def main() -> int:
+    from python_udfs.session_hook import ConnectServerUnreachable
+
     link_package(CONSUMER_DIR)  # what `dbt deps` installs for the consumer project
     user_dir = os.environ.get("CDC_LANDING_DIR")
-    if user_dir:
-        return run_user_files(Path(user_dir).resolve())
-    landing = REPO_ROOT / "landing" / "demo"
-    os.environ["CDC_LANDING_DIR"] = str(landing)
-    return run_simulated(landing)
+    try:
+        if user_dir:
+            return run_user_files(Path(user_dir).resolve())
+        landing = REPO_ROOT / "landing" / "demo"
+        os.environ["CDC_LANDING_DIR"] = str(landing)
+        return run_simulated(landing)
+    except ConnectServerUnreachable as error:  # DBT_TARGET=connect, no server: say so
+        print(f"demo: {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -75,3 +75,35 @@ def test_a_second_demo_starts_bronze_again_and_spares_other_landings(
         assert spark.table(f"{bronze}.bronze_cdc_messages").count() == 2
     finally:
         spark.sql(f"drop database if exists {bronze} cascade")
+
+
+def test_the_demo_on_the_connect_target_without_a_server_says_how_to_start_one(
+    tmp_path: Path,
+) -> None:
+    """`DBT_TARGET=connect make demo` before `make spark-up`: one line with the remedy, no
+    stack trace, exit code 1."""
+    import os
+    import subprocess
+    import sys
+
+    from cdc_tools.cluster import free_port
+    from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
+
+    env = {
+        **os.environ,
+        "DBT_TARGET": "connect",
+        "CDC_SPARK_REMOTE": f"sc://127.0.0.1:{free_port()}",
+        "CDC_LANDING_DIR": str(tmp_path / "landing"),
+        "DBT_PROFILES_DIR": str(PROFILES_DIR),
+        "PYTHONPATH": str(REPO_ROOT),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench.demo"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "no Spark Connect server answers" in done.stderr and "make spark-up" in done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
