@@ -45,21 +45,43 @@ def run_dbt(
         argv += ["--target-path", str(target_path), "--log-path", str(target_path / "logs")]
     if vars:
         argv += ["--vars", json.dumps(dict(vars))]
+    statements = StatementLog()
     started = time.monotonic()
-    result = dbtRunner().invoke(argv)
-    _record_invocation(argv, result, time.monotonic() - started)
+    result = dbtRunner(callbacks=[statements]).invoke(argv)
+    result.statements = statements  # what each node sent to Spark (StatementLog)
+    _record_invocation(argv, result, time.monotonic() - started, statements)
     if expect_success and not result.success:
         raise DbtFailure(_describe_failure(argv, result))
     return result
 
 
+class StatementLog:
+    """The statements one dbt invocation sent to Spark, per node: dbt's structured
+    `SQLQuery` events (metadata ones, `show tblproperties` or `describe`, included), keyed
+    by the node's unique id ("" for those of no node, such as the listing of the schemas at
+    the start). A dbtRunner callback; `run_dbt` keeps it as its result's `statements`."""
+
+    def __init__(self) -> None:
+        self.by_node: dict[str, list[str]] = {}
+
+    def __call__(self, event) -> None:  # type: ignore[no-untyped-def]
+        if event.info.name != "SQLQuery":
+            return
+        node = event.data.node_info.unique_id
+        self.by_node.setdefault(node, []).append(event.data.sql)
+
+    def counts(self) -> dict[str, int]:
+        """Statements per node."""
+        return {node: len(sqls) for node, sqls in self.by_node.items()}
+
+
 TIMES_ENV = "CDC_DBT_TIMES"
 """A file to which every invocation appends one JSON line: the test that ran it
-(PYTEST_CURRENT_TEST), dbt's command and selection, its nodes and its wall time (the suite's
-cost per build, tests/README.md)."""
+(PYTEST_CURRENT_TEST), dbt's command and selection, its nodes, its wall time and the
+statements each node sent (the suite's cost per build, tests/README.md)."""
 
 
-def _record_invocation(argv: list[str], result, seconds: float) -> None:  # type: ignore[no-untyped-def]
+def _record_invocation(argv: list[str], result, seconds: float, statements: StatementLog) -> None:  # type: ignore[no-untyped-def]
     path = os.environ.get(TIMES_ENV)
     if not path:
         return
@@ -72,6 +94,7 @@ def _record_invocation(argv: list[str], result, seconds: float) -> None:  # type
         "argv": kept,
         "nodes": nodes,
         "seconds": round(seconds, 2),
+        "statements": statements.counts(),
     }
     with open(path, "a", encoding="utf-8") as out:
         out.write(json.dumps(line) + "\n")

@@ -12,6 +12,7 @@
             {%- set existing = load_relation(relation) -%}
             {%- if existing is not none -%}
                 {%- do adapter.drop_relation(existing) -%}
+                {%- do cdc_lakehouse._cdc_forget_relation(existing) -%}
             {%- endif -%}
         {%- endfor -%}
     {%- endif -%}

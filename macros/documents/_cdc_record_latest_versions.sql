@@ -39,6 +39,7 @@
         {%- if existing is not none -%}
             {%- do adapter.drop_relation(existing) -%}
         {%- endif -%}
+        {%- do cdc_lakehouse._cdc_forget_relation(target) -%}
         {%- if not cdc_lakehouse._cdc_has_rows(this, 'true') -%}
             {#- a model without a row (a warehouse without documents) needs no table: its
                 lookup reads the model itself, which holds nothing -#}
@@ -65,6 +66,7 @@
             'cdc.compacted_rows' = '{{ compacted_rows }}'
         )
     {%- endcall -%}
-    {%- do cdc_lakehouse._cdc_forget_relation(target) -%}
+    {%- do cdc_lakehouse._cdc_remember_properties(target, {
+          'cdc.read_through': model_through, 'cdc.compacted_rows': compacted_rows | string}) -%}
     {{ return('') }}
 {% endmacro %}

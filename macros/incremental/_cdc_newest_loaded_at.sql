@@ -4,8 +4,7 @@
         Only rows after `after` count (a timestamp literal that lets parquet statistics skip
         older files). None when the relation has no such column or no rows.
     -#}
-    {%- set columns = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
-    {%- if '_loaded_at' not in columns -%}
+    {%- if '_loaded_at' not in cdc_lakehouse._cdc_column_names(relation) -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set newest = run_query(

@@ -1,4 +1,4 @@
-{% macro _cdc_record_read_through(relation, read_through, when='after', previous=none) %}
+{% macro _cdc_record_read_through(relation, read_through, when='after', previous=none, extra={}) %}
     {#-
         Records a write's start or end as table properties of `relation`.
         Bookkeeping of a model's writes, as table properties of `relation`: `when='before'`
@@ -10,26 +10,34 @@
         (`cdc.model_fingerprint`). A run that dies between the two leaves `reading_through`
         and `read_through` different, and the next run then reads its watermark from the
         data (_cdc_loaded_watermark). None is recorded as 'unknown' (a rebuild has no
-        previous read-through: its tests check every row).
+        previous read-through: its tests check every row). `extra`: more properties the
+        same statement sets (a cdc_current_state model's `cdc.state_columns`).
     -#}
     {%- set allowed = ['before', 'after'] -%}
     {%- if when not in allowed -%}
         {{ exceptions.raise_compiler_error(
             "_cdc_record_read_through: when='" ~ when ~ "' is not one of: " ~ allowed | join(', ')) }}
     {%- endif -%}
-    {%- set value = read_through if read_through is not none else 'unknown' -%}
+    {%- set value = read_through | string if read_through is not none else 'unknown' -%}
+    {%- if when == 'before' -%}
+        {%- set properties = {'cdc.reading_through': 'pending ' ~ invocation_id} -%}
+    {%- else -%}
+        {%- set properties = {
+              'cdc.reading_through': value,
+              'cdc.read_through': value,
+              'cdc.previous_read_through': previous | string if previous is not none else 'unknown',
+              'cdc.written_by': invocation_id,
+              'cdc.model_fingerprint': cdc_lakehouse._cdc_model_fingerprint(),
+        } -%}
+    {%- endif -%}
+    {%- do properties.update(extra) -%}
     {% call statement('cdc_record_read_through_' ~ when) %}
         alter table {{ relation }} set tblproperties (
-        {%- if when == 'before' %}
-            'cdc.reading_through' = 'pending {{ invocation_id }}'
-        {%- else %}
-            'cdc.reading_through' = '{{ value }}',
-            'cdc.read_through' = '{{ value }}',
-            'cdc.previous_read_through' = '{{ previous if previous is not none else "unknown" }}',
-            'cdc.written_by' = '{{ invocation_id }}',
-            'cdc.model_fingerprint' = '{{ cdc_lakehouse._cdc_model_fingerprint() }}'
-        {%- endif %}
+        {%- for name, property in properties.items() %}
+            '{{ name }}' = '{{ property }}'{{ ',' if not loop.last }}
+        {%- endfor %}
         )
     {% endcall %}
-    {%- do cdc_lakehouse._cdc_forget_relation(relation) -%}
+    {#- the run knows what it set: the next read of these properties asks Spark nothing -#}
+    {%- do cdc_lakehouse._cdc_remember_properties(relation, properties) -%}
 {% endmacro %}

@@ -45,6 +45,7 @@
         {%- call statement('_cdc_record_loaded_files') -%}
             create table {{ target }} using parquet as {{ files_sql }}
         {%- endcall -%}
+        {%- do cdc_lakehouse._cdc_forget_relation(target) -%}
     {%- else -%}
         {%- call statement('_cdc_record_loaded_files') -%}
             insert into {{ target }} {{ files_sql }}
@@ -53,6 +54,6 @@
     {%- call statement('cdc_record_loaded_files_through') -%}
         alter table {{ target }} set tblproperties ('cdc.read_through' = '{{ bronze_through }}')
     {%- endcall -%}
-    {%- do cdc_lakehouse._cdc_forget_relation(this) -%}
+    {%- do cdc_lakehouse._cdc_remember_properties(target, {'cdc.read_through': bronze_through}) -%}
     {{ return('') }}
 {% endmacro %}

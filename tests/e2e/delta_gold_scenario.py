@@ -27,6 +27,7 @@ from pathlib import Path
 
 from cdc_tools.dbt_invoke import run_dbt
 from cdc_tools.local_spark import get_local_spark
+from workbench.bench.budget import result_node_kinds
 from workbench.oracle_check import COMPARED_MODELS, GoldReader, compare_database
 from workbench.oracle_check import expected_history as history_of
 from workbench.simulator import TABLES, SimConfig, SimResult, simulate, write_batch
@@ -327,7 +328,7 @@ class Scenario:
             os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**10))
         bronze = f"{self.schema}_bronze.bronze_cdc_messages"
         [before] = self.spark.sql(f"select count(*) as n from {bronze}").collect()
-        self.dbt("run", *SELECT)
+        replayed = self.dbt("run", *SELECT)
         [after] = self.spark.sql(f"select count(*) as n from {bronze}").collect()
         changed = [
             row
@@ -340,6 +341,9 @@ class Scenario:
             "differences": self.compare(1),
             "messages_read_again": int(after["n"]) - int(before["n"]),
             "rows_changed": len(changed),
+            # the statements each node sent (workbench.bench.budget): gold's MERGE path
+            "statements": replayed.statements.counts(),
+            "kinds": result_node_kinds(replayed.result.results),
         }
 
         # maintenance: OPTIMIZE, VACUUM (Delta's retention check kept), gold unchanged

@@ -98,6 +98,7 @@ STREAM_MODULES: tuple[str, ...] = (
     # they register no part: they read the whole built stream
     "tests/quality/test_quality.py",
     "tests/docs/test_docs_site.py",
+    "tests/e2e/test_statement_budget.py",
 )
 
 

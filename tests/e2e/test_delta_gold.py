@@ -27,6 +27,7 @@ import pytest
 from cdc_tools.local_spark import REPO_ROOT
 from tests.conftest import process_env, wait_until_it_holds_the_warehouse
 from tests.e2e.delta_gold_scenario import SELECT, VARS
+from workbench.bench.budget import overruns
 
 pytestmark = pytest.mark.spark
 
@@ -267,6 +268,16 @@ def test_change_data_feed_lists_what_the_batch_changed(report) -> None:  # type:
     assert changed <= keys <= changed | set(feed["read_by_batch"])
     assert report["replay"]["messages_read_again"] > 0
     assert report["replay"]["rows_changed"] == 0
+
+
+def test_the_merge_path_keeps_its_statement_budget(report) -> None:  # type: ignore[no-untyped-def]
+    """The replay's incremental run on the MERGE path: every node within the statement budget
+    of its kind (workbench.bench.budget, decision 0020), gold on Delta included."""
+    replay = report["replay"]
+    kinds = replay["kinds"]
+    gold = {node: n for node, n in replay["statements"].items() if kinds.get(node) == "gold delta"}
+    assert len(gold) == len(CURRENT_STATE_MODELS), replay["statements"]
+    assert overruns(replay["statements"], kinds, "incremental") == []
 
 
 def test_optimize_and_vacuum_operations(report) -> None:  # type: ignore[no-untyped-def]

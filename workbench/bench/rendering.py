@@ -7,10 +7,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from workbench.bench.budget import BUDGET_HEADERS
 from workbench.bench.formats import render_formats
 from workbench.bench.plot import PLOT_NAME, plot_report
 from workbench.spark_profile import PROFILE_HEADERS as SPARK_PROFILE_HEADERS
 from workbench.tables import markdown_table, text_table
+
+BUDGET_TITLE = (
+    "Statements per node against the budget of its kind (workbench/bench/budget.py; the "
+    "event logs' statements, the most one node of the kind sent):"
+)
 
 RESULT_HEADERS = (
     "step",
@@ -143,6 +149,8 @@ def render_text(report: Mapping[str, Any], top: int = 12) -> str:
         parts += ["", text_table(SCALING_HEADERS, _scaling_rows(report))]
     if report.get("gold_formats"):
         parts += ["", render_formats(report["gold_formats"], markdown=False)]
+    if report.get("statement_budget"):
+        parts += ["", BUDGET_TITLE, text_table(BUDGET_HEADERS, report["statement_budget"])]
     return "\n".join(parts)
 
 
@@ -190,6 +198,8 @@ def render_markdown(report: Mapping[str, Any], top: int = 12, plot_name: str | N
         parts += ["", "Scaling:", "", markdown_table(SCALING_HEADERS, _scaling_rows(report))]
     if report.get("gold_formats"):
         parts += ["", render_formats(report["gold_formats"], markdown=True)]
+    if report.get("statement_budget"):
+        parts += ["", BUDGET_TITLE, "", markdown_table(BUDGET_HEADERS, report["statement_budget"])]
     if plot_name:
         parts += [
             "",

@@ -12,6 +12,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from cdc_tools.local_spark import REPO_ROOT
+from workbench.bench.budget import bench_budget_rows
 from workbench.bench.formats import (
     CANDIDATE_FORMAT,
     REFERENCE_FORMAT,
@@ -271,4 +273,21 @@ def build_report(
             for s in sorted(scaling or [main], key=lambda s: s.events)
         ],
         "gold_formats": format_section(by_format or {}),
+        "statement_budget": statement_budget(main, by_format or {}),
     }
+
+
+def statement_budget(
+    main: Scenario, by_format: Mapping[str, Sequence[Scenario]]
+) -> list[list[Any]]:
+    """The statement budget per node kind (workbench.bench.budget) against the statements
+    of each format's scenario of the main size, where event logs were profiled."""
+    counts: dict[str, dict[str, dict[str, int]]] = {}
+    for fmt, scenarios in (by_format or {main.gold_format: [main]}).items():
+        for scenario in scenarios:
+            if scenario.events != main.events:
+                continue
+            for step, result in scenario.steps.items():
+                if result.detail.get("spark_statements"):
+                    counts.setdefault(fmt, {})[step] = dict(result.detail["spark_statements"])
+    return bench_budget_rows(counts, REPO_ROOT) if counts else []

@@ -22,18 +22,20 @@
     field). What cannot be resolved stays in the state and reads as null in the view.
 -#}
 
-{% macro _cdc_carry_spec(sql, unique_key, model_columns) %}
-  {#- The carry-over settings of the model (a dict), or none when there is nothing to carry. -#}
+{% macro _cdc_carry_spec(described, unique_key, model_columns) %}
+  {#-
+      The carry-over settings of the model (a dict), or none when there is nothing to carry.
+      `described`: the model's columns with their types (_cdc_query_columns).
+  -#}
   {%- set placeholder = config.get('cdc_unavailable_value_placeholder',
         var('cdc_unavailable_value_placeholder', '__debezium_unavailable_value')) -%}
   {%- if not placeholder -%}{{ return(none) }}{%- endif -%}
   {%- set keys = unique_key | map('lower') | list -%}
   {%- set typed = [] -%}
-  {%- for row in run_query('describe query ' ~ sql).rows -%}
-    {%- set name = row[0] | lower -%}
-    {%- if row[1] | lower in ['string', 'binary'] and name not in keys
-          and not name.startswith('_cdc_') and name != '_loaded_at' -%}
-      {%- do typed.append({'name': name, 'type': row[1] | lower}) -%}
+  {%- for column in described -%}
+    {%- if column.type in ['string', 'binary'] and column.name not in keys
+          and not column.name.startswith('_cdc_') and column.name != '_loaded_at' -%}
+      {%- do typed.append({'name': column.name, 'type': column.type}) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- set json = [] -%}
@@ -464,25 +466,44 @@ carried as (
     ) as needing_carry
 {% endmacro %}
 
-{% macro _cdc_carry_for_batch(plan, batch_sql) %}
+{% macro _cdc_carry_changes_sql(plan, batch_sql) %}
+  {#-
+      The changes the carry-over reads.
+      The batch, plus the stored creates of a primary-key change waiting for their delete
+      when the carry goes by position.
+  -#}
+  {%- if plan.carry is not none and plan.carry.by_position -%}
+    {{ return(batch_sql ~ " union all " ~ cdc_lakehouse._cdc_carry_revisit_sql(
+          plan.carry, plan.state_columns, batch_sql, plan.state_relation)) }}
+  {%- endif -%}
+  {{ return(batch_sql) }}
+{% endmacro %}
+
+{% macro _cdc_carry_needed_query(plan, batch_sql) %}
+  {#-
+      The query counting the rows the carry-over of the run could change.
+      It is _cdc_carry_needed_sql over the changes the carry-over reads, or none when the
+      model carries nothing. The caller runs it with its other questions about the batch,
+      in one statement (_cdc_new_changes).
+  -#}
+  {%- if plan.carry is none -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {{ return(cdc_lakehouse._cdc_carry_needed_sql(
+        plan.carry, '(' ~ cdc_lakehouse._cdc_carry_changes_sql(plan, batch_sql) ~ ') as changes',
+        plan.state_relation)) }}
+{% endmacro %}
+
+{% macro _cdc_carry_for_batch(plan, batch_sql, needed) %}
   {#-
       The carry-over a run needs, and the changes it reads: {carry, changes_sql}.
-      changes_sql is the batch, plus the stored creates of a primary-key change waiting for
-      their delete when the carry goes by position. A run skips the carry-over when it would
-      change nothing (one cheap count, _cdc_carry_needed_sql): the revisited creates all
-      hold placeholders, so then there are none, and changes_sql is the batch alone, not
-      the state scan that finds them again. Both write paths call it.
+      changes_sql is _cdc_carry_changes_sql. A run skips the carry-over when it would
+      change nothing (`needed`, the answer of _cdc_carry_needed_query, is 0): the revisited
+      creates all hold placeholders, so then there are none, and changes_sql is the batch
+      alone, not the state scan that finds them again. Both write paths call it.
   -#}
-  {%- set carry = plan.carry -%}
-  {%- set changes_sql = batch_sql -%}
-  {%- if carry is not none and carry.by_position -%}
-    {%- set changes_sql = batch_sql ~ " union all " ~ cdc_lakehouse._cdc_carry_revisit_sql(
-          carry, plan.state_columns, batch_sql, plan.state_relation) -%}
+  {%- if plan.carry is none or needed is none or needed | int == 0 -%}
+    {{ return({'carry': none, 'changes_sql': batch_sql}) }}
   {%- endif -%}
-  {%- if carry is not none and run_query(cdc_lakehouse._cdc_carry_needed_sql(
-        carry, '(' ~ changes_sql ~ ') as changes', plan.state_relation)).rows[0][0] | int == 0 -%}
-    {%- set carry = none -%}
-    {%- set changes_sql = batch_sql -%}
-  {%- endif -%}
-  {{ return({'carry': carry, 'changes_sql': changes_sql}) }}
+  {{ return({'carry': plan.carry, 'changes_sql': cdc_lakehouse._cdc_carry_changes_sql(plan, batch_sql)}) }}
 {% endmacro %}

@@ -7,7 +7,8 @@
       columns: the required ones, and the same columns as the stored state (else a rebuild is
       needed).
   -#}
-  {%- set model_columns = get_columns_in_query(sql) | map('lower') | list -%}
+  {%- set described = cdc_lakehouse._cdc_query_columns(sql) -%}
+  {%- set model_columns = described | map(attribute='name') | list -%}
   {%- for required in ['_cdc_op', '_cdc_sort_key', '_cdc_source_id', '_cdc_source_ts', '_loaded_at'] + cdc.unique_key | map('lower') | list -%}
     {%- if required not in model_columns -%}
       {{ exceptions.raise_compiler_error(
@@ -30,7 +31,10 @@
   {%- endfor -%}
   {%- set state_columns = model_columns | reject('in', ['_cdc_error_reason']) | list -%}
   {%- set full_refresh = should_full_refresh() or existing_state is none -%}
-  {%- if not full_refresh -%}
+  {#- the state records an md5 of its columns (cdc.state_columns): when it is the model's,
+      the columns are the same and no `describe` is needed -#}
+  {%- if not full_refresh and cdc_lakehouse._cdc_table_properties(existing_state).get('cdc.state_columns')
+        != cdc_lakehouse._cdc_state_columns_fingerprint(state_columns) -%}
     {%- set existing_columns = adapter.get_columns_in_relation(existing_state)
           | map(attribute='name') | map('lower')
           | reject('in', ['_cdc_is_deleted', 'cdc_bucket']) | list -%}
@@ -62,6 +66,11 @@
       'published_columns': state_columns | reject('in', ['_cdc_sort_key']) | list,
       'readable_only': 'where _cdc_error_reason is null' if '_cdc_error_reason' in model_columns else '',
       'readable': '_cdc_error_reason is null' if '_cdc_error_reason' in model_columns else 'true',
-      'carry': cdc_lakehouse._cdc_carry_spec(sql, cdc.unique_key, state_columns),
+      'carry': cdc_lakehouse._cdc_carry_spec(described, cdc.unique_key, state_columns),
   }) }}
+{% endmacro %}
+
+{% macro _cdc_state_columns_fingerprint(state_columns) %}
+  {#- md5 of a state table's columns, whatever their order: its property `cdc.state_columns`. -#}
+  {{ return(local_md5(state_columns | sort | join(','))) }}
 {% endmacro %}

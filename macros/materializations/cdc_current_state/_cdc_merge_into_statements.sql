@@ -1,4 +1,4 @@
-{% macro _cdc_merge_into_statements(changes_sql, columns, unique_key, state_relation, buckets, retention_days, carry=none, source_relation=none) %}
+{% macro _cdc_merge_into_statements(changes_sql, columns, unique_key, state_relation, buckets, retention_days, carry=none, source_relation=none, truncates=true, purge=true, source_exists=true) %}
   {#-
       The statements of an incremental cdc_current_state run with MERGE INTO.
       The incremental run of cdc_current_state on a table format with MERGE (delta,
@@ -16,6 +16,10 @@
       per pass of the format's MERGE (Delta plans it up to four times), and the MERGE
       reads no subquery over its own target (Delta cannot: "Table does not support
       reads", delta-io/delta#3099).
+      Statements whose answer the run already has are left out: `truncates=false` (the
+      batch has no truncate: the markers stay, and the upsert already tombstones a row
+      older than a stored marker), `purge=false` (no tombstone past the retention),
+      `source_exists=false` (no scratch table of that name to drop first).
   -#}
   {%- set key_match = [] -%}
   {%- for column in unique_key -%}
@@ -46,7 +50,9 @@
         true, {{ cdc_lakehouse._cdc_partition('truncate_markers') }}
     )
   {%- endset -%}
-  {%- do statements.append(truncate_markers) -%}
+  {%- if truncates -%}
+    {%- do statements.append(truncate_markers) -%}
+  {%- endif -%}
 
   {#- 2. the latest change of each key in the batch, merged by sort key -#}
   {%- if carry is not none -%}
@@ -132,7 +138,9 @@
     {%- endif %}
   {%- endset -%}
   {%- if source_relation is not none -%}
-    {%- do statements.append('drop table if exists ' ~ source_relation) -%}
+    {%- if source_exists -%}
+      {%- do statements.append('drop table if exists ' ~ source_relation) -%}
+    {%- endif -%}
     {%- do statements.append('create table ' ~ source_relation ~ ' using parquet as ' ~ upsert_source ~ ' limit 0') -%}
     {%- do statements.append('insert into ' ~ source_relation ~ ' ' ~ upsert_source) -%}
   {%- endif -%}
@@ -168,16 +176,20 @@
         and not target._cdc_is_deleted
     when matched then update set target._cdc_is_deleted = true
   {%- endset -%}
-  {%- do statements.append(truncate_rows) -%}
+  {%- if truncates -%}
+    {%- do statements.append(truncate_rows) -%}
+  {%- endif -%}
 
   {#- 4. forget tombstones past the retention -#}
-  {%- set purge -%}
+  {%- set purge_sql -%}
     delete from {{ state_relation }}
     where cdc_bucket >= 0
         and _cdc_is_deleted
         and _loaded_at < current_timestamp() - make_dt_interval({{ retention_days }})
   {%- endset -%}
-  {%- do statements.append(purge) -%}
+  {%- if purge -%}
+    {%- do statements.append(purge_sql) -%}
+  {%- endif -%}
   {%- if source_relation is not none -%}
     {%- do statements.append('drop table if exists ' ~ source_relation) -%}
   {%- endif -%}

@@ -1,9 +1,9 @@
-{% macro _cdc_new_changes(plan, sql, batch_relation=none) %}
+{% macro _cdc_new_changes(plan, sql, watermark, batch_relation=none, questions={}) %}
   {#-
       The batch of an incremental cdc_current_state run.
-      The batch is the model's readable rows loaded after the last applied run (the runs table's
-      watermark), as `sql`, with its newest `_loaded_at` (`loaded_through`, none when there is
-      nothing new) and its row count.
+      The batch is the model's readable rows loaded after the last applied run (`watermark`,
+      _cdc_run_log), as `sql`, with its newest `_loaded_at` (`loaded_through`, none when
+      there is nothing new), its row count and its truncates (`truncates`).
 
       With `batch_relation`, the batch is computed once and written there (its state
       columns and whether each row is readable), and `sql` reads that table: the statements
@@ -12,8 +12,11 @@
       SQL plans and runs the change log again (a carry-over staging insert of
       test_unavailable_values took 14 s against 5 s over the written batch). The caller
       drops it when done.
+
+      `questions`: {name: scalar query} the caller needs answered too (the state's counts,
+      whether the carry-over is needed, _cdc_batch_sql gives the batch's SQL they read):
+      every answer comes from one statement, in `answers`.
   -#}
-  {%- set watermark = cdc_lakehouse._cdc_watermark(plan.runs_relation) -%}
   {%- set batch_sql -%}
     select * from ({{ sql }}) as model_changes
     {%- if watermark is not none %}
@@ -28,12 +31,38 @@
     {{ cdc_lakehouse._cdc_write_scratch(batch_relation, written_sql) }}
   {%- endif -%}
   {%- set read_from = batch_relation if batch_relation is not none else '(' ~ batch_sql ~ ')' -%}
-  {%- set stats = run_query(
-        "select cast(max(_loaded_at) as string), count(*) from " ~ read_from).rows[0] -%}
+  {%- set readable_sql = cdc_lakehouse._cdc_batch_sql(plan, read_from, written=batch_relation is not none) -%}
+  {%- set asked = {
+        'loaded_through': "select cast(max(_loaded_at) as string) from " ~ read_from,
+        'rows': "select count(*) from " ~ read_from,
+        'truncates': "select count_if(_cdc_op = 't') from (" ~ readable_sql ~ ") as batch",
+  } -%}
+  {%- do asked.update(questions) -%}
+  {%- set names = asked.keys() | list -%}
+  {%- set scalars = [] -%}
+  {%- for name in names -%}
+    {%- do scalars.append('(' ~ asked[name] ~ ')') -%}
+  {%- endfor -%}
+  {%- set row = run_query("select " ~ scalars | join(', ')).rows[0] -%}
+  {%- set answers = {} -%}
+  {%- for name in names -%}
+    {%- do answers.update({name: row[loop.index0]}) -%}
+  {%- endfor -%}
   {{ return({
-      'loaded_through': stats[0],
-      'rows': stats[1] | int,
-      'sql': "select " ~ cdc_lakehouse._cdc_quote_list(plan.state_columns) ~ " from " ~ read_from ~ " as batch "
-          ~ (plan.readable_only if batch_relation is none else 'where _cdc_is_readable'),
+      'loaded_through': answers['loaded_through'],
+      'rows': answers['rows'] | int,
+      'truncates': answers['truncates'] | int,
+      'answers': answers,
+      'sql': readable_sql,
   }) }}
+{% endmacro %}
+
+{% macro _cdc_batch_sql(plan, read_from, written=true) %}
+  {#-
+      The readable rows of the batch, as SQL.
+      Over `read_from`: the written batch table, or the batch's query in parentheses when
+      `written` is false.
+  -#}
+  {{ return("select " ~ cdc_lakehouse._cdc_quote_list(plan.state_columns) ~ " from " ~ read_from ~ " as batch "
+      ~ ('where _cdc_is_readable' if written else plan.readable_only)) }}
 {% endmacro %}

@@ -7,8 +7,20 @@
       nothing, so a killed run is simply run again.
   -#}
   {%- set cdc = plan.cdc -%}
-  {{ cdc_lakehouse._cdc_create_runs_table(plan.runs_relation) }}
-  {%- set batch = cdc_lakehouse._cdc_new_changes(plan, sql, batch_relation=plan.batch_relation) -%}
+  {%- set watermark = cdc_lakehouse._cdc_run_log(plan.runs_relation)['watermark'] -%}
+  {#- one statement answers what the run asks about the batch and the state -#}
+  {%- set questions = {
+        'expired_tombstones': "select count(*) from " ~ plan.state_relation
+            ~ " where cdc_bucket >= 0 and _cdc_is_deleted and _loaded_at < current_timestamp() - make_dt_interval("
+            ~ cdc.retention_days ~ ")",
+  } -%}
+  {%- set carry_needed = cdc_lakehouse._cdc_carry_needed_query(
+        plan, cdc_lakehouse._cdc_batch_sql(plan, plan.batch_relation)) -%}
+  {%- if carry_needed is not none -%}
+    {%- do questions.update({'carry_needed': carry_needed}) -%}
+  {%- endif -%}
+  {%- set batch = cdc_lakehouse._cdc_new_changes(
+        plan, sql, watermark, batch_relation=plan.batch_relation, questions=questions) -%}
   {%- if batch.loaded_through is none -%}
     {{ adapter.drop_relation(plan.batch_relation) }}
     {% call statement('main') %}
@@ -22,13 +34,18 @@
     {% call statement('cdc_enable_change_data_feed') %}
       alter table {{ plan.state_relation }} set tblproperties ('delta.enableChangeDataFeed' = 'true')
     {% endcall %}
-    {%- do cdc_lakehouse._cdc_forget_relation(plan.state_relation) -%}
+    {%- do cdc_lakehouse._cdc_remember_properties(plan.state_relation, {'delta.enableChangeDataFeed': 'true'}) -%}
   {%- endif -%}
   {#- the carry-over only when it could change something (as on parquet) -#}
-  {%- set carry = cdc_lakehouse._cdc_carry_for_batch(plan, batch.sql).carry -%}
+  {%- set carry = cdc_lakehouse._cdc_carry_for_batch(plan, batch.sql, batch.answers.get('carry_needed')).carry -%}
+  {#- what the run already knows leaves statements out: no truncate in the batch, no
+      expired tombstone, no scratch table left by a killed run -#}
   {%- for statement_sql in cdc_lakehouse._cdc_merge_into_statements(
         batch.sql, plan.state_columns, cdc.unique_key, plan.state_relation, cdc.buckets,
-        cdc.retention_days, carry, source_relation=plan.staging_relation) -%}
+        cdc.retention_days, carry, source_relation=plan.staging_relation,
+        truncates=batch.truncates > 0,
+        purge=batch.answers['expired_tombstones'] | int > 0,
+        source_exists=cdc_lakehouse._cdc_existing(plan.staging_relation) is not none) -%}
     {% call statement('main' if loop.last else 'cdc_merge_' ~ loop.index) %}
       {{ statement_sql }}
     {% endcall %}

@@ -7,9 +7,17 @@
       between is finished by the next one (_cdc_resume_interrupted_run).
   -#}
   {%- set cdc = plan.cdc -%}
-  {{ cdc_lakehouse._cdc_resume_interrupted_run(plan.state_relation, plan.runs_relation, plan.staging_relation) }}
-  {#- the batch is computed once, into plan.batch_relation, and read from there -#}
-  {%- set batch = cdc_lakehouse._cdc_new_changes(plan, sql, batch_relation=plan.batch_relation) -%}
+  {%- set watermark = cdc_lakehouse._cdc_resume_interrupted_run(plan.state_relation, plan.runs_relation, plan.staging_relation) -%}
+  {#- the batch is computed once, into plan.batch_relation, and read from there; one
+      statement answers what the run asks about it and about the state -#}
+  {%- set questions = cdc_lakehouse._cdc_state_counts_sql(plan.state_relation) -%}
+  {%- set carry_needed = cdc_lakehouse._cdc_carry_needed_query(
+        plan, cdc_lakehouse._cdc_batch_sql(plan, plan.batch_relation)) -%}
+  {%- if carry_needed is not none -%}
+    {%- do questions.update({'carry_needed': carry_needed}) -%}
+  {%- endif -%}
+  {%- set batch = cdc_lakehouse._cdc_new_changes(
+        plan, sql, watermark, batch_relation=plan.batch_relation, questions=questions) -%}
   {%- if batch.loaded_through is none -%}
     {{ adapter.drop_relation(plan.batch_relation) }}
     {% call statement('main') %}
@@ -17,10 +25,10 @@
     {% endcall %}
     {{ return('') }}
   {%- endif -%}
-  {%- set counts = cdc_lakehouse._cdc_state_counts(plan.state_relation) -%}
+  {%- set counts = {'compacted': batch.answers['compacted'] | int, 'delta': batch.answers['delta'] | int} -%}
   {%- set kind = 'compaction' if counts['delta'] + batch.rows > cdc.compaction_ratio * counts['compacted']
         else 'delta' -%}
-  {%- set carried = cdc_lakehouse._cdc_carry_for_batch(plan, batch.sql) -%}
+  {%- set carried = cdc_lakehouse._cdc_carry_for_batch(plan, batch.sql, batch.answers.get('carry_needed')) -%}
   {%- set carry = carried.carry -%}
   {%- set changes_sql = carried.changes_sql -%}
   {%- if kind == 'compaction' -%}
@@ -47,7 +55,9 @@
   {{ cdc_lakehouse._cdc_stage(plan.staging_relation, plan.state_relation, staged_sql) }}
   {{ cdc_lakehouse._cdc_record_run(plan.runs_relation, batch.loaded_through, 'staged', kind) }}
   {{ cdc_lakehouse.cdc_after_staging(this) }}
-  {{ cdc_lakehouse._cdc_apply_staging(plan.state_relation, plan.staging_relation, kind) }}
+  {#- a delta run without a truncate stages the delta partition alone -#}
+  {{ cdc_lakehouse._cdc_apply_staging(plan.state_relation, plan.staging_relation, kind,
+        delta_only=kind == 'delta' and batch.truncates == 0) }}
   {{ cdc_lakehouse._cdc_record_run(plan.runs_relation, batch.loaded_through, 'applied', kind) }}
   {{ adapter.drop_relation(plan.staging_relation) }}
   {{ adapter.drop_relation(plan.batch_relation) }}

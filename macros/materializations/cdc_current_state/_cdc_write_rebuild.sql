@@ -5,9 +5,11 @@
       the whole change log in one statement, and a new runs table.
   -#}
   {%- set cdc = plan.cdc -%}
-  {{ adapter.drop_relation(plan.state_relation) }}
-  {{ adapter.drop_relation(plan.runs_relation) }}
-  {{ adapter.drop_relation(plan.staging_relation) }}
+  {#- what the relation cache does not have needs no drop -#}
+  {{ cdc_lakehouse._cdc_drop_if_present(plan.state_relation) }}
+  {%- do cdc_lakehouse._cdc_forget_relation(plan.state_relation) -%}
+  {{ cdc_lakehouse._cdc_drop_if_present(plan.runs_relation) }}
+  {{ cdc_lakehouse._cdc_drop_if_present(plan.staging_relation) }}
   {#- one pass over the change log: the watermark, and whether the carry-over could change
       any row (when not, the build leaves it out) -#}
   {%- set carry_count = "0" -%}

@@ -78,9 +78,6 @@
   {{ run_hooks(pre_hooks) }}
 
   {%- set plan = cdc_lakehouse._cdc_current_state_plan(cdc, sql, existing_state) -%}
-  {% call statement('cdc_set_overwrite_mode') %}
-    set spark.sql.sources.partitionOverwriteMode = dynamic
-  {% endcall %}
   {%- set write_paths = {
         'rebuild': cdc_lakehouse._cdc_write_rebuild,
         'merge_into': cdc_lakehouse._cdc_write_merge_into,
@@ -102,14 +99,14 @@
             target_relation, state_relation, plan.published_columns, cdc.unique_key,
             cdc.delete_mode, plan.carry, cdc.columns_on_read, cdc.unpublished_columns),
         state_relation, existing_target, force=plan.write_path == 'rebuild') }}
-  {{ cdc_lakehouse._cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
+  {{ cdc_lakehouse._cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through,
+        extra={'cdc.state_columns': cdc_lakehouse._cdc_state_columns_fingerprint(plan.state_columns)}) }}
 
   {% set should_revoke = should_revoke(existing_target, full_refresh_mode=plan.write_path == 'rebuild') %}
   {% do apply_grants(target_relation, config.get('grants'), should_revoke) %}
   {% do persist_docs(target_relation, model) %}
 
   {{ run_hooks(post_hooks) }}
-  {%- do cdc_lakehouse._cdc_forget_relation(this) -%}
 
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}

@@ -113,6 +113,7 @@
   {%- if rebuild -%}
     {%- set previous_read_through = none -%}
     {{ adapter.drop_relation(state_relation) }}
+    {%- do cdc_lakehouse._cdc_forget_relation(state_relation) -%}
     {% call statement('main') %}
       create table {{ state_relation }}
       using {{ config.get('file_format') or 'parquet' }}
@@ -138,7 +139,6 @@
   {% do persist_docs(target_relation, model) %}
 
   {{ run_hooks(post_hooks) }}
-  {%- do cdc_lakehouse._cdc_forget_relation(this) -%}
 
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}

@@ -63,6 +63,7 @@
     {%- call statement('main', language=language) -%}
       {{ create_table_as(False, target_relation, compiled_code, language) }}
     {%- endcall -%}
+    {%- do cdc_lakehouse._cdc_forget_relation(target_relation) -%}
     {% do persist_constraints(target_relation, model) %}
     {{ cdc_lakehouse._cdc_record_read_through(
           target_relation, inputs_read_through or cdc_lakehouse._cdc_newest_loaded_at(target_relation)) }}
@@ -79,6 +80,8 @@
         {{ create_table_as(True, tmp_relation, compiled_code, language) }}
       {%- endcall -%}
       {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
+      {#- it may have added or dropped columns: the insert reads them again -#}
+      {%- do cdc_lakehouse._cdc_forget_relation(target_relation, caches=['column_names']) -%}
       {%- call statement('main') -%}
         {#- an append names this package's get_insert_into_sql: dbt-spark's strategy calls the
             global one, which only a root project can override -#}
@@ -108,7 +111,14 @@
   {% do persist_docs(target_relation, model) %}
 
   {{ run_hooks(post_hooks) }}
-  {%- do cdc_lakehouse._cdc_forget_relation(target_relation) -%}
+  {#- a table created again, or whose schema the run may have changed, is read again by the
+      nodes after it; an append or a run that left it as it is changed only the properties
+      it set, which the invocation keeps (_cdc_remember_properties) -#}
+  {%- if rebuild -%}
+    {%- do cdc_lakehouse._cdc_forget_relation(target_relation) -%}
+  {%- elif not (unchanged or (language == 'sql' and strategy == 'append' and on_schema_change == 'ignore')) -%}
+    {%- do cdc_lakehouse._cdc_forget_relation(target_relation, caches=['column_names']) -%}
+  {%- endif -%}
 
   {{ return({'relations': [target_relation]}) }}
 {%- endmaterialization %}

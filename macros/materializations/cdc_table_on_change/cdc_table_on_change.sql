@@ -38,6 +38,7 @@
     {% call statement('main') %}
       {{ create_table_as(False, target_relation, compiled_code) }}
     {% endcall %}
+    {%- do cdc_lakehouse._cdc_forget_relation(target_relation) -%}
     {% call statement('cdc_record_inputs_fingerprint') %}
       alter table {{ target_relation }}
       set tblproperties (
@@ -52,7 +53,6 @@
   {% endif %}
 
   {{ run_hooks(post_hooks) }}
-  {%- do cdc_lakehouse._cdc_forget_relation(target_relation) -%}
 
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}

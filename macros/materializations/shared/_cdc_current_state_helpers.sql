@@ -6,7 +6,15 @@
 {% endmacro %}
 
 {% macro _cdc_create_runs_table(runs_relation) %}
-  {#- Creates the run log table if it does not exist. -#}
+  {#-
+      Creates the run log table if it does not exist.
+      Returns whether it created it. The invocation's relation cache says whether the table
+      exists (no statement when it does); `create table if not exists` keeps a table another
+      process created meanwhile.
+  -#}
+  {%- if cdc_lakehouse._cdc_existing(runs_relation) is not none -%}
+    {{ return(false) }}
+  {%- endif -%}
   {% call statement('cdc_create_runs') %}
     create table if not exists {{ runs_relation }} (
       invocation_id string,
@@ -17,6 +25,47 @@
     )
     using parquet
   {% endcall %}
+  {{ return(true) }}
+{% endmacro %}
+
+{% macro _cdc_existing(relation) %}
+  {#-
+      The relation as the invocation's relation cache knows it, or none.
+      dbt lists each schema once per invocation and follows the drops it makes
+      (adapter.drop_relation): no statement. A table a statement created in this node is not
+      in it: ask only about tables the node has not created.
+  -#}
+  {{ return(adapter.get_relation(
+      database=relation.database, schema=relation.schema, identifier=relation.identifier)) }}
+{% endmacro %}
+
+{% macro _cdc_drop_if_present(relation) %}
+  {#- Drops a scratch table of the run when the relation cache has it (no statement when not). -#}
+  {%- set existing = cdc_lakehouse._cdc_existing(relation) -%}
+  {%- if existing is not none -%}
+    {{ adapter.drop_relation(existing) }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _cdc_run_log(runs_relation) %}
+  {#-
+      The run log's last entry and watermark, in one statement.
+      Creates the run log when it does not exist (then it is empty: no query). Returns
+      {last: {status, loaded_through, kind} or none, watermark}: the watermark is the newest
+      `loaded_through` already applied to the state, as text (or none).
+  -#}
+  {%- if cdc_lakehouse._cdc_create_runs_table(runs_relation) -%}
+    {{ return({'last': none, 'watermark': none}) }}
+  {%- endif -%}
+  {%- set result = run_query(
+      "select status, cast(loaded_through as string), kind, "
+      ~ "(select cast(max(loaded_through) as string) from " ~ runs_relation ~ " where status = 'applied') "
+      ~ "from " ~ runs_relation ~ " order by recorded_at desc, status desc limit 1") -%}
+  {%- if result.rows | length == 0 -%}
+    {{ return({'last': none, 'watermark': none}) }}
+  {%- endif -%}
+  {%- set row = result.rows[0] -%}
+  {{ return({'last': {'status': row[0], 'loaded_through': row[1], 'kind': row[2]}, 'watermark': row[3]}) }}
 {% endmacro %}
 
 {% macro _cdc_record_run(runs_relation, loaded_through, status, kind) %}
@@ -37,43 +86,48 @@
   {% endcall %}
 {% endmacro %}
 
-{% macro _cdc_watermark(runs_relation) %}
-  {#- The newest _loaded_at already applied to the state, as text (or none). -#}
-  {%- set result = run_query(
-      "select cast(max(loaded_through) as string) from " ~ runs_relation
-      ~ " where status = 'applied'") -%}
-  {{ return(result.columns[0].values()[0]) }}
-{% endmacro %}
-
 {% macro _cdc_resume_interrupted_run(state_relation, runs_relation, staging_relation) %}
   {#-
-      Applies the staged buckets a killed run left behind.
+      Applies the staged buckets a killed run left behind; returns the watermark.
       A run killed after staging but before `applied` left its staged buckets behind:
-      overwrite them again (idempotent) before anything else.
+      overwrite them again (idempotent) before anything else. Returns the newest
+      `loaded_through` applied to the state after that (_cdc_run_log), as text or none.
   -#}
-  {{ cdc_lakehouse._cdc_create_runs_table(runs_relation) }}
-  {%- set last = run_query(
-      "select status, cast(loaded_through as string), kind from " ~ runs_relation
-      ~ " order by recorded_at desc, status desc limit 1") -%}
-  {%- if last.rows | length > 0 and last.rows[0][0] == 'staged' -%}
-    {%- set staging = adapter.get_relation(
-          database=staging_relation.database, schema=staging_relation.schema,
-          identifier=staging_relation.identifier) -%}
+  {%- set run_log = cdc_lakehouse._cdc_run_log(runs_relation) -%}
+  {%- set last = run_log['last'] -%}
+  {%- if last is not none and last.status == 'staged' -%}
+    {%- set staging = cdc_lakehouse._cdc_existing(staging_relation) -%}
     {%- if staging is not none -%}
       {{ log("Resuming an interrupted run of " ~ this ~ ": re-applying staged buckets", info=True) }}
-      {{ cdc_lakehouse._cdc_apply_staging(state_relation, staging_relation, last.rows[0][2], 'cdc_resume') }}
-      {{ cdc_lakehouse._cdc_record_run(runs_relation, last.rows[0][1], 'applied', last.rows[0][2]) }}
-      {{ adapter.drop_relation(staging_relation) }}
+      {{ cdc_lakehouse._cdc_apply_staging(state_relation, staging_relation, last.kind, 'cdc_resume') }}
+      {{ cdc_lakehouse._cdc_record_run(runs_relation, last.loaded_through, 'applied', last.kind) }}
+      {{ adapter.drop_relation(staging) }}
+      {#- a staged run comes after every applied one -#}
+      {{ return(last.loaded_through) }}
     {%- endif -%}
   {%- endif -%}
+  {{ return(run_log['watermark']) }}
 {% endmacro %}
 
-{% macro _cdc_apply_staging(state_relation, staging_relation, kind, statement_name='main') %}
+{% macro _cdc_apply_staging(state_relation, staging_relation, kind, statement_name='main', delta_only=false) %}
   {#-
       Overwrites the state partitions present in the staging table.
       Overwrite the state partitions present in the staging table (idempotent). After a
       compaction the delta partition was folded into the buckets: it is dropped.
+      `delta_only`: the staging table holds the delta partition alone (a `delta` run whose
+      batch has no truncate), which a static partition overwrite replaces: no session
+      setting. Otherwise a dynamic partition overwrite, the session set to it first.
   -#}
+  {%- if delta_only -%}
+    {% call statement(statement_name) %}
+      insert overwrite table {{ state_relation }} partition (cdc_bucket = {{ cdc_lakehouse._cdc_partition('delta') }})
+      select * except (cdc_bucket) from {{ staging_relation }}
+    {% endcall %}
+    {{ return('') }}
+  {%- endif -%}
+  {% call statement('cdc_set_overwrite_mode') %}
+    set spark.sql.sources.partitionOverwriteMode = dynamic
+  {% endcall %}
   {% call statement(statement_name) %}
     insert overwrite table {{ state_relation }} partition (cdc_bucket)
     select * from {{ staging_relation }}
@@ -85,11 +139,12 @@
   {%- endif %}
 {% endmacro %}
 
-{% macro _cdc_state_counts(state_relation) %}
-  {#- Rows of the compacted buckets and of the delta partition, as a dict. -#}
-  {%- set result = run_query(
-      "select count_if(cdc_bucket >= 0), count_if(cdc_bucket = " ~ cdc_lakehouse._cdc_partition('delta') ~ ") from " ~ state_relation) -%}
-  {{ return({'compacted': result.rows[0][0] | int, 'delta': result.rows[0][1] | int}) }}
+{% macro _cdc_state_counts_sql(state_relation) %}
+  {#- Scalar queries of the rows of the compacted buckets and of the delta partition (_cdc_new_changes' questions). -#}
+  {{ return({
+      'compacted': "select count_if(cdc_bucket >= 0) from " ~ state_relation,
+      'delta': "select count_if(cdc_bucket = " ~ cdc_lakehouse._cdc_partition('delta') ~ ") from " ~ state_relation,
+  }) }}
 {% endmacro %}
 
 {% macro _cdc_truncate_marker_rows(columns) %}
@@ -126,7 +181,7 @@
       while writing leaves a registered table, which the next run drops with its files;
       a CTAS killed half-way would leave an unregistered folder that blocks the name.
   -#}
-  {{ adapter.drop_relation(staging_relation) }}
+  {{ cdc_lakehouse._cdc_drop_if_present(staging_relation) }}
   {% call statement('cdc_create_staging') %}
     create table {{ staging_relation }} like {{ state_relation }}
   {% endcall %}
@@ -145,7 +200,7 @@
       does): a run killed while writing leaves a registered table, which the next run
       drops with its files. The caller drops it when done.
   -#}
-  {{ adapter.drop_relation(relation) }}
+  {{ cdc_lakehouse._cdc_drop_if_present(relation) }}
   {% call statement('cdc_create_scratch') %}
     create table {{ relation }} using parquet as {{ sql }} limit 0
   {% endcall %}

@@ -13,8 +13,11 @@
     {% call statement('cdc_publish_view') %}
       {{ view_sql }}
     {% endcall %}
+    {#- the view's columns are read again; the state's property is known -#}
+    {%- do cdc_lakehouse._cdc_forget_relation(this, companions=false) -%}
     {% call statement('cdc_record_published_view') %}
       alter table {{ state_relation }} set tblproperties ('cdc.published_view' = '{{ fingerprint }}')
     {% endcall %}
+    {%- do cdc_lakehouse._cdc_remember_properties(state_relation, {'cdc.published_view': fingerprint}) -%}
   {%- endif %}
 {% endmacro %}
