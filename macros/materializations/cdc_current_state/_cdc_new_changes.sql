@@ -11,11 +11,13 @@
       query's CTEs, which Spark inlines at every reference), and each read of the model's
       SQL plans and runs the change log again (a carry-over staging insert of
       test_unavailable_values took 14 s against 5 s over the written batch). The caller
-      drops it when done.
+      drops it when done. Whether the carry-over is needed over the written batch
+      (_cdc_carry_needed_query) is asked with the rest, as `answers.carry_needed`, when the
+      model carries values over.
 
       `questions`: {name: scalar query} the caller needs answered too (the state's counts,
-      whether the carry-over is needed, _cdc_batch_sql gives the batch's SQL they read):
-      every answer comes from one statement, in `answers`.
+      _cdc_batch_sql gives the batch's SQL they read): every answer comes from one
+      statement, in `answers`.
   -#}
   {%- set batch_sql -%}
     select * from ({{ sql }}) as model_changes
@@ -38,6 +40,12 @@
         'truncates': "select count_if(_cdc_op = 't') from (" ~ readable_sql ~ ") as batch",
   } -%}
   {%- do asked.update(questions) -%}
+  {%- if batch_relation is not none -%}
+    {%- set carry_needed = cdc_lakehouse._cdc_carry_needed_query(plan, readable_sql) -%}
+    {%- if carry_needed is not none -%}
+      {%- do asked.update({'carry_needed': carry_needed}) -%}
+    {%- endif -%}
+  {%- endif -%}
   {%- set names = asked.keys() | list -%}
   {%- set scalars = [] -%}
   {%- for name in names -%}

@@ -14,11 +14,6 @@
             ~ " where cdc_bucket >= 0 and _cdc_is_deleted and _loaded_at < current_timestamp() - make_dt_interval("
             ~ cdc.retention_days ~ ")",
   } -%}
-  {%- set carry_needed = cdc_lakehouse._cdc_carry_needed_query(
-        plan, cdc_lakehouse._cdc_batch_sql(plan, plan.batch_relation)) -%}
-  {%- if carry_needed is not none -%}
-    {%- do questions.update({'carry_needed': carry_needed}) -%}
-  {%- endif -%}
   {%- set batch = cdc_lakehouse._cdc_new_changes(
         plan, sql, watermark, batch_relation=plan.batch_relation, questions=questions) -%}
   {%- if batch.loaded_through is none -%}

@@ -11,11 +11,6 @@
   {#- the batch is computed once, into plan.batch_relation, and read from there; one
       statement answers what the run asks about it and about the state -#}
   {%- set questions = cdc_lakehouse._cdc_state_counts_sql(plan.state_relation) -%}
-  {%- set carry_needed = cdc_lakehouse._cdc_carry_needed_query(
-        plan, cdc_lakehouse._cdc_batch_sql(plan, plan.batch_relation)) -%}
-  {%- if carry_needed is not none -%}
-    {%- do questions.update({'carry_needed': carry_needed}) -%}
-  {%- endif -%}
   {%- set batch = cdc_lakehouse._cdc_new_changes(
         plan, sql, watermark, batch_relation=plan.batch_relation, questions=questions) -%}
   {%- if batch.loaded_through is none -%}
