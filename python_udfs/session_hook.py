@@ -200,14 +200,14 @@ def check_reachable(url: str, timeout: float = 5.0) -> None:
     _REACHED.add(url)
 
 
-def _get_or_create_remote(builder: Any, original: Callable[..., Any]) -> Any:
+def _get_or_create_remote(builder: Any, original: Callable[..., Any], url: str) -> Any:
     """A Spark Connect client session. The server holds the JVM, its static settings and
     the warehouse: nothing to lock or prepare here. dbt-spark builds a session for every
     statement with the target's settings, and pyspark sends them all to the server each
     time (one round trip, and a warning for each static one, which a session cannot change):
     this sends the settings a session may change, once per session."""
     options: dict[str, Any] = builder._options
-    check_reachable(str(remote_url(options)))
+    check_reachable(url)
     wanted = {key: value for key, value in options.items() if key != REMOTE_OPTION}
     for key in wanted:
         del options[key]
@@ -230,8 +230,9 @@ def patch_builder(session_module: ModuleType) -> None:
     @functools.wraps(original)
     def get_or_create(self: Any) -> Any:
         options = getattr(self, "_options", {})
-        if isinstance(options, dict) and remote_url(options):
-            session = _get_or_create_remote(self, original)
+        url = remote_url(options) if isinstance(options, dict) else None
+        if url is not None:
+            session = _get_or_create_remote(self, original, url)
         else:
             _lock_warehouse(options)
             _prepare_the_jvm(self)
