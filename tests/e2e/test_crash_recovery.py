@@ -23,6 +23,7 @@ import pytest
 
 from cdc_tools.local_spark import REPO_ROOT
 from tests.conftest import process_env
+from workbench.gold_runs import RunRecord, properties_of, run_record
 from workbench.oracle_check import COMPARED_MODELS, compare_database
 from workbench.simulator import SimConfig, simulate, write_batch
 
@@ -73,19 +74,13 @@ def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project, tmp_p
         )
     ]
     assert staged, "the interrupted run should have left its staged buckets"
-    # and its batch, written once before staging (`<model>__cdc_batch`): the next run
-    # replaces it, and drops it when done
+    # and its batch, written once before staging (`<model>__cdc_batch`, kept between runs)
     assert spark.catalog.tableExists(f"{gold}.customers__cdc_batch")  # type: ignore[attr-defined]
+    # the state's run record says what was staged (decision 0023)
+    stopped = _record(dbt_project, gold)
+    assert stopped.last() == {"status": "staged", "kind": "compaction"}
     # Damage the state as an overwrite killed after deleting a partition would.
-    location = next(
-        r["data_type"]
-        for r in dbt_project.sql(f"describe table extended {gold}.customers__cdc_state")
-        if r["col_name"] == "Location"
-    )
-    bucket_dir = Path(location.removeprefix("file:")) / f"cdc_bucket={staged[0]}"
-    for data_file in bucket_dir.glob("*.parquet"):
-        data_file.unlink()
-    spark.catalog.refreshTable(f"{gold}.customers__cdc_state")  # type: ignore[attr-defined]
+    _damage(dbt_project, f"{gold}.customers__cdc_state", staged[0])
     damaged = compare_database(
         spark, gold, CONFIG.database, result.expected[1], result=result, batch=1
     )
@@ -96,19 +91,15 @@ def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project, tmp_p
         spark, gold, CONFIG.database, result.expected[1], result=result, batch=1
     )
     assert outcome.ok, outcome.differences
-    statuses = [
-        r["status"]
-        for r in dbt_project.sql(
-            f"select status from {gold}.customers__cdc_runs order by recorded_at"
-        )
-    ]
-    assert statuses[-3:] == ["staged", "applied", "applied"] or statuses[-2:] == [
-        "staged",
-        "applied",
-    ]
-    assert not spark.catalog.tableExists(f"{gold}.customers__cdc_staging")  # type: ignore[attr-defined]
-    assert not spark.catalog.tableExists(f"{gold}.customers__cdc_batch")  # type: ignore[attr-defined]
-    assert _last_run(dbt_project, gold)["kind"] == "compaction"
+    # the staged run was applied by the next one (resumed), as staged: a compaction
+    recovered = _record(dbt_project, gold)
+    assert recovered.last() == {"status": "applied", "kind": "compaction"}
+    assert recovered.counts.get("resumed", 0) == stopped.counts.get("resumed", 0) + 1
+    assert recovered.counts["compaction"] == stopped.counts.get("compaction", 0) + 1
+    assert stopped.staged is not None and recovered.loaded_through == stopped.staged
+    # the scratch tables stay for the next run, which overwrites them
+    assert spark.catalog.tableExists(f"{gold}.customers__cdc_staging")  # type: ignore[attr-defined]
+    assert spark.catalog.tableExists(f"{gold}.customers__cdc_batch")  # type: ignore[attr-defined]
 
     # The same on a run that writes the delta partition (a large compaction ratio).
     write_batch(result.batches[2], landing, 2, "kcat")
@@ -122,7 +113,8 @@ def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project, tmp_p
         project_dir=stopping,
     )
     assert not failed.success
-    assert _last_run(dbt_project, gold) == {"status": "staged", "kind": "delta"}
+    stopped = _record(dbt_project, gold)
+    assert stopped.last() == {"status": "staged", "kind": "delta"}
     stale = compare_database(
         spark, gold, CONFIG.database, result.expected[2], result=result, batch=2
     )
@@ -132,15 +124,75 @@ def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project, tmp_p
         spark, gold, CONFIG.database, result.expected[2], result=result, batch=2
     )
     assert outcome.ok, outcome.differences
-    assert _last_run(dbt_project, gold) == {"status": "applied", "kind": "delta"}
+    recovered = _record(dbt_project, gold)
+    assert recovered.last() == {"status": "applied", "kind": "delta"}
+    assert recovered.counts["resumed"] == stopped.counts["resumed"] + 1
+    assert recovered.counts["delta"] == stopped.counts.get("delta", 0) + 1
 
-
-def _last_run(dbt_project, gold: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
-    [row] = dbt_project.sql(
-        f"select status, kind from {gold}.customers__cdc_runs "
-        "order by recorded_at desc, status desc limit 1"
+    # A state of the old layout (before decision 0023): a run log table, `<model>__cdc_runs`,
+    # whose last entry is a staged run, and its staging table partitioned like the state.
+    # The next run applies it once, then keeps the record in the state's properties.
+    state = f"{gold}.customers__cdc_state"
+    before = _record(dbt_project, gold)
+    bucket = dbt_project.sql(f"select min(cdc_bucket) as b from {state} where cdc_bucket >= 0")
+    bucket = bucket[0]["b"]
+    for table in ("staging", "batch"):
+        dbt_project.sql(f"drop table {gold}.customers__cdc_{table}")
+    dbt_project.sql(f"create table {gold}.customers__cdc_staging like {state}")
+    dbt_project.sql(
+        f"insert into {gold}.customers__cdc_staging "
+        f"select * from {state} where cdc_bucket = {bucket}"
     )
-    return {"status": row["status"], "kind": row["kind"]}
+    dbt_project.sql(
+        f"create table {gold}.customers__cdc_runs (invocation_id string, loaded_through "
+        "timestamp, status string, recorded_at timestamp, kind string) using parquet"
+    )
+    dbt_project.sql(
+        f"insert into {gold}.customers__cdc_runs values "
+        "('old', timestamp'2000-01-01', 'applied', timestamp'2000-01-01', 'full'), "
+        f"('old', timestamp'{before.loaded_through}', 'staged', current_timestamp(), 'delta')"
+    )
+    dbt_project.sql(
+        f"alter table {state} unset tblproperties ('cdc.run.loaded_through', 'cdc.run.staged', "
+        "'cdc.run.kind', 'cdc.read_through')"
+    )
+    _damage(dbt_project, state, bucket)
+    damaged = compare_database(
+        spark, gold, CONFIG.database, result.expected[2], result=result, batch=2
+    )
+    assert any(d.startswith("customers") for d in damaged.differences), "damage must be real"
+    dbt_project.run("run", "--select", "customers")
+    outcome = compare_database(
+        spark, gold, CONFIG.database, result.expected[2], result=result, batch=2
+    )
+    assert outcome.ok, outcome.differences
+    migrated = _record(dbt_project, gold)
+    # the run log's staged entry is the watermark: nothing new, no run of a new kind applied
+    assert migrated.loaded_through == before.loaded_through
+    assert migrated.last() == {"status": "applied", "kind": "delta"}
+    assert migrated.counts == before.counts
+    assert not spark.catalog.tableExists(f"{gold}.customers__cdc_runs")  # type: ignore[attr-defined]
+
+
+def _damage(dbt_project, state: str, bucket: int) -> None:  # type: ignore[no-untyped-def]
+    """Deletes the files of a bucket of the state, as an overwrite killed after deleting a
+    partition would."""
+    location = next(
+        r["data_type"]
+        for r in dbt_project.sql(f"describe table extended {state}")
+        if r["col_name"] == "Location"
+    )
+    bucket_dir = Path(location.removeprefix("file:")) / f"cdc_bucket={bucket}"
+    for data_file in bucket_dir.glob("*.parquet"):
+        data_file.unlink()
+    dbt_project.spark.catalog.refreshTable(state)
+
+
+def _record(dbt_project, gold: str) -> RunRecord:  # type: ignore[no-untyped-def]
+    """customers' run record (its state table's properties)."""
+    return run_record(
+        properties_of(dbt_project.sql(f"show tblproperties {gold}.customers__cdc_state"))
+    )
 
 
 # Both processes build the models `compare_database` reads (COMPARED_MODELS): the other

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DbtProject
+from workbench.gold_runs import properties_of, run_record
 
 pytestmark = pytest.mark.spark
 
@@ -113,11 +114,12 @@ def _gold(project: DbtProject) -> dict[str, dict[object, dict[str, object]]]:
 
 
 def _last_kind(project: DbtProject, model: str) -> str:
-    [row] = project.sql(
-        f"select kind from {project.layer('gold')}.{model}__cdc_runs "
-        "where status = 'applied' order by recorded_at desc limit 1"
+    # the state's run record (decision 0023): the kind of its last applied run
+    record = run_record(
+        properties_of(project.sql(f"show tblproperties {project.layer('gold')}.{model}__cdc_state"))
     )
-    return str(row["kind"])
+    assert record.status == "applied", record
+    return str(record.kind)
 
 
 def _no_placeholder(gold: dict[str, dict[object, dict[str, object]]]) -> None:

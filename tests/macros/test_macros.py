@@ -383,7 +383,8 @@ def test_merge_into_statements_for_table_formats(dbt_project, spark) -> None:  #
         f'"{changes}", ["id", "_cdc_source_id", "_cdc_op", "_cdc_sort_key", "_cdc_source_ts", '
         '"_loaded_at"], ["_cdc_source_id", "id"], '
         "api.Relation.create(schema='gold', identifier='t__cdc_state'), 8, 7, "
-        "source_relation=api.Relation.create(schema='gold', identifier='t__cdc_staging')) "
+        "source_relation=api.Relation.create(schema='gold', identifier='t__cdc_staging'), "
+        "source_exists=false) "
         "| join('\\n;;\\n') }}"
     )
     result = run_dbt(["compile", "--inline", inline], target_path=dbt_project.target_path)
@@ -391,12 +392,17 @@ def test_merge_into_statements_for_table_formats(dbt_project, spark) -> None:  #
     statements = [s.strip() for s in inline_sources.split(";;")]
     staged = [" ".join(s.lower().split()) for s in staged_sources.split(";;")]
     assert len(statements) == 4
-    # staged: the upsert's rows written to the staging table, merged from it, dropped
-    assert len(staged) == 8
-    assert staged[1] == staged[7] == "drop table if exists gold.t__cdc_staging"
-    assert staged[2].startswith("create table gold.t__cdc_staging using parquet as")
-    assert staged[3].startswith("insert into gold.t__cdc_staging")
-    assert "using gold.t__cdc_staging as source" in staged[4]
+    # staged: the upsert's rows written to the staging table (created from the state's
+    # columns when it does not exist, kept between runs: no drop), merged from it
+    assert len(staged) == 6
+    assert not any(s.startswith("drop") for s in staged)
+    created = "create table gold.t__cdc_staging using parquet as select * from gold.t__cdc_state"
+    assert staged[1] == created + " limit 0"
+    assert staged[2].startswith(
+        "insert overwrite table gold.t__cdc_staging (`id`, `_cdc_source_id`, `_cdc_op`, "
+        "`_cdc_sort_key`, `_cdc_source_ts`, `_loaded_at`, `_cdc_is_deleted`, `cdc_bucket`) select"
+    )
+    assert "using gold.t__cdc_staging as source" in staged[3]
     for statement in staged:
         spark._jsparkSession.sessionState().sqlParser().parsePlan(statement)  # type: ignore[attr-defined]
     parser = spark._jsparkSession.sessionState().sqlParser()  # type: ignore[attr-defined]

@@ -50,7 +50,10 @@
       so that copies of one event delivered differently give the same relation;
       readable_only: rows with an error reason were quarantined upstream, never applied
       (readable: the same as a condition);
-      batch_relation: where merge_on_read writes its batch once (_cdc_new_changes);
+      runs_relation: the run log of the old layout, read once and dropped (decision 0023);
+      batch_relation, staging_relation: kept between runs, overwritten by each
+      (_cdc_new_changes, _cdc_stage); run_record: the write path's `applied` record
+      (_cdc_run_properties), set with the read-through;
       candidates_relation: where merge_on_read writes its candidates once when it carries
       values over (_cdc_state_merge_sql, _cdc_delta_merge_sql);
       carry: unavailable values (PostgreSQL TOAST placeholders) are carried over -#}
@@ -67,6 +70,7 @@
       'readable_only': 'where _cdc_error_reason is null' if '_cdc_error_reason' in model_columns else '',
       'readable': '_cdc_error_reason is null' if '_cdc_error_reason' in model_columns else 'true',
       'carry': cdc_lakehouse._cdc_carry_spec(described, cdc.unique_key, state_columns),
+      'run_record': {},
   }) }}
 {% endmacro %}
 

@@ -11,15 +11,16 @@
       unavailable values are carried over as on parquet (_cdc_carry_over.sql), reading the
       stored rows of the keys that need it; a stored create of a primary-key change still
       holding placeholders is rewritten when its delete arrives. source_relation: the
-      upsert's source rows are written there first (a scratch table, dropped at the end),
-      and the MERGE reads that table: the source query is planned and run once, not once
+      upsert's source rows are written there first (a scratch table kept between runs,
+      replaced by `insert overwrite`), and the MERGE reads that table: the source query is planned and run once, not once
       per pass of the format's MERGE (Delta plans it up to four times), and the MERGE
       reads no subquery over its own target (Delta cannot: "Table does not support
       reads", delta-io/delta#3099).
       Statements whose answer the run already has are left out: `truncates=false` (the
       batch has no truncate: the markers stay, and the upsert already tombstones a row
-      older than a stored marker), `purge=false` (no tombstone past the retention),
-      `source_exists=false` (no scratch table of that name to drop first).
+      older than a stored marker), `purge=false` (no tombstone past the retention);
+      `source_exists=false` adds the statement that creates the source table (empty, from
+      the state's columns).
   -#}
   {%- set key_match = [] -%}
   {%- for column in unique_key -%}
@@ -138,11 +139,11 @@
     {%- endif %}
   {%- endset -%}
   {%- if source_relation is not none -%}
-    {%- if source_exists -%}
-      {%- do statements.append('drop table if exists ' ~ source_relation) -%}
+    {%- if not source_exists -%}
+      {%- do statements.append('create table ' ~ source_relation ~ ' using parquet as select * from ' ~ state_relation ~ ' limit 0') -%}
     {%- endif -%}
-    {%- do statements.append('create table ' ~ source_relation ~ ' using parquet as ' ~ upsert_source ~ ' limit 0') -%}
-    {%- do statements.append('insert into ' ~ source_relation ~ ' ' ~ upsert_source) -%}
+    {%- do statements.append('insert overwrite table ' ~ source_relation ~ ' ('
+          ~ cdc_lakehouse._cdc_quote_list(columns + ['_cdc_is_deleted', 'cdc_bucket']) ~ ') ' ~ upsert_source) -%}
   {%- endif -%}
   {%- set upsert -%}
     merge into {{ state_relation }} as target
@@ -189,9 +190,6 @@
   {%- endset -%}
   {%- if purge -%}
     {%- do statements.append(purge_sql) -%}
-  {%- endif -%}
-  {%- if source_relation is not none -%}
-    {%- do statements.append('drop table if exists ' ~ source_relation) -%}
   {%- endif -%}
   {{ return(statements) }}
 {% endmacro %}

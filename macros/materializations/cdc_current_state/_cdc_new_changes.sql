@@ -2,7 +2,7 @@
   {#-
       The batch of an incremental cdc_current_state run.
       The batch is the model's readable rows loaded after the last applied run (`watermark`,
-      _cdc_run_log), as `sql`, with its newest `_loaded_at` (`loaded_through`, none when
+      _cdc_run_record), as `sql`, with its newest `_loaded_at` (`loaded_through`, none when
       there is nothing new), its row count and its truncates (`truncates`).
 
       With `batch_relation`, the batch is computed once and written there (its state
@@ -10,8 +10,8 @@
       that follow read the batch two or three times (the carry-over's revisit, the staging
       query's CTEs, which Spark inlines at every reference), and each read of the model's
       SQL plans and runs the change log again (a carry-over staging insert of
-      test_unavailable_values took 14 s against 5 s over the written batch). The caller
-      drops it when done. Whether the carry-over is needed over the written batch
+      test_unavailable_values took 14 s against 5 s over the written batch). The table is
+      kept between runs and overwritten (_cdc_ensure_scratch, _cdc_overwrite_scratch). Whether the carry-over is needed over the written batch
       (_cdc_carry_needed_query) is asked with the rest, as `answers.carry_needed`, when the
       model carries values over.
 
@@ -26,11 +26,9 @@
     {%- endif %}
   {%- endset -%}
   {%- if batch_relation is not none -%}
-    {%- set written_sql -%}
-      select {{ cdc_lakehouse._cdc_quote_list(plan.state_columns) }}, {{ plan.readable }} as _cdc_is_readable
-      from ({{ batch_sql }}) as batch
-    {%- endset -%}
-    {{ cdc_lakehouse._cdc_write_scratch(batch_relation, written_sql) }}
+    {%- set written_sql = cdc_lakehouse._cdc_batch_table_sql(plan, batch_sql) -%}
+    {{ cdc_lakehouse._cdc_ensure_scratch(batch_relation, written_sql) }}
+    {{ cdc_lakehouse._cdc_overwrite_scratch(batch_relation, plan.state_columns + ['_cdc_is_readable'], written_sql) }}
   {%- endif -%}
   {%- set read_from = batch_relation if batch_relation is not none else '(' ~ batch_sql ~ ')' -%}
   {%- set readable_sql = cdc_lakehouse._cdc_batch_sql(plan, read_from, written=batch_relation is not none) -%}
@@ -73,4 +71,14 @@
   -#}
   {{ return("select " ~ cdc_lakehouse._cdc_quote_list(plan.state_columns) ~ " from " ~ read_from ~ " as batch "
       ~ ('where _cdc_is_readable' if written else plan.readable_only)) }}
+{% endmacro %}
+
+{% macro _cdc_batch_table_sql(plan, changes_sql) %}
+  {#-
+      The rows of the batch table (`<model>__cdc_batch`) from a query of the model's change
+      rows: the state's columns and whether each row is readable (`_cdc_is_readable`). The
+      rebuild creates the table from it (no row), an incremental run fills it.
+  -#}
+  {{ return("select " ~ cdc_lakehouse._cdc_quote_list(plan.state_columns) ~ ", " ~ plan.readable
+      ~ " as _cdc_is_readable from (" ~ changes_sql ~ ") as batch") }}
 {% endmacro %}

@@ -3,11 +3,13 @@
       Write path `merge_into` (delta, iceberg, hudi).
       The batch is written once (plan.batch_relation, as on parquet) and merged into the
       state table by the statements of _cdc_merge_into_statements, whose upsert reads its
-      source from plan.staging_relation. Each MERGE is atomic and a replayed batch changes
-      nothing, so a killed run is simply run again.
+      source from plan.staging_relation (both tables kept between runs). Each MERGE is
+      atomic and a replayed batch changes nothing, so a killed run is simply run again: the
+      watermark (`cdc.run.loaded_through`) is recorded with the read-through, after the
+      MERGEs (the plan's `run_record`).
   -#}
   {%- set cdc = plan.cdc -%}
-  {%- set watermark = cdc_lakehouse._cdc_run_log(plan.runs_relation)['watermark'] -%}
+  {%- set watermark = cdc_lakehouse._cdc_resume_interrupted_run(plan) -%}
   {#- one statement answers what the run asks about the batch and the state -#}
   {%- set questions = {
         'expired_tombstones': "select count(*) from " ~ plan.state_relation
@@ -17,7 +19,6 @@
   {%- set batch = cdc_lakehouse._cdc_new_changes(
         plan, sql, watermark, batch_relation=plan.batch_relation, questions=questions) -%}
   {%- if batch.loaded_through is none -%}
-    {{ adapter.drop_relation(plan.batch_relation) }}
     {% call statement('main') %}
       select 'no new changes' as cdc_status
     {% endcall %}
@@ -34,7 +35,7 @@
   {#- the carry-over only when it could change something (as on parquet) -#}
   {%- set carry = cdc_lakehouse._cdc_carry_for_batch(plan, batch.sql, batch.answers.get('carry_needed')).carry -%}
   {#- what the run already knows leaves statements out: no truncate in the batch, no
-      expired tombstone, no scratch table left by a killed run -#}
+      expired tombstone, a source table that exists -#}
   {%- for statement_sql in cdc_lakehouse._cdc_merge_into_statements(
         batch.sql, plan.state_columns, cdc.unique_key, plan.state_relation, cdc.buckets,
         cdc.retention_days, carry, source_relation=plan.staging_relation,
@@ -45,6 +46,6 @@
       {{ statement_sql }}
     {% endcall %}
   {%- endfor -%}
-  {{ cdc_lakehouse._cdc_record_run(plan.runs_relation, batch.loaded_through, 'applied', 'merge') }}
-  {{ adapter.drop_relation(plan.batch_relation) }}
+  {%- do plan.update({'run_record': cdc_lakehouse._cdc_run_properties(
+        plan.state_relation, batch.loaded_through, 'applied', 'merge')}) -%}
 {% endmacro %}

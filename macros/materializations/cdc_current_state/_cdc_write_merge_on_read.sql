@@ -3,18 +3,20 @@
       Write path `merge_on_read` (parquet).
       A batch goes to the delta partition, unless the delta would outgrow compaction_ratio x the
       compacted rows; then the batch and the delta are folded into the buckets they touch.
-      Either is staged first and recorded (`staged`, then `applied`), so that a run killed in
-      between is finished by the next one (_cdc_resume_interrupted_run).
+      Either is staged first and recorded (`staged`, then `applied`, in the state's table
+      properties: _cdc_run_properties), so that a run killed in between is finished by the
+      next one (_cdc_resume_interrupted_run). The `applied` record is set with the
+      read-through, by cdc_current_state's last statement (the plan's `run_record`). The
+      batch and staging tables are kept between runs and overwritten.
   -#}
   {%- set cdc = plan.cdc -%}
-  {%- set watermark = cdc_lakehouse._cdc_resume_interrupted_run(plan.state_relation, plan.runs_relation, plan.staging_relation) -%}
+  {%- set watermark = cdc_lakehouse._cdc_resume_interrupted_run(plan) -%}
   {#- the batch is computed once, into plan.batch_relation, and read from there; one
       statement answers what the run asks about it and about the state -#}
   {%- set questions = cdc_lakehouse._cdc_state_counts_sql(plan.state_relation) -%}
   {%- set batch = cdc_lakehouse._cdc_new_changes(
         plan, sql, watermark, batch_relation=plan.batch_relation, questions=questions) -%}
   {%- if batch.loaded_through is none -%}
-    {{ adapter.drop_relation(plan.batch_relation) }}
     {% call statement('main') %}
       select 'no new changes' as cdc_status
     {% endcall %}
@@ -47,15 +49,15 @@
   {%- endif -%}
   {%- set staged_sql = merge_sql(
         *merge_args, carry=carry, candidates_relation=candidates_relation, **merge_options) -%}
-  {{ cdc_lakehouse._cdc_stage(plan.staging_relation, plan.state_relation, staged_sql) }}
-  {{ cdc_lakehouse._cdc_record_run(plan.runs_relation, batch.loaded_through, 'staged', kind) }}
+  {{ cdc_lakehouse._cdc_stage(plan, staged_sql) }}
+  {{ cdc_lakehouse._cdc_record_run(plan.state_relation, cdc_lakehouse._cdc_run_properties(
+        plan.state_relation, batch.loaded_through, 'staged', kind)) }}
   {{ cdc_lakehouse.cdc_after_staging(this) }}
   {#- a delta run without a truncate stages the delta partition alone -#}
   {{ cdc_lakehouse._cdc_apply_staging(plan.state_relation, plan.staging_relation, kind,
         delta_only=kind == 'delta' and batch.truncates == 0) }}
-  {{ cdc_lakehouse._cdc_record_run(plan.runs_relation, batch.loaded_through, 'applied', kind) }}
-  {{ adapter.drop_relation(plan.staging_relation) }}
-  {{ adapter.drop_relation(plan.batch_relation) }}
+  {%- do plan.update({'run_record': cdc_lakehouse._cdc_run_properties(
+        plan.state_relation, batch.loaded_through, 'applied', kind)}) -%}
   {%- if carry is not none %}
   {{ adapter.drop_relation(plan.candidates_relation) }}
   {%- endif %}

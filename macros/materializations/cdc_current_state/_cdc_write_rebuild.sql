@@ -2,14 +2,28 @@
   {#-
       Write path `rebuild`: the state table created from the whole change log.
       Write path `rebuild` (a full refresh, or no state yet): the state table created from
-      the whole change log in one statement, and a new runs table.
+      the whole change log in one statement. Its run record (`cdc.run.*`, kind `full`) is
+      set with the read-through (the plan's `run_record`). The scratch tables the
+      incremental runs keep (batch, staging) are created here, empty, so that an incremental
+      run creates none: kept as they are when the state they served had the same columns
+      (`cdc.state_columns`) and the new layout (decision 0023), dropped and created again
+      otherwise. An old layout's run log (`<model>__cdc_runs`) is dropped.
   -#}
   {%- set cdc = plan.cdc -%}
-  {#- what the relation cache does not have needs no drop -#}
-  {{ cdc_lakehouse._cdc_drop_if_present(plan.state_relation) }}
+  {%- set existing_state = cdc_lakehouse._cdc_existing(plan.state_relation) -%}
+  {%- set scratch_kept = false -%}
+  {%- if existing_state is not none -%}
+    {%- set old = cdc_lakehouse._cdc_table_properties(existing_state) -%}
+    {%- set scratch_kept = old.get('cdc.run.loaded_through') is not none
+          and old.get('cdc.state_columns') == cdc_lakehouse._cdc_state_columns_fingerprint(plan.state_columns) -%}
+    {{ adapter.drop_relation(existing_state) }}
+  {%- endif -%}
   {%- do cdc_lakehouse._cdc_forget_relation(plan.state_relation) -%}
   {{ cdc_lakehouse._cdc_drop_if_present(plan.runs_relation) }}
-  {{ cdc_lakehouse._cdc_drop_if_present(plan.staging_relation) }}
+  {%- if not scratch_kept -%}
+    {{ cdc_lakehouse._cdc_drop_if_present(plan.staging_relation) }}
+    {{ cdc_lakehouse._cdc_drop_if_present(plan.batch_relation) }}
+  {%- endif -%}
   {#- one pass over the change log: the watermark, and whether the carry-over could change
       any row (when not, the build leaves it out) -#}
   {%- set carry_count = "0" -%}
@@ -32,6 +46,9 @@
           plan.state_columns, cdc.unique_key, none, cdc.buckets, cdc.retention_days,
           plan.carry if first_pass[1] | int > 0 else none) }}
   {% endcall %}
-  {{ cdc_lakehouse._cdc_create_runs_table(plan.runs_relation) }}
-  {{ cdc_lakehouse._cdc_record_run(plan.runs_relation, first_pass[0], 'applied', 'full') }}
+  {#- what the relation cache has (kept above) is not created again -#}
+  {{ cdc_lakehouse._cdc_ensure_scratch(plan.batch_relation, cdc_lakehouse._cdc_batch_table_sql(plan, sql)) }}
+  {{ cdc_lakehouse._cdc_ensure_scratch(plan.staging_relation, "select * from " ~ plan.state_relation) }}
+  {%- do plan.update({'run_record': cdc_lakehouse._cdc_run_properties(
+        plan.state_relation, first_pass[0], 'applied', 'full')}) -%}
 {% endmacro %}

@@ -50,7 +50,8 @@
       (_cdc_current_state_plan), write through the path the plan names
       (_cdc_write_rebuild, _cdc_write_merge_into, _cdc_write_merge_on_read: each issues
       the `main` statement), publish the view (only when its SQL changed: the state
-      table's property `cdc.published_view`), record the read-through, grants, docs.
+      table's property `cdc.published_view`), record the read-through and the run
+      (`cdc.run.*`, decision 0023) in one statement, grants, docs.
   -#}
   {%- set cdc = cdc_lakehouse._cdc_current_state_config() -%}
   {%- set target_relation = this.incorporate(type='view') -%}
@@ -99,8 +100,12 @@
             target_relation, state_relation, plan.published_columns, cdc.unique_key,
             cdc.delete_mode, plan.carry, cdc.columns_on_read, cdc.unpublished_columns),
         state_relation, existing_target, force=plan.write_path == 'rebuild') }}
+  {#- with the read-through, in the same statement: the state's columns and the write
+      path's `applied` run record (_cdc_run_properties; none when nothing was new) -#}
+  {%- set extra = {'cdc.state_columns': cdc_lakehouse._cdc_state_columns_fingerprint(plan.state_columns)} -%}
+  {%- do extra.update(plan.get('run_record', {})) -%}
   {{ cdc_lakehouse._cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through,
-        extra={'cdc.state_columns': cdc_lakehouse._cdc_state_columns_fingerprint(plan.state_columns)}) }}
+        extra=extra) }}
 
   {% set should_revoke = should_revoke(existing_target, full_refresh_mode=plan.write_path == 'rebuild') %}
   {% do apply_grants(target_relation, config.get('grants'), should_revoke) %}

@@ -5,29 +5,6 @@
       identifier=this.identifier ~ suffix, type='table')) }}
 {% endmacro %}
 
-{% macro _cdc_create_runs_table(runs_relation) %}
-  {#-
-      Creates the run log table if it does not exist.
-      Returns whether it created it. The invocation's relation cache says whether the table
-      exists (no statement when it does); `create table if not exists` keeps a table another
-      process created meanwhile.
-  -#}
-  {%- if cdc_lakehouse._cdc_existing(runs_relation) is not none -%}
-    {{ return(false) }}
-  {%- endif -%}
-  {% call statement('cdc_create_runs') %}
-    create table if not exists {{ runs_relation }} (
-      invocation_id string,
-      loaded_through timestamp,
-      status string,
-      recorded_at timestamp,
-      kind string
-    )
-    using parquet
-  {% endcall %}
-  {{ return(true) }}
-{% endmacro %}
-
 {% macro _cdc_existing(relation) %}
   {#-
       The relation as the invocation's relation cache knows it, or none.
@@ -47,66 +24,134 @@
   {%- endif -%}
 {% endmacro %}
 
-{% macro _cdc_run_log(runs_relation) %}
+{% macro _cdc_run_record(state_relation) %}
   {#-
-      The run log's last entry and watermark, in one statement.
-      Creates the run log when it does not exist (then it is empty: no query). Returns
-      {last: {status, loaded_through, kind} or none, watermark}: the watermark is the newest
-      `loaded_through` already applied to the state, as text (or none).
+      The state's run record, from its table properties (no statement of its own: the
+      properties are read once per invocation, _cdc_table_properties).
+      Returns {watermark, staged, kind, legacy}: `watermark` the newest `_loaded_at` applied
+      to the state (`cdc.run.loaded_through`, text, none when nothing was), `staged` the
+      `loaded_through` of a run that staged its partitions and did not record them applied
+      (`cdc.run.staged`, none when there is none), `kind` its kind or the last applied one's
+      (`cdc.run.kind`), `legacy` true for a state written before the record moved into its
+      properties (decision 0023: its run log, `<model>__cdc_runs`, is read once instead).
   -#}
-  {%- if cdc_lakehouse._cdc_create_runs_table(runs_relation) -%}
-    {{ return({'last': none, 'watermark': none}) }}
-  {%- endif -%}
-  {%- set result = run_query(
-      "select status, cast(loaded_through as string), kind, "
-      ~ "(select cast(max(loaded_through) as string) from " ~ runs_relation ~ " where status = 'applied') "
-      ~ "from " ~ runs_relation ~ " order by recorded_at desc, status desc limit 1") -%}
-  {%- if result.rows | length == 0 -%}
-    {{ return({'last': none, 'watermark': none}) }}
-  {%- endif -%}
-  {%- set row = result.rows[0] -%}
-  {{ return({'last': {'status': row[0], 'loaded_through': row[1], 'kind': row[2]}, 'watermark': row[3]}) }}
+  {%- set properties = cdc_lakehouse._cdc_table_properties(state_relation) -%}
+  {%- set watermark = properties.get('cdc.run.loaded_through') -%}
+  {{ return({
+      'watermark': watermark if watermark not in [none, '', 'none'] else none,
+      'staged': properties.get('cdc.run.staged') or none,
+      'kind': properties.get('cdc.run.kind'),
+      'legacy': watermark is none,
+  }) }}
 {% endmacro %}
 
-{% macro _cdc_record_run(runs_relation, loaded_through, status, kind) %}
+{% macro _cdc_run_properties(state_relation, loaded_through, status, kind, resumed=false) %}
   {#-
-      Append-only run log: `staged` before the state is overwritten, `applied` after.
-      kind: full (a rebuild), delta (only the delta partition -2 was rewritten),
-      compaction (the touched buckets were rewritten and the delta folded into them),
-      merge (MERGE INTO formats).
+      The table properties that record a run of the state, as a dict.
+      `staged` (before the state is overwritten): `cdc.run.staged` (its `loaded_through`)
+      and `cdc.run.kind`. `applied` (after): `cdc.run.staged` cleared, `cdc.run.loaded_through`
+      (the watermark of the next run; 'none' when the change log held nothing), `cdc.run.kind`
+      and the count of runs of that kind (`cdc.run.count.<kind>`, and
+      `cdc.run.count.resumed` for a staged run a later one applied): cumulative since the
+      state was built, which tests ask instead of a run log. kind: full (a rebuild), delta
+      (only the delta partition -2 was rewritten), compaction (the touched buckets were
+      rewritten and the delta folded into them), merge (MERGE INTO formats).
   -#}
-  {% call statement('cdc_record_run_' ~ status) %}
-    insert into {{ runs_relation }}
-    select
-      '{{ invocation_id }}',
-      {% if loaded_through is none %}cast(null as timestamp){% else %}timestamp'{{ loaded_through }}'{% endif %},
-      '{{ status }}',
-      current_timestamp(),
-      '{{ kind }}'
+  {%- if status == 'staged' -%}
+    {{ return({'cdc.run.staged': loaded_through | string, 'cdc.run.kind': kind}) }}
+  {%- endif -%}
+  {%- set properties = cdc_lakehouse._cdc_table_properties(state_relation) if kind != 'full' else {} -%}
+  {%- set counted = ['cdc.run.count.' ~ kind] + (['cdc.run.count.resumed'] if resumed else []) -%}
+  {%- set record = {
+        'cdc.run.staged': '',
+        'cdc.run.loaded_through': loaded_through | string if loaded_through is not none else 'none',
+        'cdc.run.kind': kind,
+  } -%}
+  {%- for name in counted -%}
+    {%- do record.update({name: (properties.get(name, '0') | int + 1) | string}) -%}
+  {%- endfor -%}
+  {{ return(record) }}
+{% endmacro %}
+
+{% macro _cdc_record_run(state_relation, record) %}
+  {#-
+      Sets a run record (a dict of table properties, _cdc_run_properties) on the state, in
+      one statement, and keeps it in the invocation's cached properties: `staged` before
+      the state is overwritten, `applied` after a resumed run, the migrated record of an
+      old-layout state. A run's own `applied` record goes with its read-through instead
+      (cdc_current_state's last `alter`, through the plan's `run_record`).
+  -#}
+  {% call statement('cdc_record_run') %}
+    alter table {{ state_relation }} set tblproperties (
+    {%- for name, value in record.items() %}
+      '{{ name }}' = '{{ value }}'{{ ',' if not loop.last }}
+    {%- endfor %}
+    )
   {% endcall %}
+  {%- do cdc_lakehouse._cdc_remember_properties(state_relation, record) -%}
 {% endmacro %}
 
-{% macro _cdc_resume_interrupted_run(state_relation, runs_relation, staging_relation) %}
+{% macro _cdc_legacy_run_log(plan) %}
   {#-
-      Applies the staged buckets a killed run left behind; returns the watermark.
-      A run killed after staging but before `applied` left its staged buckets behind:
-      overwrite them again (idempotent) before anything else. Returns the newest
-      `loaded_through` applied to the state after that (_cdc_run_log), as text or none.
+      Reads, and then drops, the run log of a state written before decision 0023
+      (`<model>__cdc_runs`): one time, on the first run of the new layout. A staged run it
+      left is applied (its staging table, partitioned like the state); the scratch tables
+      of that layout are dropped, since this layout keeps its own between runs. The state
+      records the watermark (`cdc.run.loaded_through`) before the run log is dropped.
+      Returns it (the newest `applied` `loaded_through`, as text, or none). No run log:
+      none (the batch is then the whole change log, which a replay applies without harm).
   -#}
-  {%- set run_log = cdc_lakehouse._cdc_run_log(runs_relation) -%}
-  {%- set last = run_log['last'] -%}
-  {%- if last is not none and last.status == 'staged' -%}
-    {%- set staging = cdc_lakehouse._cdc_existing(staging_relation) -%}
-    {%- if staging is not none -%}
-      {{ log("Resuming an interrupted run of " ~ this ~ ": re-applying staged buckets", info=True) }}
-      {{ cdc_lakehouse._cdc_apply_staging(state_relation, staging_relation, last.kind, 'cdc_resume') }}
-      {{ cdc_lakehouse._cdc_record_run(runs_relation, last.loaded_through, 'applied', last.kind) }}
-      {{ adapter.drop_relation(staging) }}
-      {#- a staged run comes after every applied one -#}
-      {{ return(last.loaded_through) }}
+  {%- set runs = cdc_lakehouse._cdc_existing(plan.runs_relation) -%}
+  {%- set watermark = none -%}
+  {%- set kind = 'full' -%}
+  {%- if runs is not none -%}
+    {%- set result = run_query(
+        "select status, cast(loaded_through as string), kind, "
+        ~ "(select cast(max(loaded_through) as string) from " ~ runs ~ " where status = 'applied') "
+        ~ "from " ~ runs ~ " order by recorded_at desc, status desc limit 1") -%}
+    {%- if result.rows | length > 0 -%}
+      {%- set row = result.rows[0] -%}
+      {%- set watermark = row[3] -%}
+      {%- set kind = row[2] -%}
+      {%- if row[0] == 'staged' and cdc_lakehouse._cdc_existing(plan.staging_relation) is not none -%}
+        {{ log("Resuming an interrupted run of " ~ this ~ " (run log of the old layout): re-applying staged buckets", info=True) }}
+        {{ cdc_lakehouse._cdc_apply_staging(plan.state_relation, plan.staging_relation, row[2], 'cdc_resume') }}
+        {%- set watermark = row[1] -%}
+      {%- endif -%}
     {%- endif -%}
   {%- endif -%}
-  {{ return(run_log['watermark']) }}
+  {%- set record = {'cdc.run.staged': '', 'cdc.run.loaded_through': watermark | string if watermark is not none else 'none', 'cdc.run.kind': kind} -%}
+  {{ cdc_lakehouse._cdc_record_run(plan.state_relation, record) }}
+  {%- if runs is not none -%}
+    {{ adapter.drop_relation(runs) }}
+  {%- endif -%}
+  {{ cdc_lakehouse._cdc_drop_if_present(plan.staging_relation) }}
+  {{ cdc_lakehouse._cdc_drop_if_present(plan.batch_relation) }}
+  {{ return(watermark) }}
+{% endmacro %}
+
+{% macro _cdc_resume_interrupted_run(plan) %}
+  {#-
+      Applies the staged partitions a killed run left behind; returns the watermark.
+      A run killed after recording `staged` (cdc.run.staged) but before `applied` left its
+      staging table filled: its partitions are overwritten again (idempotent) and the run
+      recorded applied, before anything else. Returns the newest `loaded_through` applied
+      to the state after that (_cdc_run_record), as text or none. A state of the old layout
+      reads its run log once (_cdc_legacy_run_log).
+  -#}
+  {%- set record = cdc_lakehouse._cdc_run_record(plan.state_relation) -%}
+  {%- if record.legacy -%}
+    {{ return(cdc_lakehouse._cdc_legacy_run_log(plan)) }}
+  {%- endif -%}
+  {%- if record.staged is not none -%}
+    {{ log("Resuming an interrupted run of " ~ this ~ ": re-applying staged buckets", info=True) }}
+    {{ cdc_lakehouse._cdc_apply_staging(plan.state_relation, plan.staging_relation, record.kind, 'cdc_resume') }}
+    {{ cdc_lakehouse._cdc_record_run(plan.state_relation, cdc_lakehouse._cdc_run_properties(
+          plan.state_relation, record.staged, 'applied', record.kind, resumed=true)) }}
+    {#- a staged run comes after every applied one -#}
+    {{ return(record.staged) }}
+  {%- endif -%}
+  {{ return(record.watermark) }}
 {% endmacro %}
 
 {% macro _cdc_apply_staging(state_relation, staging_relation, kind, statement_name='main', delta_only=false) %}
@@ -173,32 +218,56 @@
     where exists (select 1 from new_truncates)
 {% endmacro %}
 
-{% macro _cdc_stage(staging_relation, state_relation, staged_sql) %}
+{% macro _cdc_stage(plan, staged_sql) %}
   {#-
       Writes the new content of some state partitions to the staging table.
-      Write the new content of some state partitions to the staging table. The table is
-      created empty first (a metadata step) and filled by an insert, so a run killed
-      while writing leaves a registered table, which the next run drops with its files;
-      a CTAS killed half-way would leave an unregistered folder that blocks the name.
+      The staging table (`<model>__cdc_staging`, not partitioned, the state's columns and
+      cdc_bucket) is kept between runs: filled by `insert overwrite` (by column name), which
+      replaces all it held whatever the session's partition overwrite mode. A run killed
+      while writing it has not recorded `staged` yet, so no run reads what it left. Created
+      (empty, from the state) only when the relation cache does not have it
+      (_cdc_ensure_scratch).
   -#}
-  {{ cdc_lakehouse._cdc_drop_if_present(staging_relation) }}
-  {% call statement('cdc_create_staging') %}
-    create table {{ staging_relation }} like {{ state_relation }}
-  {% endcall %}
-  {% call statement('cdc_stage') %}
-    insert into {{ staging_relation }}
-    {{ staged_sql }}
+  {{ cdc_lakehouse._cdc_ensure_scratch(plan.staging_relation, "select * from " ~ plan.state_relation) }}
+  {{ cdc_lakehouse._cdc_overwrite_scratch(plan.staging_relation, plan.state_columns + ['_cdc_is_deleted', 'cdc_bucket'], staged_sql, 'cdc_stage') }}
+{% endmacro %}
+
+{% macro _cdc_ensure_scratch(relation, sql) %}
+  {#-
+      Creates a kept scratch table of the model (`<model>__cdc_batch`, `<model>__cdc_staging`)
+      with the columns of `sql`, and no row, unless the invocation's relation cache has it
+      (no statement then). A rebuild creates them (_cdc_write_rebuild); an incremental run
+      creates only what is missing (a state of the old layout, a table dropped by hand).
+      `limit 0`: Spark plans the query and reads nothing.
+  -#}
+  {%- if cdc_lakehouse._cdc_existing(relation) is none -%}
+    {% call statement('cdc_create_scratch') %}
+      create table {{ relation }} using parquet as {{ sql }} limit 0
+    {% endcall %}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _cdc_overwrite_scratch(relation, columns, sql, statement_name='cdc_write_scratch') %}
+  {#-
+      Replaces the rows of a kept scratch table by a query's, in one statement.
+      `columns`: the names the query returns, in its order (an insert by column list, so
+      that a table created when the model listed them in another order still gets each
+      value in its column). The table is not partitioned: the overwrite replaces all of it.
+  -#}
+  {% call statement(statement_name) %}
+    insert overwrite table {{ relation }} ({{ cdc_lakehouse._cdc_quote_list(columns) }})
+    {{ sql }}
   {% endcall %}
 {% endmacro %}
 
 {% macro _cdc_write_scratch(relation, sql) %}
   {#-
-      Writes a query's rows to a scratch table of the run.
-      Write a query's rows to a scratch table of the run (`<model>__cdc_batch`,
-      `<model>__cdc_candidates`), so that the statements after it read a table instead of
-      planning and running the query again. Created empty, then filled (as _cdc_stage
-      does): a run killed while writing leaves a registered table, which the next run
-      drops with its files. The caller drops it when done.
+      Writes a query's rows to a scratch table of the run, dropped by the caller.
+      For the candidates of a carry-over (`<model>__cdc_candidates`), whose columns depend on
+      the path (delta or compaction), so they are not kept between runs: the statements after
+      it read a table instead of planning and running the query again. Created empty, then
+      filled: a run killed while writing leaves a registered table, which the next run drops
+      with its files.
   -#}
   {{ cdc_lakehouse._cdc_drop_if_present(relation) }}
   {% call statement('cdc_create_scratch') %}
