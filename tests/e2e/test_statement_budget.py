@@ -13,7 +13,12 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.bench.budget import budget_of, overruns, result_node_kinds
+from workbench.bench.budget import (
+    GOLD_PARQUET_DELTA_PATH,
+    budget_of,
+    overruns,
+    result_node_kinds,
+)
 
 pytestmark = pytest.mark.spark
 
@@ -41,7 +46,8 @@ def test_every_node_keeps_its_statement_budget(stream, step: str) -> None:  # ty
 @pytest.mark.stream("batch1")
 def test_a_gold_incremental_run_on_parquet_keeps_its_budget(stream) -> None:  # type: ignore[no-untyped-def]
     """The gold models that applied a batch at `batch1` (the delta path) did it within the
-    budget of a gold incremental run on parquet, every metadata statement counted."""
+    budget of a gold incremental run on parquet, every metadata statement counted; those
+    without a truncate or a carry-over in GOLD_PARQUET_DELTA_PATH (8, decision 0023)."""
     stream.at("batch1")
     result = stream.results["batch1"]
     counts = result.statements.counts()
@@ -54,3 +60,15 @@ def test_a_gold_incremental_run_on_parquet_keeps_its_budget(stream) -> None:  # 
     }
     assert applied, "no gold model applied a batch at batch1"
     assert max(applied.values()) <= budget, applied
+    # the delta path without a truncate (no session setting: the delta partition is
+    # overwritten by a static spec) and without a carry-over (no candidates): issue 64's aim
+    plain = {
+        node: n
+        for node, n in applied.items()
+        if not any(
+            "partitionoverwritemode" in sql.lower() or "__cdc_candidates" in sql
+            for sql in result.statements.by_node[node]
+        )
+    }
+    assert plain, "no gold model took the plain delta path at batch1"
+    assert max(plain.values()) <= GOLD_PARQUET_DELTA_PATH, plain
