@@ -75,9 +75,10 @@
 
 {% macro _cdc_batch_table_sql(plan, changes_sql) %}
   {#-
-      The rows of the batch table (`<model>__cdc_batch`) from a query of the model's change
-      rows: the state's columns and whether each row is readable (`_cdc_is_readable`). The
-      rebuild creates the table from it (no row), an incremental run fills it.
+      The query of the batch table's rows, as SQL.
+      From a query of the model's change rows: the state's columns and whether each row is
+      readable (`_cdc_is_readable`), the rows of `<model>__cdc_batch`. The rebuild creates
+      the table from it (no row), an incremental run fills it.
   -#}
   {{ return("select " ~ cdc_lakehouse._cdc_quote_list(plan.state_columns) ~ ", " ~ plan.readable
       ~ " as _cdc_is_readable from (" ~ changes_sql ~ ") as batch") }}

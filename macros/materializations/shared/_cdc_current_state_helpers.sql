@@ -26,10 +26,11 @@
 
 {% macro _cdc_run_record(state_relation) %}
   {#-
-      The state's run record, from its table properties (no statement of its own: the
-      properties are read once per invocation, _cdc_table_properties).
-      Returns {watermark, staged, kind, legacy}: `watermark` the newest `_loaded_at` applied
-      to the state (`cdc.run.loaded_through`, text, none when nothing was), `staged` the
+      The state's run record, from its table properties.
+      No statement of its own: the properties are read once per invocation
+      (_cdc_table_properties). Returns {watermark, staged, kind, legacy}: `watermark` the
+      newest `_loaded_at` applied to the state (`cdc.run.loaded_through`, text, none when
+      nothing was), `staged` the
       `loaded_through` of a run that staged its partitions and did not record them applied
       (`cdc.run.staged`, none when there is none), `kind` its kind or the last applied one's
       (`cdc.run.kind`), `legacy` true for a state written before the record moved into its
@@ -75,10 +76,10 @@
 
 {% macro _cdc_record_run(state_relation, record) %}
   {#-
-      Sets a run record (a dict of table properties, _cdc_run_properties) on the state, in
-      one statement, and keeps it in the invocation's cached properties: `staged` before
-      the state is overwritten, `applied` after a resumed run, the migrated record of an
-      old-layout state. A run's own `applied` record goes with its read-through instead
+      Sets a run record on the state, in one statement.
+      The record is a dict of table properties (_cdc_run_properties), kept in the
+      invocation's cached properties: `staged` before the state is overwritten, `applied`
+      after a resumed run, the migrated record of an old-layout state. A run's own `applied` record goes with its read-through instead
       (cdc_current_state's last `alter`, through the plan's `run_record`).
   -#}
   {% call statement('cdc_record_run') %}
@@ -93,10 +94,11 @@
 
 {% macro _cdc_legacy_run_log(plan) %}
   {#-
-      Reads, and then drops, the run log of a state written before decision 0023
-      (`<model>__cdc_runs`): one time, on the first run of the new layout. A staged run it
-      left is applied (its staging table, partitioned like the state); the scratch tables
-      of that layout are dropped, since this layout keeps its own between runs. The state
+      Migrates a state of the old layout: reads its run log once, then drops it.
+      The run log of a state written before decision 0023 (`<model>__cdc_runs`) is read
+      on the first run of the new layout. A staged run it left is applied (its staging
+      table, partitioned like the state); the scratch tables of that layout are dropped,
+      since this layout keeps its own between runs. The state
       records the watermark (`cdc.run.loaded_through`) before the run log is dropped.
       Returns it (the newest `applied` `loaded_through`, as text, or none). No run log:
       none (the batch is then the whole change log, which a replay applies without harm).
@@ -120,7 +122,11 @@
       {%- endif -%}
     {%- endif -%}
   {%- endif -%}
-  {%- set record = {'cdc.run.staged': '', 'cdc.run.loaded_through': watermark | string if watermark is not none else 'none', 'cdc.run.kind': kind} -%}
+  {%- set record = {
+        'cdc.run.staged': '',
+        'cdc.run.loaded_through': watermark | string if watermark is not none else 'none',
+        'cdc.run.kind': kind,
+  } -%}
   {{ cdc_lakehouse._cdc_record_run(plan.state_relation, record) }}
   {%- if runs is not none -%}
     {{ adapter.drop_relation(runs) }}
@@ -234,9 +240,9 @@
 
 {% macro _cdc_ensure_scratch(relation, sql) %}
   {#-
-      Creates a kept scratch table of the model (`<model>__cdc_batch`, `<model>__cdc_staging`)
-      with the columns of `sql`, and no row, unless the invocation's relation cache has it
-      (no statement then). A rebuild creates them (_cdc_write_rebuild); an incremental run
+      Creates a kept scratch table of the model unless it exists.
+      `<model>__cdc_batch` or `<model>__cdc_staging`, with the columns of `sql` and no row,
+      unless the invocation's relation cache has it (no statement then). A rebuild creates them (_cdc_write_rebuild); an incremental run
       creates only what is missing (a state of the old layout, a table dropped by hand).
       `limit 0`: Spark plans the query and reads nothing.
   -#}
