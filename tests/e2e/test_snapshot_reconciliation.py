@@ -53,7 +53,8 @@ def project(dbt_project, tmp_path_factory) -> Path:  # type: ignore[no-untyped-d
     project = dbt_project.copy_project(tmp_path_factory.mktemp("snap") / "project")
     # the models opt in one by one: the view they read is built on request
     settings = project / "dbt_project.yml"
-    text, count = re.subn(r"\nvars:\n", "\nvars:\n  cdc_snapshots_enabled: true\n", settings.read_text())
+    enabled = "\nvars:\n  cdc_snapshots_enabled: true\n"
+    text, count = re.subn(r"\nvars:\n", enabled, settings.read_text())
     assert count == 1
     settings.write_text(text)
     for table, options in RECONCILED.items():
