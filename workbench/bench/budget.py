@@ -33,11 +33,11 @@ BUDGET: Mapping[str, Mapping[str, int]] = {
     # decision 0023: the delta path 8 (GOLD_PARQUET_DELTA_PATH), 9 with a truncate (the
     # session's overwrite mode), a compaction 10; a run that carries unavailable values
     # writes its candidates too (3 statements): 13
-    "gold parquet": {"full": 11, "incremental": 13, "no-op": 2},
+    "gold parquet": {"full": 11, "incremental": 13, "no-op": 1},
     # 7 without a truncate; the two truncate MERGEs, the DELETE of expired tombstones and
     # the switch of Delta's change data feed on a state built without it: 11
-    "gold delta": {"full": 11, "incremental": 11, "no-op": 2},
-    "gold iceberg": {"full": 11, "incremental": 11, "no-op": 2},
+    "gold delta": {"full": 11, "incremental": 11, "no-op": 1},
+    "gold iceberg": {"full": 11, "incremental": 11, "no-op": 1},
     "history": {"full": 7, "incremental": 10, "no-op": 2},
     "data test": {"full": 3, "incremental": 3, "no-op": 3},
 }

@@ -19,9 +19,7 @@
   {%- set batch = cdc_lakehouse._cdc_new_changes(
         plan, sql, watermark, batch_relation=plan.batch_relation, questions=questions) -%}
   {%- if batch.loaded_through is none -%}
-    {% call statement('main') %}
-      select 'no new changes' as cdc_status
-    {% endcall %}
+    {{ cdc_lakehouse._cdc_main_unchanged('no new changes') }}
     {{ return('') }}
   {%- endif -%}
   {#- Delta's change data feed (config cdc_change_data_feed) on a state built without it -#}

@@ -17,9 +17,7 @@
   {%- set batch = cdc_lakehouse._cdc_new_changes(
         plan, sql, watermark, batch_relation=plan.batch_relation, questions=questions) -%}
   {%- if batch.loaded_through is none -%}
-    {% call statement('main') %}
-      select 'no new changes' as cdc_status
-    {% endcall %}
+    {{ cdc_lakehouse._cdc_main_unchanged('no new changes') }}
     {{ return('') }}
   {%- endif -%}
   {%- set counts = {'compacted': batch.answers['compacted'] | int, 'delta': batch.answers['delta'] | int} -%}

@@ -69,9 +69,7 @@
         and cdc_lakehouse._cdc_is_up_to_date(existing_state, inputs_read_through) -%}
     {{ run_hooks(pre_hooks) }}
     {{ log("cdc_current_state: " ~ this ~ " has applied everything its inputs hold, left as it is") }}
-    {% call statement('main') %}
-      select 'inputs unchanged' as cdc_status
-    {% endcall %}
+    {{ cdc_lakehouse._cdc_main_unchanged('inputs unchanged') }}
     {{ run_hooks(post_hooks) }}
     {{ return({'relations': [target_relation]}) }}
   {%- endif -%}
