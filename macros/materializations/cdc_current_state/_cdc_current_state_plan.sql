@@ -53,7 +53,8 @@
       runs_relation: the run log of the old layout, read once and dropped (decision 0023);
       batch_relation, staging_relation: kept between runs, overwritten by each
       (_cdc_new_changes, _cdc_stage); run_record: the write path's `applied` record
-      (_cdc_run_properties), set with the read-through;
+      (_cdc_run_properties), set with the read-through; model_columns: an md5 of the
+      model's column names and types (_cdc_model_columns_fingerprint);
       candidates_relation: where merge_on_read writes its candidates once when it carries
       values over (_cdc_state_merge_sql, _cdc_delta_merge_sql);
       carry: unavailable values (PostgreSQL TOAST placeholders) are carried over -#}
@@ -71,10 +72,24 @@
       'readable': '_cdc_error_reason is null' if '_cdc_error_reason' in model_columns else 'true',
       'carry': cdc_lakehouse._cdc_carry_spec(described, cdc.unique_key, state_columns),
       'run_record': {},
+      'model_columns': cdc_lakehouse._cdc_model_columns_fingerprint(described),
   }) }}
 {% endmacro %}
 
 {% macro _cdc_state_columns_fingerprint(state_columns) %}
   {#- md5 of a state table's columns, whatever their order: its property `cdc.state_columns`. -#}
   {{ return(local_md5(state_columns | sort | join(','))) }}
+{% endmacro %}
+
+{% macro _cdc_model_columns_fingerprint(described) %}
+  {#-
+      md5 of a model's column names and types (_cdc_query_columns), whatever their order.
+      The state's property `cdc.model_columns`: a rebuild keeps the scratch tables the
+      previous state's runs used only when it is the same (their columns' types too).
+  -#}
+  {%- set pairs = [] -%}
+  {%- for column in described -%}
+    {%- do pairs.append(column.name ~ ' ' ~ column.type) -%}
+  {%- endfor -%}
+  {{ return(local_md5(pairs | sort | join(','))) }}
 {% endmacro %}

@@ -5,9 +5,9 @@
       the whole change log in one statement. Its run record (`cdc.run.*`, kind `full`) is
       set with the read-through (the plan's `run_record`). The scratch tables the
       incremental runs keep (batch, staging) are created here, empty, so that an incremental
-      run creates none: kept as they are when the state they served had the same columns
-      (`cdc.state_columns`) and the new layout (decision 0023), dropped and created again
-      otherwise. An old layout's run log (`<model>__cdc_runs`) is dropped.
+      run creates none: kept as they are when the state they served was of the new layout
+      (decision 0023) and its model had the same columns and types (`cdc.model_columns`),
+      dropped and created again otherwise. An old layout's run log (`<model>__cdc_runs`) is dropped.
   -#}
   {%- set cdc = plan.cdc -%}
   {%- set existing_state = cdc_lakehouse._cdc_existing(plan.state_relation) -%}
@@ -15,7 +15,7 @@
   {%- if existing_state is not none -%}
     {%- set old = cdc_lakehouse._cdc_table_properties(existing_state) -%}
     {%- set scratch_kept = old.get('cdc.run.loaded_through') is not none
-          and old.get('cdc.state_columns') == cdc_lakehouse._cdc_state_columns_fingerprint(plan.state_columns) -%}
+          and old.get('cdc.model_columns') == plan.model_columns -%}
     {{ adapter.drop_relation(existing_state) }}
   {%- endif -%}
   {%- do cdc_lakehouse._cdc_forget_relation(plan.state_relation) -%}

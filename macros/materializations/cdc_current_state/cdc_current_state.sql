@@ -98,9 +98,13 @@
             target_relation, state_relation, plan.published_columns, cdc.unique_key,
             cdc.delete_mode, plan.carry, cdc.columns_on_read, cdc.unpublished_columns),
         state_relation, existing_target, force=plan.write_path == 'rebuild') }}
-  {#- with the read-through, in the same statement: the state's columns and the write
-      path's `applied` run record (_cdc_run_properties; none when nothing was new) -#}
-  {%- set extra = {'cdc.state_columns': cdc_lakehouse._cdc_state_columns_fingerprint(plan.state_columns)} -%}
+  {#- with the read-through, in the same statement: the state's columns, the model's
+      columns and types, and the write path's `applied` run record (_cdc_run_properties;
+      none when nothing was new) -#}
+  {%- set extra = {
+        'cdc.state_columns': cdc_lakehouse._cdc_state_columns_fingerprint(plan.state_columns),
+        'cdc.model_columns': plan.model_columns,
+  } -%}
   {%- do extra.update(plan.get('run_record', {})) -%}
   {{ cdc_lakehouse._cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through,
         extra=extra) }}
