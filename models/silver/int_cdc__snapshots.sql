@@ -1,4 +1,7 @@
-{{ config(materialized='cdc_view') }}
+{{ config(
+    materialized='cdc_view',
+    enabled=_cdc_snapshots_enabled(),
+) }}
 
 -- One row per snapshot of a source table: the blocking (initial or ad hoc) snapshots by
 -- the position their reads share, and the incremental reads of each table together.

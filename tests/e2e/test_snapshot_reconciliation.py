@@ -7,7 +7,9 @@ snapshot re-reads every table and streaming resumes. `RESNAP_MSS`'s snapshot com
 (its last read, of `order_lines`, is marked `last`); `RESNAP_ORA`'s stops a third before
 its end and never sends `last`. In a copy of the project, gold `customers` (hard deletes,
 delta path) and `orders` (soft deletes, compaction path) set
-`cdc_snapshot_reconciliation='delete'`; `order_lines` leaves it off.
+`cdc_snapshot_reconciliation='delete'`; `order_lines` leaves it off. The copy sets
+`cdc_snapshots_enabled`, without which `int_cdc__snapshots` is not built (the var
+`cdc_snapshot_reconciliation` is off).
 
 After the second batch: the reconciled tables of `RESNAP_MSS` equal the source (their
 snapshot is completed by the `last` read of another table); `order_lines` keeps the rows
@@ -49,6 +51,12 @@ def simulations() -> list[SimResult]:
 def project(dbt_project, tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
     """A copy of the project whose customers and orders reconcile snapshots."""
     project = dbt_project.copy_project(tmp_path_factory.mktemp("snap") / "project")
+    # the models opt in one by one: the view they read is built on request
+    settings = project / "dbt_project.yml"
+    enabled = "\nvars:\n  cdc_snapshots_enabled: true\n"
+    text, count = re.subn(r"\nvars:\n", enabled, settings.read_text())
+    assert count == 1
+    settings.write_text(text)
     for table, options in RECONCILED.items():
         model = project / "models" / "gold" / "inventory" / f"{table}.sql"
         sql, count = re.subn(

@@ -9,14 +9,21 @@ from typing import Any
 
 from workbench.bench.budget import BUDGET_HEADERS
 from workbench.bench.formats import render_formats
+from workbench.bench.node_profile import PROFILE_HEADERS
 from workbench.bench.plot import PLOT_NAME, plot_report
 from workbench.spark_profile import PROFILE_HEADERS as SPARK_PROFILE_HEADERS
 from workbench.tables import markdown_table, text_table
 
 BUDGET_TITLE = (
     "Statements per node against the budget of its kind (workbench/bench/budget.py; the "
-    "event logs' statements, the most one node of the kind sent):"
+    "statements dbt sent, from its log, the most one node of the kind sent):"
 )
+PROFILE_TITLE = (
+    "Where each step's time went, by node kind (workbench/bench/node_profile.py: node s from "
+    "run_results.json; statements and their seconds from dbt's log; client s = node s - "
+    "statement s, dbt's own work):"
+)
+TIME_PROFILE_HEADERS = ("events", *PROFILE_HEADERS)
 
 RESULT_HEADERS = (
     "step",
@@ -151,6 +158,8 @@ def render_text(report: Mapping[str, Any], top: int = 12) -> str:
         parts += ["", render_formats(report["gold_formats"], markdown=False)]
     if report.get("statement_budget"):
         parts += ["", BUDGET_TITLE, text_table(BUDGET_HEADERS, report["statement_budget"])]
+    if report.get("time_profile"):
+        parts += ["", PROFILE_TITLE, text_table(TIME_PROFILE_HEADERS, report["time_profile"])]
     return "\n".join(parts)
 
 
@@ -200,6 +209,13 @@ def render_markdown(report: Mapping[str, Any], top: int = 12, plot_name: str | N
         parts += ["", render_formats(report["gold_formats"], markdown=True)]
     if report.get("statement_budget"):
         parts += ["", BUDGET_TITLE, "", markdown_table(BUDGET_HEADERS, report["statement_budget"])]
+    if report.get("time_profile"):
+        parts += [
+            "",
+            PROFILE_TITLE,
+            "",
+            markdown_table(TIME_PROFILE_HEADERS, report["time_profile"]),
+        ]
     if plot_name:
         parts += [
             "",

@@ -14,6 +14,7 @@ from typing import Any
 from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
 from cdc_tools.spark_jars import JARS_DIR_ENV, jars_dir
 from workbench import spark_profile
+from workbench.bench import node_profile
 from workbench.bench.formats import GOLD_FORMAT_TARGETS, file_format
 from workbench.bench.project import built_project
 from workbench.bench.sampling import dbt_progress, log_tail, run_measured
@@ -193,7 +194,10 @@ def run_dbt_step(
         "--target-path",
         str(target),
         "--log-path",
-        str(ws.logs / "dbt"),
+        str(ws.logs / "dbt" / slug),
+        # every statement and its seconds, per node (workbench.bench.node_profile)
+        "--log-format-file",
+        "json",
     ]
     load = _load1()
     log = ws.logs / f"{slug}.log"
@@ -217,6 +221,13 @@ def run_dbt_step(
     result = StepResult(step, run.wall_s, events, run.peak_rss_mb, run.cpu_s, load)
     result.gold_format = gold_format
     result.detail = timing_summary(run_results, run.wall_s)
+    sent = node_profile.by_short_name(
+        node_profile.statement_times(ws.logs / "dbt" / slug / "dbt.log")
+    )
+    result.detail["dbt_statements"] = sent
+    result.detail["time_profile"] = node_profile.profile_rows(
+        gold_format, step, run_results, sent, REPO_ROOT
+    )
     if event_logs:
         result.detail["spark_profile"], result.detail["spark_statements"] = write_spark_profile(
             event_log_dir, run_results, ws, slug

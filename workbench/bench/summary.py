@@ -274,6 +274,7 @@ def build_report(
         ],
         "gold_formats": format_section(by_format or {}),
         "statement_budget": statement_budget(main, by_format or {}),
+        "time_profile": time_profile(main, by_format or {}),
     }
 
 
@@ -288,6 +289,27 @@ def statement_budget(
             if scenario.events != main.events:
                 continue
             for step, result in scenario.steps.items():
-                if result.detail.get("spark_statements"):
+                # dbt's own count (its log) where it was kept, else the event log's
+                sent = result.detail.get("dbt_statements")
+                if sent:
+                    counts.setdefault(fmt, {})[step] = {
+                        node: int(value[0]) for node, value in sent.items() if node
+                    }
+                elif result.detail.get("spark_statements"):
                     counts.setdefault(fmt, {})[step] = dict(result.detail["spark_statements"])
     return bench_budget_rows(counts, REPO_ROOT) if counts else []
+
+
+def time_profile(main: Scenario, by_format: Mapping[str, Sequence[Scenario]]) -> list[list[Any]]:
+    """Where each step's time went, per format and node kind (workbench.bench.node_profile),
+    for every size each format ran: rows of `node_profile.PROFILE_HEADERS` with the size."""
+    rows: list[list[Any]] = []
+    for fmt, scenarios in (by_format or {main.gold_format: [main]}).items():
+        for scenario in sorted(scenarios, key=lambda s: s.events):
+            for step in STEPS:
+                result = scenario.steps.get(step)
+                if result is None:
+                    continue
+                for row in result.detail.get("time_profile") or []:
+                    rows.append([scenario.events, fmt, *row[1:]])
+    return rows

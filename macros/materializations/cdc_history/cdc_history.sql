@@ -48,9 +48,7 @@
         and cdc_lakehouse._cdc_is_up_to_date(existing_state, inputs_read_through) -%}
     {{ run_hooks(pre_hooks) }}
     {{ log("cdc_history: " ~ this ~ " has applied everything its inputs hold, left as it is") }}
-    {% call statement('main') %}
-      select 'inputs unchanged' as cdc_status
-    {% endcall %}
+    {{ cdc_lakehouse._cdc_main_unchanged('inputs unchanged') }}
     {{ run_hooks(post_hooks) }}
     {{ return({'relations': [target_relation]}) }}
   {%- endif -%}
@@ -87,9 +85,7 @@
           "select count_if(cdc_bucket = 0), count_if(cdc_bucket = " ~ cdc_lakehouse._cdc_partition('delta')
           ~ ") from " ~ state_relation).rows[0] -%}
     {%- if batch_rows == 0 -%}
-      {% call statement('main') %}
-        select 'no new changes' as cdc_status
-      {% endcall %}
+      {{ cdc_lakehouse._cdc_main_unchanged('no new changes') }}
     {%- elif (counts[1] | int) + batch_rows > compaction_ratio * (counts[0] | int) -%}
       {{ log("cdc_history: " ~ this ~ "'s delta outgrew the compaction ratio, resolved again") }}
       {%- set rebuild = true -%}

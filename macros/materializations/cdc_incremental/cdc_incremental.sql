@@ -46,9 +46,7 @@
 
   {%- if unchanged -%}
     {{ log("incremental: " ~ target_relation ~ " holds everything its inputs hold, left as it is") }}
-    {%- call statement('main') -%}
-      select 'inputs unchanged' as cdc_status
-    {%- endcall -%}
+    {{ cdc_lakehouse._cdc_main_unchanged('inputs unchanged') }}
     {%- if not up_to_date and inputs_read_through is not none -%}
       {#- its inputs gained rows, none of them its own kind (cdc_skip_unless_new_input): it holds
           everything they hold, and says so for the models that read it -#}

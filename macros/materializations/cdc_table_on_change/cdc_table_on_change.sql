@@ -28,9 +28,7 @@
 
   {% if up_to_date %}
     {{ log("cdc_table_on_change: " ~ target_relation ~ " is up to date with its inputs, not rebuilt") }}
-    {% call statement('main') %}
-      select 'inputs unchanged' as cdc_status
-    {% endcall %}
+    {{ cdc_lakehouse._cdc_main_unchanged('inputs unchanged') }}
   {% else %}
     {% if old_relation is not none %}
       {{ adapter.drop_relation(old_relation) }}

@@ -12,9 +12,7 @@
         and cdc_lakehouse._cdc_table_properties(existing).get('cdc.view_fingerprint') == fingerprint -%}
     {{ run_hooks(pre_hooks) }}
     {{ log("view: " ~ existing ~ " is unchanged, not re-created") }}
-    {% call statement('main') %}
-      select 'view unchanged' as cdc_status
-    {% endcall %}
+    {{ cdc_lakehouse._cdc_main_unchanged('view unchanged') }}
     {{ run_hooks(post_hooks) }}
     {{ return({'relations': [existing]}) }}
   {%- endif -%}
