@@ -18,8 +18,9 @@ is validated with no Python edit:
   flagged by `_cdc_is_deleted`, which must be set); every silver row names its message.
 
 A check that only repeats a dbt data test declared on the same model and column
-(`not_null`, `unique`, `accepted_values`, `cdc_unique_key`) is left out: `dbt build`
-already runs it.
+(`not_null`, `unique`, `accepted_values`, `cdc_unique_key`, and the `not_null` and
+`accepted_values` checks of a `cdc_column_checks`) is left out: `dbt build` already runs
+it.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ CURRENT_OPS = ["c", "u", "r"]
 # or a truncate (the row stays, flagged).
 SOFT_DELETE_FLAG = "_cdc_is_deleted"
 CURRENT_STATE = "cdc_current_state"
+# The package's generic test of a model's column checks (`not_null`, `accepted_values`):
+# each of its checks counts as the separate dbt test would
+COLUMN_CHECKS = "cdc_column_checks"
 
 # Contract type (its name before any parenthesis) -> pyspark.sql.types class name.
 SPARK_TYPE_CLASSES: Mapping[str, str] = {
@@ -208,6 +212,32 @@ def _test_columns(node: Mapping[str, Any]) -> tuple[str, ...]:
     return ()
 
 
+def _column_checks(kwargs: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
+    """The (check, (column,)) of a `cdc_column_checks` test that look at every row: its
+    `not_null` and `accepted_values` columns, as the separate dbt tests would name them
+    (an item with its own `where` checks some rows only, and is left out)."""
+    checks: list[tuple[str, tuple[str, ...]]] = []
+    for item in kwargs.get("not_null") or []:
+        if isinstance(item, str):
+            checks.append(("not_null", (item,)))
+        elif isinstance(item, Mapping) and item.get("column") and not item.get("where"):
+            checks.append(("not_null", (str(item["column"]),)))
+    for column, accepted in (kwargs.get("accepted_values") or {}).items():
+        if not (isinstance(accepted, Mapping) and accepted.get("where")):
+            checks.append(("accepted_values", (str(column),)))
+    return checks
+
+
+def _dbt_tests(node: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
+    """(test name, columns) of the checks of one generic dbt data test."""
+    metadata = node.get("test_metadata") or {}
+    kwargs = metadata.get("kwargs") or {}
+    if metadata.get("name") == COLUMN_CHECKS:
+        return _column_checks({**(kwargs.get("arguments") or {}), **kwargs})
+    columns = _test_columns(node)
+    return [(str(metadata["name"]), columns)] if columns else []
+
+
 def model_specs(manifest: Mapping[str, Any], package: str | None = None) -> list[ModelSpec]:
     """Every bronze, silver and gold model of the manifest (enabled, not ephemeral)."""
     tests: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
@@ -217,9 +247,8 @@ def model_specs(manifest: Mapping[str, Any], package: str | None = None) -> list
         attached = node.get("attached_node") or next(
             iter(node.get("depends_on", {}).get("nodes", [])), None
         )
-        columns = _test_columns(node)
-        if attached and columns:
-            tests.setdefault(attached, set()).add((node["test_metadata"]["name"], columns))
+        if attached:
+            tests.setdefault(attached, set()).update(_dbt_tests(node))
     specs = []
     for unique_id, node in manifest.get("nodes", {}).items():
         if node.get("resource_type") != "model":

@@ -368,8 +368,6 @@ def _gold_column_entry(column: ColumnContract, contract: TableContract) -> dict[
         entry["quote"] = True  # a reserved word: dbt's own tests quote it
     if meta:
         entry["meta"] = meta
-    if column.name in contract.key:
-        entry["data_tests"] = ["not_null"]
     return entry
 
 
@@ -411,6 +409,8 @@ def gold_yaml_entry(contract: TableContract) -> dict[str, object]:
         "data_tests": [
             {"cdc_lakehouse.cdc_unique_key": {"arguments": {"columns": gold_key}}},
             {"cdc_lakehouse.cdc_position_not_behind_change_log": {"arguments": position_arguments}},
+            # the key's columns not null: one test of the model for every column check
+            {"cdc_lakehouse.cdc_column_checks": {"arguments": {"not_null": contract.gold_key}}},
         ],
         "columns": columns,
     }

@@ -15,7 +15,11 @@ JVM preparers a process added (`add_jvm_preparer`) before the first session star
 
 A Spark Connect client (`spark.remote`, the `connect` target) has no JVM or warehouse of its
 own: the wrapper then sends the server the settings a session may change, once per session
-(`_get_or_create_remote`), and registers the UDFs on the server's session.
+(`_get_or_create_remote`), registers the UDFs on the server's session, gives dbt-spark's
+cursor one call to the server per statement (`python_udfs.connect_cursor`), and runs
+statements without pyspark's reattachable executions (a stream the client could resume after
+a broken connection, released by a call of its own: about 28 ms a statement on a local
+server; `CDC_CONNECT_REATTACHABLE=true` keeps them).
 
 It also quiets PySpark's query-context loggers (`quiet_query_context_logs`): PySpark 4 logs
 every `AnalysisException` it raises, with its Java stack trace, as a JSON line on stderr,
@@ -38,6 +42,9 @@ from types import ModuleType
 from typing import Any
 
 TARGET_MODULE = "pyspark.sql.session"
+DBT_SESSION_MODULE = "dbt.adapters.spark.session"
+# CDC_CONNECT_REATTACHABLE=true keeps pyspark's reattachable executions on a Connect client
+REATTACHABLE_ENV = "CDC_CONNECT_REATTACHABLE"
 WRAPPED_MARKER = "_cdc_python_udfs_wrapped"
 REGISTERED_MARKER = "_cdc_python_udfs_registered"
 # pyspark.errors.exceptions.base: PySparkException._log_exception
@@ -212,6 +219,15 @@ def _get_or_create_remote(builder: Any, original: Callable[..., Any], url: str) 
     for key in wanted:
         del options[key]
     session = original(builder)  # only spark.remote: pyspark applies nothing
+    if id(session) not in _APPLIED and os.environ.get(REATTACHABLE_ENV, "").lower() != "true":
+        # dbt's statements are short: a reattachable execution (a stream the client can
+        # resume after a broken connection) costs each statement a second call to release it
+        session.client.disable_reattachable_execute()
+    dbt_session = sys.modules.get(DBT_SESSION_MODULE)
+    if dbt_session is not None:  # dbt's cursor: one call per query (connect_cursor)
+        from python_udfs import connect_cursor
+
+        connect_cursor.patch(dbt_session.Cursor)
     if _APPLIED.get(id(session)) != wanted:
         for key, value in wanted.items():
             if _modifiable(session, key):

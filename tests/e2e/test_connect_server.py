@@ -79,6 +79,56 @@ CLIENT = textwrap.dedent(
 )
 
 
+CURSOR = textwrap.dedent(
+    """
+    import json, sys
+    from dbt.adapters.spark.session import Cursor
+    from dbt_common.exceptions import DbtRuntimeError
+    from pyspark.sql import SparkSession
+    from pyspark.sql.connect.client import SparkConnectClient
+
+    calls = []
+    for name in ("execute_command", "to_table", "schema", "_analyze"):
+        method = getattr(SparkConnectClient, name)
+        def counted(self, *args, _method=method, _name=name, **kwargs):
+            calls.append(_name)
+            return _method(self, *args, **kwargs)
+        setattr(SparkConnectClient, name, counted)
+    url = sys.argv[1]
+    cursor = Cursor(server_side_parameters={"spark.remote": url})
+    cursor.execute("select 1 as warm_up")  # the session hook patches the cursor class here
+    out = {"patched": bool(getattr(Cursor, "_cdc_connect_cursor", False))}
+
+    def run(sql):
+        before = len(calls)
+        cursor.execute(sql)
+        rows = [list(r) for r in cursor.fetchall()]
+        columns = [(d[0], d[1], d[6]) for d in cursor.description]
+        return {"calls": calls[before:], "rows": rows, "columns": columns}
+
+    spark = SparkSession.builder.remote(url).getOrCreate()
+    out["reattachable"] = spark.client._use_reattachable_execute
+    spark.sql("create database if not exists t_cursor")
+    spark.sql("drop table if exists t_cursor.once")
+    out["create"] = run("create table t_cursor.once (k int, v string) using parquet")
+    out["insert"] = run("/* {\\"app\\": \\"dbt\\"} */ insert into t_cursor.once values (1, 'a')")
+    query = "select k, v, cast(k as decimal(10, 2)) as d from t_cursor.once"
+    out["query"] = run(query)
+    out["expected_rows"] = [list(r) for r in spark.sql(query).collect()]
+    out["expected_columns"] = [
+        (f.name, f.dataType.simpleString(), f.nullable) for f in spark.sql(query).schema.fields
+    ]
+    out["properties"] = run("show tblproperties t_cursor.once")
+    try:
+        cursor.execute("select * from t_cursor.missing")
+        out["error"] = None
+    except DbtRuntimeError as error:
+        out["error"] = str(error)
+    print(json.dumps(out, default=str))
+    """
+)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """The server, as `make spark-up` starts it, on a free port and a Spark home of its own."""
@@ -191,6 +241,33 @@ def test_a_client_runs_on_the_servers_settings_and_udfs(server, tmp_path: Path) 
     local = local_spark_conf("local")
     assert result["settings"] == {key: local[key] for key in RUNTIME_KEYS}
     assert result["content"] == probe.read_text()  # read by python_udfs on a server worker
+
+
+def test_dbt_sparks_cursor_sends_one_call_per_statement(server) -> None:  # type: ignore[no-untyped-def]
+    """dbt-spark's session cursor on a Connect client (python_udfs.connect_cursor): each
+    statement is one call to the server (no `spark.sql` then `schema` then `collect`, no
+    reattachable execution to release), an
+    insert runs once, a query's rows and columns are the ones `spark.sql(...).collect()` and
+    `.schema` give, and an analysis error is dbt's runtime error, raised by `execute`."""
+    done = subprocess.run(
+        [sys.executable, "-c", CURSOR, server.url],
+        env=_client_env(server),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["patched"]
+    # no reattachable execution: no second call per statement to release it
+    assert result["reattachable"] is False
+    for statement in ("create", "insert", "query", "properties"):
+        assert result[statement]["calls"] == ["to_table"], (statement, result[statement])
+    assert result["query"]["rows"] == result["expected_rows"] == [[1, "a", "1.00"]]
+    assert result["query"]["columns"] == result["expected_columns"]
+    assert ["k", "int", True] in result["query"]["columns"]
+    assert result["create"]["rows"] == [] and result["insert"]["rows"] == []
+    assert "TABLE_OR_VIEW_NOT_FOUND" in (result["error"] or ""), result["error"]
 
 
 def test_dbt_runs_on_the_connect_target(server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

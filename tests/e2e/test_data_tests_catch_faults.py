@@ -2,7 +2,10 @@
 
 A small pipeline is built once; then, one fault at a time, a table is copied, damaged,
 the matching dbt test is run (it must fail, or warn for freshness), and the table is put
-back. A final run of every test on the restored tables must pass.
+back. A final run of every test on the restored tables must pass. The column checks of a
+model are one test (cdc_column_checks): its failing rows, read on the damaged table, must
+name the check, the column and what was wrong, and dbt's failure count must be what the
+separate not_null and accepted_values tests would have counted.
 """
 
 from __future__ import annotations
@@ -37,6 +40,12 @@ def built(dbt_project):  # type: ignore[no-untyped-def]
 
 def _damaged(project, table: str, damage: Callable[[object, str], None], select: str):  # type: ignore[no-untyped-def]
     """Damage `table`, run the tests `select` picks, restore; returns their results."""
+    return [result[:3] for result in _damaged_with_rows(project, table, damage, select)]
+
+
+def _damaged_with_rows(project, table: str, damage: Callable[[object, str], None], select: str):  # type: ignore[no-untyped-def]
+    """As `_damaged`, each result with the rows its test's SQL returns on the damaged
+    table (the failing rows; none for a test that passed)."""
     spark = project.spark
     backup = f"{table}__backup".replace(".", "_")
     spark.sql(f"drop table if exists default.{backup}")
@@ -46,7 +55,15 @@ def _damaged(project, table: str, damage: Callable[[object, str], None], select:
         damage(spark, table)
         spark.catalog.refreshTable(table)
         result = project.run("test", "--select", select, expect_success=False)
-        return [(r.node.name, str(r.status), r.failures) for r in result.result.results]
+        return [
+            (
+                r.node.name,
+                str(r.status),
+                r.failures,
+                project.sql(r.node.compiled_code) if r.failures else [],
+            )
+            for r in result.result.results
+        ]
     finally:
         partition = " partition (cdc_bucket)" if partitioned else ""
         spark.sql(f"insert overwrite table {table}{partition} select * from default.{backup}")
@@ -128,9 +145,24 @@ def test_duplicate_gold_key_fails_unique_key(built) -> None:  # type: ignore[no-
     _assert_failed(results, "cdc_lakehouse_cdc_unique_key_customers")
 
 
+def _failing_rows(results, test_prefix: str) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
+    """The failing rows of the one test named `test_prefix`*, which failed; dbt's failure
+    count is the sum of their `failures`."""
+    [(name, status, failures, rows)] = [r for r in results if r[0].startswith(test_prefix)]
+    assert status == "fail" and failures > 0, (name, status, failures)
+    assert failures == sum(int(row["failures"]) for row in rows), (failures, rows)  # type: ignore[call-overload]
+    return sorted(rows, key=lambda row: (str(row["check_name"]), str(row["failing_value"])))
+
+
+def _checks(rows: list[dict[str, object]]) -> list[tuple[object, ...]]:
+    """What each failing row of a cdc_column_checks test says."""
+    fields = ("model_name", "check_name", "column_name", "failing_value", "failing_rows")
+    return [(*(row[f] for f in fields), row["failures"], row["message"]) for row in rows]
+
+
 def test_null_gold_key_fails_not_null(built) -> None:  # type: ignore[no-untyped-def]
     table = _gold(built, "customers")
-    results = _damaged(
+    results = _damaged_with_rows(
         built,
         table,
         lambda s, t: _append(
@@ -140,9 +172,12 @@ def test_null_gold_key_fails_not_null(built) -> None:  # type: ignore[no-untyped
                 "id", F.lit(None).cast("int")
             ),
         ),
-        "customers,test_name:not_null",
+        "customers,test_name:cdc_column_checks",
     )
-    _assert_failed(results, "not_null_customers_id")
+    rows = _failing_rows(results, "cdc_lakehouse_cdc_column_checks_customers")
+    assert _checks(rows) == [
+        ("customers", "not_null", "id", None, 1, 1, "1 row of customers has a null id")
+    ]
 
 
 def test_gold_behind_its_change_log_fails(built) -> None:  # type: ignore[no-untyped-def]
@@ -168,15 +203,87 @@ def test_gold_behind_its_change_log_fails(built) -> None:  # type: ignore[no-unt
 
 def test_unknown_op_in_change_log_fails_accepted_values(built) -> None:  # type: ignore[no-untyped-def]
     table = f"{built.layer('silver')}.stg_cdc__messages"
-    results = _damaged(
+    results = _damaged_with_rows(
         built,
         table,
         lambda s, t: _append(
-            s, t, _with(_cdc_message_kind="change", _cdc_op="z", _message_id="fault")
+            s,
+            t,
+            _with(_cdc_message_kind="change", _cdc_op="z", _message_id="fault", _cdc_position="1"),
         ),
-        "int_cdc__change_log,test_name:accepted_values",
+        "int_cdc__change_log,test_name:cdc_column_checks",
     )
-    _assert_failed(results, "accepted_values_int_cdc__change_log__cdc_op")
+    rows = _failing_rows(results, "cdc_column_checks_int_cdc__change_log")
+    assert _checks(rows) == [
+        (
+            "int_cdc__change_log",
+            "accepted_values",
+            "_cdc_op",
+            "z",
+            1,
+            1,
+            "1 row of int_cdc__change_log has _cdc_op 'z', not one of: c, u, d, r, t",
+        )
+    ]
+
+
+def test_column_checks_count_as_the_separate_tests_would(built) -> None:  # type: ignore[no-untyped-def]
+    """Bronze rows with a null `_source_line` and unknown record formats: one test, one
+    failing row per check, column and unaccepted value; dbt counts the null rows (as
+    not_null does) and the unaccepted values (as accepted_values does)."""
+    table = f"{built.layer('bronze')}.bronze_cdc_messages"
+
+    def damage(spark, t):  # type: ignore[no-untyped-def]
+        for number, record_format in enumerate(["bogus", "bogus", "weird"]):
+            _append(
+                spark,
+                t,
+                lambda row, n=number, f=record_format: _with(
+                    _message_id=f"fault-{n}", _record_format=f
+                )(row).withColumn(
+                    "_source_line",
+                    F.lit(None).cast(spark.table(t).schema["_source_line"].dataType)
+                    if f == "bogus"
+                    else F.col("_source_line"),
+                ),
+            )
+
+    results = _damaged_with_rows(
+        built, table, damage, "bronze_cdc_messages,test_name:cdc_column_checks"
+    )
+    rows = _failing_rows(results, "cdc_column_checks_bronze_cdc_messages")
+    accepted = "not one of: value_line, kcat, kafka, unreadable_file"
+    assert _checks(rows) == [
+        (
+            "bronze_cdc_messages",
+            "accepted_values",
+            "_record_format",
+            "bogus",
+            2,
+            1,
+            f"2 rows of bronze_cdc_messages have _record_format 'bogus', {accepted}",
+        ),
+        (
+            "bronze_cdc_messages",
+            "accepted_values",
+            "_record_format",
+            "weird",
+            1,
+            1,
+            f"1 row of bronze_cdc_messages has _record_format 'weird', {accepted}",
+        ),
+        (
+            "bronze_cdc_messages",
+            "not_null",
+            "_source_line",
+            None,
+            2,
+            2,
+            "2 rows of bronze_cdc_messages have a null _source_line",
+        ),
+    ]
+    # not_null would count 2 rows, accepted_values 2 values
+    assert [r[2] for r in results if r[0].startswith("cdc_column_checks_bronze")] == [4]
 
 
 def test_unexplained_quarantine_reason_fails_relationships(built) -> None:  # type: ignore[no-untyped-def]
@@ -279,6 +386,9 @@ def test_a_build_with_nothing_new_writes_nothing_and_checks_nothing(built) -> No
         code for name, code in tests.items() if name.startswith("unique_bronze_cdc_messages")
     )
     assert "where false" in unique_bronze, unique_bronze
+    # the column checks of a model read it through the same scope: here, no row
+    column_checks = tests["cdc_column_checks_bronze_cdc_messages"]
+    assert "where false" in column_checks, column_checks
     position = next(
         code
         for name, code in tests.items()
@@ -321,6 +431,13 @@ def test_a_build_checks_the_rows_it_loaded_and_dbt_test_checks_every_row(built) 
         r.node.name for r in first.result.results if NO_NEW_INPUT in (r.node.compiled_code or "")
     }
     assert skipped == {*FOLDING_MODELS}, skipped
+    # the column checks of a model the build loaded check the rows it loaded
+    [column_checks] = [
+        r.node.compiled_code
+        for r in first.result.results
+        if r.node.name == "cdc_column_checks_stg_cdc__messages"
+    ]
+    assert "where _loaded_at > timestamp'" in column_checks, column_checks
     assert {t: built.spark.table(t).count() for t in folding} == rows_before
     bookkeeping = _bookkeeping(built)
     stg_read_through = bookkeeping[stg]["cdc.read_through"]

@@ -99,7 +99,7 @@ BAD_ROWS: dict[tuple[str, str], tuple[str, list[tuple[object, ...]]]] = {
             ("s3", "change", None, "q", "102"),  # unknown op on a change
             ("s4", "change", None, "u", None),  # change without a position
             ("s5", "tombstone", "oops: reason on a tombstone", None, None),
-            ("s6", "gossip", None, None, None),  # unknown kind: dbt accepted_values
+            ("s6", "gossip", None, None, None),  # unknown kind: dbt cdc_column_checks
             ("s7", "error", "unknown_op: op 'z'", "z", None),  # fine: ops of errors vary
         ],
     ),
@@ -120,7 +120,7 @@ BAD_ROWS: dict[tuple[str, str], tuple[str, list[tuple[object, ...]]]] = {
             ("db.inv.customers", '{"id":1}', 1, "c"),
             ("db.inv.customers", '{"id":1}', 1, "u"),  # duplicate key: dbt cdc_unique_key
             ("db.inv.customers", '{"id":2}', 2, "d"),  # a delete left in current state
-            ("db.inv.customers", '{"id":3}', None, "r"),  # null key column: dbt not_null
+            ("db.inv.customers", '{"id":3}', None, "r"),  # null key: dbt cdc_column_checks
             ("other.inv.customers", '{"id":1}', 1, "c"),  # fine: another source
         ],
     ),

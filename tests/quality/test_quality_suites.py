@@ -17,6 +17,7 @@ from cdc_tools.dbt_invoke import run_dbt
 from cdc_tools.quality_suites import (
     TableSuite,
     load_manifest,
+    model_specs,
     of_type,
     suites_from_manifest,
 )
@@ -107,7 +108,8 @@ def test_gold_leaves_what_the_scaffolded_dbt_tests_check_to_dbt(
     scaffolded_suites: dict[str, TableSuite],
 ) -> None:
     gold = scaffolded_suites["gold.accounts"]
-    # the scaffolder declares not_null on the key and cdc_unique_key on (source, key)
+    # the scaffolder declares cdc_column_checks' not_null on the key and cdc_unique_key on
+    # (source, key)
     assert set(gold.dropped) == {
         "ExpectCompoundColumnsToBeUnique(_cdc_source_id, id)",
         "ExpectColumnValuesToNotBeNull(id)",
@@ -116,6 +118,40 @@ def test_gold_leaves_what_the_scaffolded_dbt_tests_check_to_dbt(
     assert ("ExpectColumnValuesToNotBeNull", ("id",), "") not in described
     assert ("ExpectColumnValuesToNotBeNull", ("_cdc_source_id",), "") in described
     assert gold.row_id == ("_cdc_source_id", "_cdc_key")
+
+
+def test_each_check_of_a_column_checks_test_counts_as_its_separate_dbt_test() -> None:
+    """A `cdc_column_checks` test stands for a `not_null` per column and an
+    `accepted_values` per column; an item with its own `where` checks some rows only."""
+    column_checks = {
+        "resource_type": "test",
+        "attached_node": "model.p.orders",
+        "test_metadata": {
+            "name": "cdc_column_checks",
+            "kwargs": {
+                "model": "{{ get_where_subquery(ref('orders')) }}",
+                "not_null": ["id", {"column": "note", "where": "kind = 'x'"}, {"column": "at"}],
+                "accepted_values": {
+                    "status": ["NEW", "PAID"],
+                    "kind": {"values": ["x"], "where": "id > 0"},
+                },
+            },
+        },
+    }
+    model = {
+        "resource_type": "model",
+        "fqn": ["p", "gold", "orders"],
+        "name": "orders",
+        "config": {"materialized": "table"},
+        "columns": {},
+    }
+    manifest = {"nodes": {"model.p.orders": model, "test.p.checks": column_checks}}
+    [spec] = model_specs(manifest)
+    assert spec.dbt_tests == {
+        ("not_null", ("id",)),
+        ("not_null", ("at",)),
+        ("accepted_values", ("status",)),
+    }
 
 
 @pytest.mark.parametrize(

@@ -235,7 +235,7 @@ RUN_RESULTS = {
             "timing": _phases("00:20.000000Z", "00:30.000000Z", "00:50.000000Z"),
         },
         {"unique_id": "model.p.silver", "status": "success", "execution_time": 40.0},
-        {"unique_id": "test.p.not_null_x.abc123", "status": "pass", "execution_time": 5.0},
+        {"unique_id": "test.p.cdc_column_checks_x.abc123", "status": "pass", "execution_time": 5.0},
         {"unique_id": "seed.p.codes", "status": "success", "execution_time": None},
     ],
 }
@@ -246,12 +246,12 @@ def test_timing_summary_orders_nodes_and_splits_by_kind() -> None:
     assert [n["node"] for n in summary["nodes"]][:3] == [
         "model.p.silver",
         "model.p.bronze",
-        "test.p.not_null_x.abc123",
+        "test.p.cdc_column_checks_x.abc123",
     ]
     assert [n["name"] for n in summary["nodes"]][:3] == [
         "model silver",
         "model bronze",
-        "test not_null_x",
+        "test cdc_column_checks_x",
     ]
     bronze = summary["nodes"][1]
     assert (bronze["compile_s"], bronze["execute_s"]) == (10.0, 20.0)

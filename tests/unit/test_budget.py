@@ -67,7 +67,8 @@ def test_the_bench_names_the_kind_of_each_model_and_says_whether_it_is_met() -> 
     assert kinds["model stg_cdc__messages"] == "silver"
     over = BUDGET["gold delta"]["incremental"] + 1
     rows = bench_budget_rows(
-        {"delta": {"incremental": {"model customers": over, "test not_null_x": 1}}}, REPO_ROOT
+        {"delta": {"incremental": {"model customers": over, "test cdc_column_checks_x": 1}}},
+        REPO_ROOT,
     )
     assert ["delta", "incremental", "gold delta", 1, over, "model customers"] == rows[1][:6]
     assert rows[1][-1] == "NO"

@@ -63,7 +63,7 @@ def test_statements_and_their_seconds_per_node(tmp_path: Path) -> None:
 
 def test_a_step_by_node_kind_with_its_start_and_the_clients_share(tmp_path: Path) -> None:
     gold = "model.cdc_lakehouse.captured_rows"
-    test = "test.cdc_lakehouse.not_null_bronze_cdc_messages__loaded_at.1a2b"
+    test = "test.cdc_lakehouse.cdc_column_checks_bronze_cdc_messages.1a2b"
     run_results = {
         "metadata": {"invocation_started_at": "2026-12-02T10:00:00Z"},
         "results": [_result(gold, 3.0), _result(test, 0.5)],

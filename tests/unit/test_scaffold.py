@@ -347,6 +347,11 @@ def test_a_table_with_spaces_and_reserved_words_is_scaffolded_under_dbt_names(
     ]
     assert position["key_columns"] == ["_cdc_source_id", "orderid", "productid"]
     assert position["change_key_columns"] == ["_cdc_source_id", "OrderID", "ProductID"]
+    # the key's columns not null: one test of the model, none per column
+    assert gold["data_tests"][2] == {
+        "cdc_lakehouse.cdc_column_checks": {"arguments": {"not_null": ["orderid", "productid"]}}
+    }
+    assert not [c for c in gold["columns"] if "data_tests" in c]
 
 
 def test_hostile_names_are_written_as_text(tmp_path: Path) -> None:

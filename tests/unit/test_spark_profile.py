@@ -68,7 +68,7 @@ EVENTS = [
     _task(1, 600, written=2**20),
     _end(1, T0 + 3_000),
     _end(0, T0 + 3_200),
-    # a query of node `test not_null_x`
+    # a query of node `test cdc_column_checks_x`
     _start(2, 2, T0 + 5_000, PLAN_SELECT),
     _job([2], 2),
     _task(2, 100),
@@ -91,7 +91,7 @@ RUN_RESULTS = {
             ],
         },
         {
-            "unique_id": "test.p.not_null_x.abc",
+            "unique_id": "test.p.cdc_column_checks_x.abc",
             "execution_time": 1.0,
             "timing": [
                 {
@@ -133,7 +133,7 @@ def test_nested_executions_add_to_their_root() -> None:
 def test_statements_are_attributed_to_the_node_running_at_their_start() -> None:
     profiles = sp.attribute(sp.parse_executions(EVENTS), sp.node_windows(RUN_RESULTS))
     by_name = {p.name: p for p in profiles}
-    assert set(by_name) == {"model bronze", "test not_null_x.abc", sp.UNATTRIBUTED}
+    assert set(by_name) == {"model bronze", "test cdc_column_checks_x.abc", sp.UNATTRIBUTED}
     assert profiles[0].name == "model bronze"
     bronze = by_name["model bronze"].row()
     assert bronze == {
@@ -149,7 +149,7 @@ def test_statements_are_attributed_to_the_node_running_at_their_start() -> None:
         "written_mb": 1.0,
         "shuffled_mb": 2.0,
     }
-    assert by_name["test not_null_x.abc"].row()["statements"] == 1
+    assert by_name["test cdc_column_checks_x.abc"].row()["statements"] == 1
     assert [e.id for e in by_name[sp.UNATTRIBUTED].executions] == [3]
 
 
@@ -160,7 +160,10 @@ def test_markdown_and_plans(tmp_path: Path) -> None:
     assert "| model bronze | 4.0 | 1 | 2.2 | 1.0 | 0.5 |" in text
     assert "3 nodes: 5.0 s in nodes, 2.8 s in Spark statements (3 statements)." in text
     plans = sp.write_plans(profiles, tmp_path / "plans", top=2)
-    assert [p.name for p in plans] == ["01_model_bronze_0.txt", "02_test_not_null_x_abc_2.txt"]
+    assert [p.name for p in plans] == [
+        "01_model_bronze_0.txt",
+        "02_test_cdc_column_checks_x_abc_2.txt",
+    ]
     assert "CreateDataSourceTableAsSelectCommand" in plans[0].read_text()
     assert sp.main([str(path), "--run-results", str(_json(tmp_path, RUN_RESULTS))]) == 0
 
