@@ -164,6 +164,20 @@ def _client_env(state: connect_server.ConnectState, **extra: str) -> dict[str, s
     }
 
 
+def _client_run(state: connect_server.ConnectState, script: str, arg: str) -> dict:
+    """Run `script` (python -c) as a client process of the server, with `arg`: the JSON of
+    its last line."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, arg],
+        env=_client_env(state),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def _lock_taken_by_another_process(home: Path) -> subprocess.CompletedProcess[str]:
     code = (
         "import sys; from pathlib import Path; from python_udfs import warehouse_lock; "
@@ -221,16 +235,7 @@ def test_a_client_runs_on_the_servers_settings_and_udfs(server, tmp_path: Path) 
     settings, and the UDFs' Python runs on the server's workers."""
     probe = tmp_path / "probe.json"
     probe.write_text('{"op": "c"}\n')
-    args = json.dumps([list(RUNTIME_KEYS), server.url, str(probe)])
-    done = subprocess.run(
-        [sys.executable, "-c", CLIENT, args],
-        env=_client_env(server),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = _client_run(server, CLIENT, json.dumps([list(RUNTIME_KEYS), server.url, str(probe)]))
     assert result["same_session"]
     # the first statement: is each setting one a session may change (asked once per
     # setting), then the one that is, set; every later statement: no round trip
@@ -246,18 +251,10 @@ def test_a_client_runs_on_the_servers_settings_and_udfs(server, tmp_path: Path) 
 def test_dbt_sparks_cursor_sends_one_call_per_statement(server) -> None:  # type: ignore[no-untyped-def]
     """dbt-spark's session cursor on a Connect client (python_udfs.connect_cursor): each
     statement is one call to the server (no `spark.sql` then `schema` then `collect`, no
-    reattachable execution to release), an
-    insert runs once, a query's rows and columns are the ones `spark.sql(...).collect()` and
-    `.schema` give, and an analysis error is dbt's runtime error, raised by `execute`."""
-    done = subprocess.run(
-        [sys.executable, "-c", CURSOR, server.url],
-        env=_client_env(server),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    reattachable execution to release), an insert runs once, a query's rows and columns are
+    the ones `spark.sql(...).collect()` and `.schema` give, and an analysis error is dbt's
+    runtime error, raised by `execute`."""
+    result = _client_run(server, CURSOR, server.url)
     assert result["patched"]
     # no reattachable execution: no second call per statement to release it
     assert result["reattachable"] is False

@@ -80,17 +80,7 @@ def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project, tmp_p
     stopped = _record(dbt_project, gold)
     assert stopped.last() == {"status": "staged", "kind": "compaction"}
     # Damage the state as an overwrite killed after deleting a partition would.
-    _damage(dbt_project, f"{gold}.customers__cdc_state", staged[0])
-    damaged = compare_database(
-        spark, gold, CONFIG.database, result.expected[1], result=result, batch=1
-    )
-    assert any(d.startswith("customers") for d in damaged.differences), "damage must be real"
-
-    dbt_project.run("run", "--select", "customers")
-    outcome = compare_database(
-        spark, gold, CONFIG.database, result.expected[1], result=result, batch=1
-    )
-    assert outcome.ok, outcome.differences
+    _damage_then_run(dbt_project, f"{gold}.customers__cdc_state", staged[0], result, 1)
     # the staged run was applied by the next one (resumed), as staged: a compaction
     recovered = _record(dbt_project, gold)
     assert recovered.last() == {"status": "applied", "kind": "compaction"}
@@ -156,16 +146,7 @@ def test_resume_after_a_failure_between_staging_and_overwrite(dbt_project, tmp_p
         f"alter table {state} unset tblproperties ('cdc.run.loaded_through', 'cdc.run.staged', "
         "'cdc.run.kind', 'cdc.read_through')"
     )
-    _damage(dbt_project, state, bucket)
-    damaged = compare_database(
-        spark, gold, CONFIG.database, result.expected[2], result=result, batch=2
-    )
-    assert any(d.startswith("customers") for d in damaged.differences), "damage must be real"
-    dbt_project.run("run", "--select", "customers")
-    outcome = compare_database(
-        spark, gold, CONFIG.database, result.expected[2], result=result, batch=2
-    )
-    assert outcome.ok, outcome.differences
+    _damage_then_run(dbt_project, state, bucket, result, 2)
     migrated = _record(dbt_project, gold)
     # the run log's staged entry is the watermark: nothing new, no run of a new kind applied
     assert migrated.loaded_through == before.loaded_through
@@ -186,6 +167,23 @@ def _damage(dbt_project, state: str, bucket: int) -> None:  # type: ignore[no-un
     for data_file in bucket_dir.glob("*.parquet"):
         data_file.unlink()
     dbt_project.spark.catalog.refreshTable(state)
+
+
+def _damage_then_run(dbt_project, state: str, bucket: int, result, batch: int) -> None:  # type: ignore[no-untyped-def]
+    """Damages `bucket` of `state` (_damage), checks that gold now differs from the source at
+    `batch`, runs customers again and checks that gold equals the source once more."""
+    gold = dbt_project.layer("gold")
+    _damage(dbt_project, state, bucket)
+    expected = result.expected[batch]
+    damaged = compare_database(
+        dbt_project.spark, gold, CONFIG.database, expected, result=result, batch=batch
+    )
+    assert any(d.startswith("customers") for d in damaged.differences), "damage must be real"
+    dbt_project.run("run", "--select", "customers")
+    outcome = compare_database(
+        dbt_project.spark, gold, CONFIG.database, expected, result=result, batch=batch
+    )
+    assert outcome.ok, outcome.differences
 
 
 def _record(dbt_project, gold: str) -> RunRecord:  # type: ignore[no-untyped-def]
