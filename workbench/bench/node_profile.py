@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.bench.budget import LAKEHOUSE_FORMATS, project_model_kinds
-from workbench.bench.timings import node_timings, setup_seconds
+from workbench.bench.timings import node_timings, setup_seconds, short_name
 
 PROFILE_HEADERS: tuple[str, ...] = (
     "format",
@@ -60,13 +60,6 @@ def statement_times(log_path: Path) -> dict[str, list[float]]:
             elif name == "SQLQueryStatus":
                 found.setdefault(node, [0, 0.0])[1] += float(data.get("elapsed") or 0.0)
     return found
-
-
-def short_name(unique_id: str) -> str:
-    """``model stg_cdc__messages`` for ``model.cdc_lakehouse.stg_cdc__messages`` (the bench's
-    node names, workbench.bench.timings.NodeTiming.short_name)."""
-    parts = unique_id.split(".")
-    return f"{parts[0]} {parts[2] if len(parts) > 2 else parts[-1]}"
 
 
 def by_short_name(times: Mapping[str, list[float]]) -> dict[str, list[float]]:

@@ -282,7 +282,8 @@ def statement_budget(
     main: Scenario, by_format: Mapping[str, Sequence[Scenario]]
 ) -> list[list[Any]]:
     """The statement budget per node kind (workbench.bench.budget) against the statements
-    of each format's scenario of the main size, where event logs were profiled."""
+    of each format's scenario of the main size: dbt's count (its log) where the step kept
+    it, else the event logs' (`--event-logs`)."""
     counts: dict[str, dict[str, dict[str, int]]] = {}
     for fmt, scenarios in (by_format or {main.gold_format: [main]}).items():
         for scenario in scenarios:

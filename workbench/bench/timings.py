@@ -25,8 +25,14 @@ class NodeTiming:
     @property
     def short_name(self) -> str:
         """``model stg_cdc__messages`` (no project name, no test hash)."""
-        parts = self.unique_id.split(".")
-        return f"{parts[0]} {parts[2] if len(parts) > 2 else parts[-1]}"
+        return short_name(self.unique_id)
+
+
+def short_name(unique_id: str) -> str:
+    """``model stg_cdc__messages`` for ``model.cdc_lakehouse.stg_cdc__messages``: the bench's
+    node names (no project name, no test hash)."""
+    parts = unique_id.split(".")
+    return f"{parts[0]} {parts[2] if len(parts) > 2 else parts[-1]}"
 
 
 def _timestamp(text: str) -> dt.datetime:

@@ -240,8 +240,9 @@
 
 {% macro _cdc_ensure_scratch(relation, sql) %}
   {#-
-      Creates a kept scratch table of the model unless it exists.
-      `<model>__cdc_batch` or `<model>__cdc_staging`, with the columns of `sql` and no row,
+      Creates a scratch table of the model unless it exists.
+      `<model>__cdc_batch` or `<model>__cdc_staging` (kept between runs), or the candidates
+      table _cdc_write_scratch fills, with the columns of `sql` and no row,
       unless the invocation's relation cache has it (no statement then). A rebuild creates them (_cdc_write_rebuild); an incremental run
       creates only what is missing (a state of the old layout, a table dropped by hand).
       `limit 0`: Spark plans the query and reads nothing.
@@ -276,9 +277,7 @@
       with its files.
   -#}
   {{ cdc_lakehouse._cdc_drop_if_present(relation) }}
-  {% call statement('cdc_create_scratch') %}
-    create table {{ relation }} using parquet as {{ sql }} limit 0
-  {% endcall %}
+  {{ cdc_lakehouse._cdc_ensure_scratch(relation, sql) }}
   {% call statement('cdc_write_scratch') %}
     insert into {{ relation }} {{ sql }}
   {% endcall %}
