@@ -45,11 +45,14 @@ BUILD_ARGS = build_args()
 class Source:
     """One captured database: JsonConverter schemas on or off, landed as Kafka Connect sink
     files (`sink`: one value per line) or `kcat -J` records (`kcat`: keys kept), or produced
-    to a Kafka broker (`kafka`: nothing lands, bronze reads the topics)."""
+    to a Kafka broker (`kafka`: nothing lands, bronze reads the topics). `options`: connector
+    properties of this source over the database's defaults, (name, value) pairs (e.g.
+    `decimal.handling.mode`, `transforms`), as a user adds them to the connector's settings."""
 
     database: str
     schemas: bool
     landing_format: str
+    options: tuple[tuple[str, str], ...] = ()
 
 
 def declared_keys(sources: Sequence[Source]) -> dict[str, list[str]]:
@@ -119,7 +122,7 @@ class RealPipeline:
 
     def capture(self, source: Source, mark: str, halt_after: int | None = None) -> CaptureRun:
         folder = self.state / source.database
-        settings = self.db.connector_config(source, folder)
+        settings = {**self.db.connector_config(source, folder), **dict(source.options)}
         config = write_config(folder / "connector.properties", settings)
         return run_capture(
             config,
