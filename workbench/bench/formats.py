@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from workbench.tables import markdown_table, text_table
@@ -53,6 +54,20 @@ DECISION_RULES: tuple[Rule, ...] = (
     Rule("demo-size incremental <= 1.25x parquet", DEMO_EVENTS, "incremental", 1.25),
     Rule("1M incremental <= 1.00x parquet", 1_000_000, "incremental", 1.0),
 )
+
+
+FORMAT_JARS: Mapping[str, str] = {"delta": "delta-spark_", "iceberg": "iceberg-spark-runtime-"}
+"""The jar (from `make setup`) each format's profile target needs, by name prefix."""
+
+
+def missing_format_jars(formats: Sequence[str], jars: Path) -> list[str]:
+    """The formats whose jar is not in the folder ``jars``."""
+    present = [p.name for p in jars.glob("*.jar")] if jars.is_dir() else []
+    return [
+        fmt
+        for fmt in formats
+        if fmt in FORMAT_JARS and not any(n.startswith(FORMAT_JARS[fmt]) for n in present)
+    ]
 
 
 def file_format(fmt: str) -> str:
@@ -235,7 +250,7 @@ def render_formats(section: Mapping[str, Any], markdown: bool) -> str:
     table = markdown_table if markdown else text_table
     formats = list(section["formats"])
     parts = [
-        f"Gold formats side by side ({', '.join(formats)}; the baseline and the large file "
+        f"Gold formats side by side ({', '.join(formats)}; the anchors and the large file "
         f"ran on {formats[0]} only, the floor on it and on connect):",
         "",
         table(comparison_headers(formats), comparison_table_rows(section["rows"], formats)),
@@ -251,17 +266,6 @@ def render_formats(section: Mapping[str, Any], markdown: bool) -> str:
             table(DECISION_HEADERS, decision_table_rows(decision)),
             "",
             f"Decision: {decision['verdict']}.",
-        ]
-    warm = section.get("warm_engine")
-    if warm:
-        from workbench.bench.warm_engine import WARM_ENGINE_HEADERS, warm_engine_rows
-
-        parts += [
-            "",
-            "The warm engine (`connect`: the local build on one Spark Connect server, started "
-            "before the timed steps; `first-build`: its first build, on a cold server JVM):",
-            "",
-            table(list(WARM_ENGINE_HEADERS), warm_engine_rows(warm)),
         ]
     statements = section.get("statements") or []
     if statements:
