@@ -200,6 +200,7 @@ def duckdb_main(mode: str, files: Path, database: Path) -> int:
     one); ``incremental``: the files under ``files`` applied to it. Prints the job's
     seconds for the bench (BASELINE_RESULT_TAG)."""
     if mode == "full":
+        database.parent.mkdir(parents=True, exist_ok=True)
         database.unlink(missing_ok=True)
     started = time.monotonic()
     con = connect(database)

@@ -295,8 +295,8 @@ ANCHOR_LABELS: Mapping[str, str] = {
     "baseline-incremental": "PySpark job (parquet state) applying",
     "baseline-incremental-delta": "PySpark job (Delta state) applying",
     "duckdb-incremental": "DuckDB applying",
-    "anchor-prepare": "the incremental anchors' states from the baseline's (not timed),",
-    "anchor-check": "the anchors' rows compared (not timed),",
+    "anchor-prepare": "the incremental anchors' states from the baseline's output (not timed)",
+    "anchor-check": "every anchor's rows compared (not timed)",
 }
 
 
