@@ -366,3 +366,42 @@ def test_step_table_and_ratios_with_a_larger_size() -> None:
     ]
     assert anchor_table.incremental_anchor("connect") == "baseline-incremental"
     assert anchor_table.incremental_anchor("iceberg") == "baseline-incremental"
+
+
+def test_the_anchors_run_in_order_and_only_the_timed_ones_are_steps(
+    tmp_path: Path,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    from workbench.bench import anchors
+
+    calls: list[tuple[str, bool]] = []
+
+    def fake(step: str, events: int, ws: bench.Workspace, delta: bool = True) -> bench.StepResult:
+        calls.append((step, delta))
+        if step == "duckdb-full":
+            ws.duckdb_state.parent.mkdir(parents=True, exist_ok=True)
+            ws.duckdb_state.write_bytes(b"state")
+        detail = {"equal": True, "groups": {}} if step == "anchor-check" else {"job_s": 1.0}
+        return bench.StepResult(step, 1.0, events, 1.0, detail=detail)
+
+    monkeypatch.setattr(anchors, "run_anchor_step", fake)
+    ws = bench.Workspace(tmp_path)
+    for delta in (True, False):
+        calls.clear()
+        full = anchors.run_full_anchors(100, ws, delta)
+        assert ws.duckdb_full_state.read_bytes() == b"state"
+        incremental, check = anchors.run_incremental_anchors(10, ws, delta)
+        timed = ["baseline-incremental", "baseline-incremental-delta", "duckdb-incremental"]
+        if not delta:
+            timed.remove("baseline-incremental-delta")
+        assert calls == [
+            (step, delta)
+            for step in ("baseline", "duckdb-full", "anchor-prepare", *timed, "anchor-check")
+        ]
+        assert list(full) == ["baseline", "duckdb-full"] and list(incremental) == timed
+        assert check == {"equal": True, "groups": {}}
+    groups = anchors.check_groups(ws, delta=False)
+    assert [s.name for s in groups["incremental"]] == ["baseline-incremental", "duckdb-incremental"]
+    assert [s.path for s in anchors.check_groups(ws, delta=True)["incremental"]][
+        1
+    ] == ws.delta_export

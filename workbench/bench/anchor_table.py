@@ -15,7 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from workbench.bench.formats import FORMAT_STEPS, GOLD_FORMAT_TARGETS, file_format
+from workbench.bench.formats import (
+    FORMAT_STEPS,
+    GOLD_FORMAT_TARGETS,
+    file_format,
+    multiple,
+    ratio,
+)
 from workbench.bench.settings import ANCHOR_STEPS
 from workbench.bench.targets import TARGET_HEADERS, check_targets, target_rows
 from workbench.tables import markdown_table, text_table
@@ -118,12 +124,6 @@ def step_rows(
     return rows
 
 
-def _ratio(numerator: float | None, denominator: float | None) -> float | None:
-    if numerator is None or denominator is None or denominator <= 0:
-        return None
-    return numerator / denominator
-
-
 def _growth(
     values: Mapping[int, float | None], increments: Mapping[int, int], events: int, main: int
 ) -> float | None:
@@ -131,7 +131,7 @@ def _growth(
     or when the increments differ: a smaller size takes its own share)."""
     if events == main or increments.get(events) != increments.get(main):
         return None
-    return _ratio(values.get(events), values.get(main))
+    return ratio(values.get(events), values.get(main))
 
 
 def ratio_rows(
@@ -153,7 +153,7 @@ def ratio_rows(
                 continue
             full, incremental, noop = (steps.get(s) for s in ("full", "incremental", "no-op"))
             share = (
-                _ratio(incremental - noop, full - noop)
+                ratio(incremental - noop, full - noop)
                 if None not in (full, incremental, noop)
                 else None
             )
@@ -161,12 +161,12 @@ def ratio_rows(
                 [
                     events,
                     column_label(fmt),
-                    _multiple(_ratio(full, base.get("baseline"))),
-                    _multiple(_ratio(full, base.get("duckdb-full"))),
+                    multiple(ratio(full, base.get("baseline"))),
+                    multiple(ratio(full, base.get("duckdb-full"))),
                     None if share is None else f"{share:.1%}",
-                    _multiple(_ratio(incremental, base.get(incremental_anchor(fmt)))),
-                    _multiple(_ratio(incremental, base.get("duckdb-incremental"))),
-                    _multiple(
+                    multiple(ratio(incremental, base.get(incremental_anchor(fmt)))),
+                    multiple(ratio(incremental, base.get("duckdb-incremental"))),
+                    multiple(
                         _growth(
                             {e: s.get("incremental") for e, s in seconds.get(fmt, {}).items()},
                             increments,
@@ -183,12 +183,8 @@ def ratio_rows(
             values = {e: s.get(anchor) for e, s in anchors.items()}
             growth = _growth(values, increments, events, main_events)
             if growth is not None:
-                rows.append([events, label, None, None, None, None, None, _multiple(growth)])
+                rows.append([events, label, None, None, None, None, None, multiple(growth)])
     return rows
-
-
-def _multiple(value: float | None) -> str | None:
-    return None if value is None else f"{value:.2f}x"
 
 
 def render_anchor_section(section: Mapping[str, Any], markdown: bool) -> str:

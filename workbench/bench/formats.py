@@ -90,7 +90,9 @@ def parse_formats(text: str) -> list[str]:
     return names
 
 
-def _ratio(numerator: float | None, denominator: float | None) -> float | None:
+def ratio(numerator: float | None, denominator: float | None) -> float | None:
+    """numerator / denominator; None where either is missing or the denominator is not
+    positive."""
     if numerator is None or denominator is None or denominator <= 0:
         return None
     return numerator / denominator
@@ -116,7 +118,7 @@ def comparison_rows(
             reference = seconds.get(REFERENCE_FORMAT, {})
             ratios = {
                 fmt: {
-                    measure: _ratio(values.get(measure), reference.get(measure))
+                    measure: ratio(values.get(measure), reference.get(measure))
                     for measure in ("wall_s", "cpu_s")
                 }
                 for fmt, values in seconds.items()
@@ -172,7 +174,8 @@ def decide(
     }
 
 
-def _multiple(value: float | None) -> str | None:
+def multiple(value: float | None) -> str | None:
+    """``1.23x``, or None."""
     return None if value is None else f"{value:.2f}x"
 
 
@@ -200,7 +203,7 @@ def comparison_table_rows(
             for fmt in formats:
                 if fmt != REFERENCE_FORMAT:
                     ratios = row["ratios"].get(fmt, {})
-                    cells += [_multiple(ratios.get("wall_s")), _multiple(ratios.get("cpu_s"))]
+                    cells += [multiple(ratios.get("wall_s")), multiple(ratios.get("cpu_s"))]
         table.append(cells)
     return table
 
@@ -213,9 +216,9 @@ def decision_table_rows(decision: Mapping[str, Any]) -> list[list[Any]]:
         [
             check["rule"],
             check["events"],
-            _multiple(check["wall_ratio"]),
+            multiple(check["wall_ratio"]),
             "not measured" if check["passed"] is None else ("PASS" if check["passed"] else "FAIL"),
-            _multiple(check["cpu_ratio"]),
+            multiple(check["cpu_ratio"]),
         ]
         for check in decision["checks"]
     ]

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.bench.formats import DEMO_EVENTS, matching_size
+from workbench.bench.formats import DEMO_EVENTS, matching_size, ratio
 
 WARM = "connect"
 LOCAL = "parquet"
@@ -53,14 +53,8 @@ def _anchor_at(seconds: Seconds, column: str, nominal: int, step: str) -> float 
     return None if events is None else seconds.get("anchors", {}).get(events, {}).get(step)
 
 
-def _ratio(numerator: float | None, denominator: float | None) -> float | None:
-    if numerator is None or denominator is None or denominator <= 0:
-        return None
-    return numerator / denominator
-
-
 def full_over_baseline(column: str) -> Callable[[Seconds, Mapping[int, int]], float | None]:
-    return lambda s, _: _ratio(
+    return lambda s, _: ratio(
         _at(s, column, LARGE_EVENTS, "full"), _anchor_at(s, column, LARGE_EVENTS, "baseline")
     )
 
@@ -72,7 +66,7 @@ def incremental_share(column: str) -> Callable[[Seconds, Mapping[int, int]], flo
         )
         if full is None or incremental is None or noop is None:
             return None
-        return _ratio(incremental - noop, full - noop)
+        return ratio(incremental - noop, full - noop)
 
     return measure
 
@@ -80,7 +74,7 @@ def incremental_share(column: str) -> Callable[[Seconds, Mapping[int, int]], flo
 def incremental_over_baseline(
     column: str, anchor: str = "baseline-incremental"
 ) -> Callable[[Seconds, Mapping[int, int]], float | None]:
-    return lambda s, _: _ratio(
+    return lambda s, _: ratio(
         _at(s, column, LARGE_EVENTS, "incremental"), _anchor_at(s, column, LARGE_EVENTS, anchor)
     )
 
@@ -94,7 +88,7 @@ def increment_growth(column: str) -> Callable[[Seconds, Mapping[int, int]], floa
         if large is None or scaled is None or increments.get(large) != increments.get(scaled):
             return None
         by_size = s[column]
-        return _ratio(by_size[scaled].get("incremental"), by_size[large].get("incremental"))
+        return ratio(by_size[scaled].get("incremental"), by_size[large].get("incremental"))
 
     return measure
 
@@ -113,7 +107,7 @@ def floor_seconds(column: str) -> Callable[[Seconds, Mapping[int, int]], float |
 
 
 def noop_over_floor(column: str) -> Callable[[Seconds, Mapping[int, int]], float | None]:
-    return lambda s, i: _ratio(_at(s, column, DEMO_EVENTS, "no-op"), floor_seconds(column)(s, i))
+    return lambda s, i: ratio(_at(s, column, DEMO_EVENTS, "no-op"), floor_seconds(column)(s, i))
 
 
 TARGETS: tuple[Target, ...] = (
