@@ -571,7 +571,7 @@ def test_render_formats_prints_the_table_and_each_comparison() -> None:
     assert "| demo-size incremental <= 1.25x parquet | 2,000 | 1.00x | PASS | 1.00x |" in text
     assert "| 1M incremental <= 1.00x parquet | - | - | not measured | - |" in text
     assert "Decision: parquet stays the default format of gold." in text
-    assert "the baseline and the large file ran on parquet only, the floor on it" in text
+    assert "the anchors and the large file ran on parquet only, the floor on it" in text
     plain = formats.render_formats(section, markdown=False)
     assert "not measured" in plain and "delta/parquet wall" in plain
 
@@ -674,25 +674,53 @@ def test_format_workspaces_and_linked_landing(tmp_path: Path) -> None:
     assert not other.increment.exists()
 
 
-def test_run_scenarios_alternates_formats_and_runs_floor_and_baseline_once(
+ANCHOR_WALLS = {
+    "baseline": 8.0,
+    "duckdb-full": 4.0,
+    "baseline-incremental": 3.0,
+    "baseline-incremental-delta": 3.5,
+    "duckdb-incremental": 1.0,
+}
+
+
+def _fake_anchors(monkeypatch, calls: list[tuple[str, ...]]) -> None:  # type: ignore[no-untyped-def]
+    """The anchors' steps as fakes (no Spark, no DuckDB): each records its phase, the
+    workspace and the new files it is handed, and takes ANCHOR_WALLS seconds."""
+    from workbench.bench import scenario
+
+    def full(events: int, ws: bench.Workspace, delta: bool) -> dict[str, StepResult]:
+        calls.append(("anchors-full", "-", ws.root.name, 0))
+        return {n: StepResult(n, ANCHOR_WALLS[n], events, 1.0) for n in bench.ANCHOR_STEPS[:2]}
+
+    def incremental(
+        events: int, ws: bench.Workspace, delta: bool
+    ) -> tuple[dict[str, StepResult], dict[str, object]]:
+        new = len([p for p in ws.anchor_increment.rglob("*") if p.is_file()])
+        calls.append(("anchors-incremental", "-", ws.root.name, new))
+        names = bench.ANCHOR_STEPS[2:] if delta else ("baseline-incremental", "duckdb-incremental")
+        steps = {n: StepResult(n, ANCHOR_WALLS[n], events, 1.0) for n in names}
+        return steps, {"equal": True, "groups": {}}
+
+    monkeypatch.setattr(scenario, "run_full_anchors", full)
+    monkeypatch.setattr(scenario, "run_incremental_anchors", incremental)
+    monkeypatch.setattr(scenario, "delta_anchor_available", lambda: True)
+
+
+def test_run_scenarios_alternates_formats_and_runs_floor_and_anchors_once(
     tmp_path: Path,
     monkeypatch,  # type: ignore[no-untyped-def]
 ) -> None:
     from workbench.bench import scenario
 
-    calls: list[tuple[str, str, str, int]] = []
+    calls: list[tuple[str, ...]] = []
 
     def fake_dbt(step: str, events: int, ws: bench.Workspace, **kwargs: object) -> StepResult:
         files = len([p for p in ws.landing.rglob("*") if p.is_file()])
         calls.append((step, str(kwargs.get("gold_format")), ws.root.name, files))
         return StepResult(step, 1.0, events, 10.0)
 
-    def fake_baseline(events: int, ws: bench.Workspace) -> StepResult:
-        calls.append(("baseline", "-", ws.root.name, 0))
-        return StepResult("baseline", 1.0, events, 10.0)
-
     monkeypatch.setattr(scenario, "run_dbt_step", fake_dbt)
-    monkeypatch.setattr(scenario, "run_baseline_step", fake_baseline)
+    _fake_anchors(monkeypatch, calls)
     monkeypatch.setattr(scenario, "snapshot_project", lambda *args: None)
     done = scenario.run_scenarios(
         600,
@@ -700,7 +728,7 @@ def test_run_scenarios_alternates_formats_and_runs_floor_and_baseline_once(
         formats=["parquet", "delta"],
         flavours=["oracle"],
         results_dir=tmp_path,
-        with_baseline=True,
+        with_floor=True,
         keep=True,
         batch_events=100,
     )
@@ -708,17 +736,35 @@ def test_run_scenarios_alternates_formats_and_runs_floor_and_baseline_once(
     assert [(c[0], c[1], c[2]) for c in calls] == [
         ("full", "parquet", "n600"),
         ("full", "delta", "n600-delta"),
-        ("baseline", "-", "n600"),
+        ("anchors-full", "-", "n600"),
         ("incremental", "parquet", "n600"),
         ("incremental", "delta", "n600-delta"),
+        ("anchors-incremental", "-", "n600"),
         ("no-op", "parquet", "n600"),
         ("no-op", "delta", "n600-delta"),
         ("floor", "parquet", "n600"),
     ]
-    # both formats see the same files: the first landing, then the increment added
+    # both formats see the same files: the first landing, then the increment added; the
+    # incremental anchors are handed the increment's files alone
     assert calls[0][3] == calls[1][3] < calls[3][3] == calls[4][3]
-    assert set(done[0].steps) == {"full", "baseline", "incremental", "no-op", "floor"}
+    assert 0 < calls[5][3] == calls[3][3] - calls[0][3]
+    assert set(done[0].steps) == {"full", "incremental", "no-op", "floor", *bench.ANCHOR_STEPS}
     assert set(done[1].steps) == {"full", "incremental", "no-op"}
+    assert done[0].anchor_check == {"equal": True, "groups": {}}
+    # without a floor (a --scaling size), the anchors still run; without anchors, none
+    calls.clear()
+    runs = {"formats": ["parquet"], "flavours": ["oracle"], "keep": True, "batch_events": 100}
+    scenario.run_scenarios(300, 30, results_dir=tmp_path, with_floor=False, **runs)  # type: ignore[arg-type]
+    assert [c[0] for c in calls] == [
+        "full",
+        "anchors-full",
+        "incremental",
+        "anchors-incremental",
+        "no-op",
+    ]
+    calls.clear()
+    scenario.run_scenarios(200, 20, results_dir=tmp_path, with_floor=False, anchors=False, **runs)  # type: ignore[arg-type]
+    assert [c[0] for c in calls] == ["full", "incremental", "no-op"]
 
 
 def test_main_prints_and_writes_the_formats_side_by_side(
@@ -741,9 +787,7 @@ def test_main_prints_and_writes_the_formats_side_by_side(
         return StepResult(step, wall, events, 100.0, 2 * wall)
 
     monkeypatch.setattr(scenario, "run_dbt_step", fake_dbt)
-    monkeypatch.setattr(
-        scenario, "run_baseline_step", lambda events, ws: StepResult("baseline", 8.0, events, 1.0)
-    )
+    _fake_anchors(monkeypatch, [])
     monkeypatch.setattr(scenario, "snapshot_project", lambda *args: None)
     monkeypatch.setattr(scenario, "generate", fake_generate)
     monkeypatch.setattr(rendering, "plot_report", lambda report, path: path)
@@ -758,6 +802,16 @@ def test_main_prints_and_writes_the_formats_side_by_side(
     assert "| 1M incremental <= 1.00x parquet | - | - | not measured | - |" in written
     for text in (printed, written):
         assert "Decision: not decided: a comparison was not measured." in text
+        # every format beside the anchors, and issue 74's targets
+        assert "PySpark Delta" in text and "target (issue 74, wall time)" in text
+    header = "| events | step | parquet (local) | delta | PySpark | PySpark Delta | DuckDB |"
+    assert header in written
+    assert "| 2,000 | full | 20.0 | 22.0 | 8.0 | - | 4.0 |" in written
+    assert "| 2,000 | incremental | 10.0 | 11.0 | 3.0 | 3.5 | 1.0 |" in written
+    assert "| 2,000 | no-op | 5.0 | 5.5 | - | - | - |" in written
+    assert "| 2,000 | delta | 2.75x | 5.50x | 33.3% | 3.14x | 11.00x | - |" in written
+    assert "| demo-size full <= 30 s on connect | not measured | not measured |" in written
+    assert "The anchors' rows are equal." in written
     assert '"gold_formats"' in (tmp_path / "bench.json").read_text()
 
 
@@ -787,8 +841,7 @@ def test_run_scenarios_gives_the_warm_server_one_first_build_and_a_floor(
         return StepResult(step, 1.0, events, 10.0)
 
     monkeypatch.setattr(scenario, "run_dbt_step", fake_dbt)
-    baseline = lambda e, ws: StepResult("baseline", 1, e, 1)  # noqa: E731
-    monkeypatch.setattr(scenario, "run_baseline_step", baseline)
+    _fake_anchors(monkeypatch, [])
     monkeypatch.setattr(scenario, "snapshot_project", lambda *args: None)
     monkeypatch.setattr(scenario.warm_server, "warmed", False)
     runs = {
@@ -798,8 +851,8 @@ def test_run_scenarios_gives_the_warm_server_one_first_build_and_a_floor(
         "keep": True,
         "batch_events": 100,
     }
-    scenario.run_scenarios(600, 30, with_baseline=True, **runs)  # type: ignore[arg-type]
-    scenario.run_scenarios(300, 30, with_baseline=False, **runs)  # type: ignore[arg-type]
+    scenario.run_scenarios(600, 30, with_floor=True, **runs)  # type: ignore[arg-type]
+    scenario.run_scenarios(300, 30, with_floor=False, **runs)  # type: ignore[arg-type]
     assert [c for c in calls if c[1] == "connect"] == [
         ("first-build", "connect", "n600-connect"),
         ("full", "connect", "n600-connect"),
@@ -809,36 +862,4 @@ def test_run_scenarios_gives_the_warm_server_one_first_build_and_a_floor(
         ("full", "connect", "n300-connect"),  # the server is warm: no second first build
         ("incremental", "connect", "n300-connect"),
         ("no-op", "connect", "n300-connect"),
-    ]
-
-
-def test_warm_engine_checks_pass_fail_and_not_measured() -> None:
-    from workbench.bench.warm_engine import warm_engine_checks, warm_engine_rows
-
-    seconds = {
-        "parquet": {
-            2_000: {"full": 70.0, "incremental": 75.0, "no-op": 20.0},
-            1_000_000: {"full": 180.0, "incremental": 90.0, "no-op": 40.0, "floor": 12.0},
-        },
-        "connect": {
-            2_000: {"full": 29.0, "incremental": 25.0, "no-op": 7.0},
-            1_000_000: {"full": 80.0, "incremental": 40.0, "no-op": 10.0, "floor": 4.0},
-        },
-    }
-    checks = warm_engine_checks(seconds, {1_000_000: 30.0})
-    verdicts = {c["target"]: c["passed"] for c in checks}
-    assert verdicts["connect demo-size full build <= 30 s"] is True
-    assert verdicts["connect demo-size incremental <= 20 s"] is False
-    assert verdicts["connect floor <= 5 s"] is True
-    assert verdicts["local no-op <= 1.3x its floor"] is False  # 20 / 12
-    [full] = [c for c in checks if c["target"].startswith("1M full")]
-    assert "connect" in full["target"] and full["measured"] == round(80 / 30, 3)
-    [share] = [c for c in checks if c["target"].startswith("1M (incremental")]
-    assert share["measured"] == round(30 / 70, 3) and share["passed"] is False
-    nothing = warm_engine_checks({"connect": {2_000: {"full": 10.0}}}, {})
-    assert [c["passed"] for c in nothing].count(None) == len(nothing) - 1
-    assert warm_engine_rows(nothing)[1] == [
-        "connect demo-size incremental <= 20 s",
-        "not measured",
-        "not measured",
     ]

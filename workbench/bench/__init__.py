@@ -10,10 +10,15 @@ One scenario (``--events N``):
    (a) ``dbt build`` from an empty warehouse, (b) ``dbt build`` after the held-back files
    land, (c) ``dbt build`` with no new files (the fixed cost of one invocation), (d) the
    floor under (c): ``dbt build`` of a one-model project on the same profile
-   (FLOOR_PROJECT), and (e) a baseline: one hand-written PySpark job that keeps the latest
-   row per key of the same files (:func:`baseline_job`);
-3. print the table, the ratios against the targets and dbt's per-model times, and write them
-   as ``bench.json`` and ``bench.md`` in the results folder.
+   (FLOOR_PROJECT), and (e) the anchors (:mod:`workbench.bench.anchors`): a hand-written
+   PySpark job that keeps the latest row per key of the same files (:func:`baseline_job`)
+   and DuckDB running the same rules, full; then the same increment applied by hand to
+   the state each wrote (PySpark on parquet and on Delta, DuckDB), and a check that every
+   anchor holds the same rows;
+3. print the table, every format beside the anchors with the ratios of issue 74's targets
+   (:mod:`workbench.bench.anchor_table`, :mod:`workbench.bench.targets`) and dbt's
+   per-model times, and write them as ``bench.json`` and ``bench.md`` in the results
+   folder.
 
 ``--scaling 100000,300000`` adds scenarios of other sizes (full, incremental and no-op;
 a larger size's increment has the size of the main scenario's, so that the incremental row
@@ -22,7 +27,7 @@ gets its own ``--increment-fraction``).
 
 ``--formats parquet,delta`` (the default; ``iceberg`` too) runs each size's full,
 incremental and no-op steps once per gold file format, each on its profile target
-(``DBT_TARGET``, ``CDC_GOLD_FILE_FORMAT``) in a workspace of its own; the floor, the baseline
+(``DBT_TARGET``, ``CDC_GOLD_FILE_FORMAT``) in a workspace of its own; the floor, the anchors
 and the large file run on the first format only. The formats are printed side by side at
 the end, with issue 60's decision rule (:mod:`workbench.bench.formats`).
 
@@ -33,14 +38,20 @@ process at a time, and each measured run is a separate process, as a user's run 
 from __future__ import annotations
 
 from cdc_tools.local_spark import REPO_ROOT
+from workbench.bench.anchor_table import anchor_section, render_anchor_section
 from workbench.bench.baseline import (
     BASELINE_ENVELOPE_SCHEMA,
     BASELINE_KCAT_SCHEMA,
     BASELINE_POSITION_SQL,
+    baseline_changes,
     baseline_job,
     baseline_key_sql,
     baseline_main,
     baseline_spark,
+    current_rows,
+    incremental_delta_job,
+    incremental_parquet_job,
+    prepare_states,
 )
 from workbench.bench.cli import (
     main,
@@ -96,6 +107,7 @@ from workbench.bench.scenario import (
     run_scenarios,
 )
 from workbench.bench.settings import (
+    ANCHOR_STEPS,
     BASELINE_RESULT_TAG,
     DEFAULT_BATCH_EVENTS,
     DEFAULT_EVENTS,
@@ -116,6 +128,7 @@ from workbench.bench.steps import (
     StepResult,
     Workspace,
     dbt_executable,
+    run_anchor_step,
     run_baseline_step,
     run_dbt_step,
     spark_env,
@@ -139,6 +152,15 @@ from workbench.bench.timings import (
 )
 
 __all__ = [
+    "ANCHOR_STEPS",
+    "anchor_section",
+    "render_anchor_section",
+    "baseline_changes",
+    "current_rows",
+    "incremental_delta_job",
+    "incremental_parquet_job",
+    "prepare_states",
+    "run_anchor_step",
     "format_section",
     "run_scenarios",
     "scaling_increment",

@@ -13,7 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from workbench.bench.baseline import baseline_main
-from workbench.bench.formats import DEFAULT_FORMATS, GOLD_FORMAT_TARGETS, parse_formats
+from workbench.bench.formats import (
+    DEFAULT_FORMATS,
+    GOLD_FORMAT_TARGETS,
+    missing_format_jars,
+    parse_formats,
+)
 from workbench.bench.planning import parse_counts, scaling_increment
 from workbench.bench.project import project_info
 from workbench.bench.rendering import render_text, write_report
@@ -76,9 +81,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--formats",
         help="gold file formats to run side by side, each on its profile target "
         f"({', '.join(f'{f}: {t}' for f, t in GOLD_FORMAT_TARGETS.items())}); the first one "
-        "also runs the floor, the baseline and the large file "
+        "also runs the floor, the anchors and the large file "
         f"(default: {','.join(DEFAULT_FORMATS)}; with --thrift-port: parquet)",
     )
+    # one anchor in this process (workbench.bench.anchors), as the bench runs each
+    parser.add_argument("--anchor", help=argparse.SUPPRESS)
+    parser.add_argument("--workspace", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--without-delta", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--baseline-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--landing", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--baseline-out", type=Path, help=argparse.SUPPRESS)
@@ -87,26 +96,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         parser.error("--increment-fraction must be within (0, 1)")
     if args.baseline_only and (args.landing is None or args.baseline_out is None):
         parser.error("--baseline-only needs --landing and --baseline-out")
+    if args.anchor and args.workspace is None:
+        parser.error("--anchor needs --workspace")
     default = "parquet" if args.thrift_port is not None else ",".join(DEFAULT_FORMATS)
     try:
         args.formats = parse_formats(args.formats or default)
     except ValueError as error:
         parser.error(f"--formats: {error}")
     return args
-
-
-FORMAT_JARS = {"delta": "delta-spark_", "iceberg": "iceberg-spark-runtime-"}
-"""The jar (from `make setup`) each format's profile target needs, by name prefix."""
-
-
-def missing_format_jars(formats: list[str], jars: Path) -> list[str]:
-    """The formats whose jar is not in the folder ``jars``."""
-    present = [p.name for p in jars.glob("*.jar")] if jars.is_dir() else []
-    return [
-        fmt
-        for fmt in formats
-        if fmt in FORMAT_JARS and not any(n.startswith(FORMAT_JARS[fmt]) for n in present)
-    ]
 
 
 @contextlib.contextmanager
@@ -150,6 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.baseline_only:
         return baseline_main(args.landing, args.baseline_out)
+    if args.anchor:
+        from workbench.bench.anchors import anchor_main
+
+        return anchor_main(args.anchor, args.workspace, delta=not args.without_delta)
     from workbench.simulator import FLAVOURS
 
     flavours = [f.strip() for f in args.flavours.split(",") if f.strip()]
@@ -215,14 +216,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with warm_server(formats, results_dir):
         runs = {"formats": formats, **common}
-        add(run_scenarios(args.events, increment_events, with_baseline=True, **runs))
+        add(run_scenarios(args.events, increment_events, with_floor=True, **runs))
         report = report_now()
         write_report(report, results_dir)
         for events in sorted(set(args.scaling) - {args.events}):
             increment = scaling_increment(
                 events, args.events, increment_events, args.increment_fraction
             )
-            add(run_scenarios(events, increment, with_baseline=False, **runs))
+            add(run_scenarios(events, increment, with_floor=False, **runs))
             report = report_now()
             write_report(report, results_dir)
     if args.large_file_mb > 0:
@@ -241,4 +242,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(render_text(report))
     json_path, md_path = write_report(report, results_dir)
     print(f"\nwritten: {json_path} and {md_path}")
+    different = [
+        s.events for s in by_format[formats[0]] if s.anchor_check and not s.anchor_check["equal"]
+    ]
+    if different:
+        sizes = ", ".join(f"{events:,}" for events in different)
+        print(f"\nThe anchors' rows differ at {sizes} events (see above): the run fails.")
+        return 1
     return 0

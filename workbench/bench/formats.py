@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from workbench.tables import markdown_table, text_table
@@ -55,6 +56,20 @@ DECISION_RULES: tuple[Rule, ...] = (
 )
 
 
+FORMAT_JARS: Mapping[str, str] = {"delta": "delta-spark_", "iceberg": "iceberg-spark-runtime-"}
+"""The jar (from `make setup`) each format's profile target needs, by name prefix."""
+
+
+def missing_format_jars(formats: Sequence[str], jars: Path) -> list[str]:
+    """The formats whose jar is not in the folder ``jars``."""
+    present = [p.name for p in jars.glob("*.jar")] if jars.is_dir() else []
+    return [
+        fmt
+        for fmt in formats
+        if fmt in FORMAT_JARS and not any(n.startswith(FORMAT_JARS[fmt]) for n in present)
+    ]
+
+
 def file_format(fmt: str) -> str:
     """Gold's file format (CDC_GOLD_FILE_FORMAT) of the column ``fmt``."""
     return FILE_FORMATS.get(fmt, fmt)
@@ -75,7 +90,9 @@ def parse_formats(text: str) -> list[str]:
     return names
 
 
-def _ratio(numerator: float | None, denominator: float | None) -> float | None:
+def ratio(numerator: float | None, denominator: float | None) -> float | None:
+    """numerator / denominator; None where either is missing or the denominator is not
+    positive."""
     if numerator is None or denominator is None or denominator <= 0:
         return None
     return numerator / denominator
@@ -101,7 +118,7 @@ def comparison_rows(
             reference = seconds.get(REFERENCE_FORMAT, {})
             ratios = {
                 fmt: {
-                    measure: _ratio(values.get(measure), reference.get(measure))
+                    measure: ratio(values.get(measure), reference.get(measure))
                     for measure in ("wall_s", "cpu_s")
                 }
                 for fmt, values in seconds.items()
@@ -157,7 +174,8 @@ def decide(
     }
 
 
-def _multiple(value: float | None) -> str | None:
+def multiple(value: float | None) -> str | None:
+    """``1.23x``, or None."""
     return None if value is None else f"{value:.2f}x"
 
 
@@ -185,7 +203,7 @@ def comparison_table_rows(
             for fmt in formats:
                 if fmt != REFERENCE_FORMAT:
                     ratios = row["ratios"].get(fmt, {})
-                    cells += [_multiple(ratios.get("wall_s")), _multiple(ratios.get("cpu_s"))]
+                    cells += [multiple(ratios.get("wall_s")), multiple(ratios.get("cpu_s"))]
         table.append(cells)
     return table
 
@@ -198,9 +216,9 @@ def decision_table_rows(decision: Mapping[str, Any]) -> list[list[Any]]:
         [
             check["rule"],
             check["events"],
-            _multiple(check["wall_ratio"]),
+            multiple(check["wall_ratio"]),
             "not measured" if check["passed"] is None else ("PASS" if check["passed"] else "FAIL"),
-            _multiple(check["cpu_ratio"]),
+            multiple(check["cpu_ratio"]),
         ]
         for check in decision["checks"]
     ]
@@ -235,7 +253,7 @@ def render_formats(section: Mapping[str, Any], markdown: bool) -> str:
     table = markdown_table if markdown else text_table
     formats = list(section["formats"])
     parts = [
-        f"Gold formats side by side ({', '.join(formats)}; the baseline and the large file "
+        f"Gold formats side by side ({', '.join(formats)}; the anchors and the large file "
         f"ran on {formats[0]} only, the floor on it and on connect):",
         "",
         table(comparison_headers(formats), comparison_table_rows(section["rows"], formats)),
@@ -251,17 +269,6 @@ def render_formats(section: Mapping[str, Any], markdown: bool) -> str:
             table(DECISION_HEADERS, decision_table_rows(decision)),
             "",
             f"Decision: {decision['verdict']}.",
-        ]
-    warm = section.get("warm_engine")
-    if warm:
-        from workbench.bench.warm_engine import WARM_ENGINE_HEADERS, warm_engine_rows
-
-        parts += [
-            "",
-            "The warm engine (`connect`: the local build on one Spark Connect server, started "
-            "before the timed steps; `first-build`: its first build, on a cold server JVM):",
-            "",
-            table(list(WARM_ENGINE_HEADERS), warm_engine_rows(warm)),
         ]
     statements = section.get("statements") or []
     if statements:

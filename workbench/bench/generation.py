@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,12 +27,10 @@ def _folder_bytes(folder: Path) -> tuple[int, int]:
     return len(files), sum(path.stat().st_size for path in files)
 
 
-def generate_source(
-    plan: SourcePlan, landing: Path, increment: Path, batch_events: int
-) -> tuple[int, int]:
-    """Simulate one source; write its first events to ``landing`` and the rest to
-    ``increment``. Returns (events written to landing, events held back)."""
-    from workbench.simulator import Message, SimConfig, iter_simulation
+def source_batches(plan: SourcePlan, batch_events: int) -> Iterator[list[Any]]:
+    """The simulated messages of one source, batch by batch, ``plan.events`` in all (the
+    last batch cut), in the order the source emitted them."""
+    from workbench.simulator import SimConfig, iter_simulation
 
     transactions = max(1, round(batch_events / MESSAGES_PER_TRANSACTION))
     config = SimConfig(
@@ -47,19 +45,32 @@ def generate_source(
         batches=plan.events // transactions + 2,
     )
     produced = 0
-    batch_index = 0
-    held: list[Message] = []
     for batch in iter_simulation(config, with_expected=False):
         messages = batch.messages[: plan.events - produced]
+        produced += len(messages)
+        yield messages
+        if produced >= plan.events:
+            break
+    if produced != plan.events:
+        raise BenchError(f"{plan.name}: simulated {produced} events, planned {plan.events}")
+
+
+def generate_source(
+    plan: SourcePlan, landing: Path, increment: Path, batch_events: int
+) -> tuple[int, int]:
+    """Simulate one source; write its first events to ``landing`` and the rest to
+    ``increment``. Returns (events written to landing, events held back)."""
+    from workbench.simulator import Message
+
+    produced = 0
+    batch_index = 0
+    held: list[Message] = []
+    for messages in source_batches(plan, batch_events):
         first = messages[: max(0, plan.initial_events - produced)]
         held.extend(messages[len(first) :])
         produced += len(messages)
         # at most batch_events messages a file, the initial snapshot's batch included
         batch_index = _write_files(first, landing / plan.name, batch_index, plan.fmt, batch_events)
-        if produced >= plan.events:
-            break
-    if produced != plan.events:
-        raise BenchError(f"{plan.name}: simulated {produced} events, planned {plan.events}")
     _write_files(held, increment / plan.name, batch_index, plan.fmt, batch_events)
     return produced - len(held), len(held)
 

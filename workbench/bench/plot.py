@@ -13,6 +13,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+STEP_LABELS: Mapping[str, str] = {
+    "baseline": "baseline (PySpark)",
+    "duckdb-full": "DuckDB full",
+    "baseline-incremental": "incremental baseline (PySpark)",
+    "baseline-incremental-delta": "incremental baseline (PySpark, Delta)",
+    "duckdb-incremental": "DuckDB incremental",
+}
+"""The anchors' steps, as the plot names them."""
 PLOT_NAME = "bench.png"
 TOP_NODES = 12
 SCALING_SERIES: tuple[tuple[str, str], ...] = (
@@ -33,10 +41,7 @@ def scaling_series(report: Mapping[str, Any]) -> dict[str, tuple[list[int], list
         }
     events = int(report.get("config", {}).get("events") or 0)
     return {
-        f"{row['step']} build" if row["step"] != "baseline" else "baseline (PySpark)": (
-            [events],
-            [float(row["wall_s"])],
-        )
+        STEP_LABELS.get(row["step"], f"{row['step']} build"): ([events], [float(row["wall_s"])])
         for row in report.get("rows", [])
         if row.get("wall_s") is not None
     }

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from workbench.bench.anchor_table import render_anchor_section
 from workbench.bench.budget import BUDGET_HEADERS
 from workbench.bench.formats import render_formats
 from workbench.bench.node_profile import PROFILE_HEADERS
@@ -87,7 +88,12 @@ def _target_rows(report: Mapping[str, Any]) -> list[list[Any]]:
     ]
 
 
-TARGET_HEADERS = ("target (wall time)", "measured", "result", "same ratio on CPU time")
+TARGET_HEADERS = (
+    "target (issue 28, first format, wall time)",
+    "measured",
+    "result",
+    "same ratio on CPU time",
+)
 
 
 def _scaling_rows(report: Mapping[str, Any]) -> list[list[Any]]:
@@ -147,6 +153,8 @@ def large_file_line(report: Mapping[str, Any]) -> str | None:
 def render_text(report: Mapping[str, Any], top: int = 12) -> str:
     parts = [text_table(RESULT_HEADERS, _result_rows(report)), ""]
     parts.append(text_table(TARGET_HEADERS, _target_rows(report)))
+    if report.get("anchors"):
+        parts += ["", render_anchor_section(report["anchors"], markdown=False)]
     if line := large_file_line(report):
         parts += ["", line]
     timing = report.get("full_run_timing") or {}
@@ -183,6 +191,8 @@ def render_markdown(report: Mapping[str, Any], top: int = 12, plot_name: str | N
         "",
         markdown_table(TARGET_HEADERS, _target_rows(report)),
     ]
+    if report.get("anchors"):
+        parts += ["", render_anchor_section(report["anchors"], markdown=True)]
     if line := large_file_line(report):
         parts += ["", line]
     timing = report.get("full_run_timing") or {}

@@ -8,12 +8,18 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from workbench.bench.anchors import (
+    delta_anchor_available,
+    run_full_anchors,
+    run_incremental_anchors,
+)
 from workbench.bench.generation import GenerationStats, add_increment, generate
 from workbench.bench.planning import plan_sources
 from workbench.bench.project import snapshot_project
 from workbench.bench.settings import DEFAULT_BATCH_EVENTS
-from workbench.bench.steps import StepResult, Workspace, run_baseline_step, run_dbt_step
+from workbench.bench.steps import StepResult, Workspace, run_dbt_step
 from workbench.bench.warm_engine import WARM_FORMAT
 
 
@@ -33,6 +39,8 @@ class Scenario:
     generation: GenerationStats
     steps: dict[str, StepResult] = field(default_factory=dict)
     gold_format: str = "parquet"
+    anchor_check: dict[str, Any] | None = None
+    """The check that every anchor holds the same rows (workbench.bench.anchor_check)."""
 
     @property
     def initial_events(self) -> int:
@@ -45,12 +53,13 @@ def run_scenario(
     *,
     flavours: Sequence[str],
     results_dir: Path,
-    with_baseline: bool,
+    with_floor: bool,
     keep: bool,
     batch_events: int = DEFAULT_BATCH_EVENTS,
     project_rev: str | None = None,
     event_logs: bool = False,
     gold_format: str = "parquet",
+    anchors: bool = True,
 ) -> Scenario:
     """One size on one gold format (:func:`run_scenarios`)."""
     return run_scenarios(
@@ -59,7 +68,8 @@ def run_scenario(
         formats=[gold_format],
         flavours=flavours,
         results_dir=results_dir,
-        with_baseline=with_baseline,
+        with_floor=with_floor,
+        anchors=anchors,
         keep=keep,
         batch_events=batch_events,
         project_rev=project_rev,
@@ -68,7 +78,7 @@ def run_scenario(
 
 
 def format_workspace(results_dir: Path, events: int, gold_format: str, first: bool) -> Workspace:
-    """``n<events>`` for the first format (it also holds the floor and the baseline),
+    """``n<events>`` for the first format (it also holds the floor and the anchors),
     ``n<events>-<format>`` for the others."""
     return Workspace(results_dir / (f"n{events}" if first else f"n{events}-{gold_format}"))
 
@@ -93,19 +103,24 @@ def run_scenarios(
     formats: Sequence[str],
     flavours: Sequence[str],
     results_dir: Path,
-    with_baseline: bool,
+    with_floor: bool,
     keep: bool,
     batch_events: int = DEFAULT_BATCH_EVENTS,
     project_rev: str | None = None,
     event_logs: bool = False,
+    anchors: bool = True,
 ) -> list[Scenario]:
     """One size on each gold format, one Scenario per format, in the order of ``formats``.
 
     The events are generated once; each format gets a workspace of its own (project copy,
     Spark home and warehouse) with the same landing files as hard links. The steps alternate
     between the formats (every full build, then every incremental, then every no-op), so
-    that a change of load on a shared machine falls on each format alike. The baseline and
-    the floor run once, on the first format."""
+    that a change of load on a shared machine falls on each format alike.
+
+    ``anchors``: after the full builds, the full anchors (the hand-written PySpark job and
+    DuckDB, workbench.bench.anchors); after the incremental builds, the incremental ones
+    and the check of their rows; once, in the first format's workspace. ``with_floor``:
+    the floor, on the first format and on the warm engine's."""
     workspaces = [
         format_workspace(results_dir, events, fmt, index == 0) for index, fmt in enumerate(formats)
     ]
@@ -147,18 +162,28 @@ def run_scenarios(
             scenario.steps["full"] = run_dbt_step(
                 "full", generation.events, ws, gold_format=scenario.gold_format, **logs
             )
-        if with_baseline:
-            scenarios[0].steps["baseline"] = run_baseline_step(generation.events, first)
+        delta = anchors and delta_anchor_available()
+        if anchors:
+            if not delta:
+                print("  no Delta jars (make setup): the Delta anchor does not run", flush=True)
+            scenarios[0].steps.update(run_full_anchors(generation.events, first, delta))
+            # the new files the incremental anchors are handed, before they land
+            shutil.rmtree(first.anchor_increment, ignore_errors=True)
+            _link_tree(first.increment, first.anchor_increment)
         for scenario, ws in pairs:
             add_increment(ws.increment, ws.landing)
             scenario.steps["incremental"] = run_dbt_step(
                 "incremental", generation.held_back, ws, gold_format=scenario.gold_format, **logs
             )
+        if anchors:
+            steps, check = run_incremental_anchors(generation.held_back, first, delta)
+            scenarios[0].steps.update(steps)
+            scenarios[0].anchor_check = check
         for scenario, ws in pairs:
             scenario.steps["no-op"] = run_dbt_step(
                 "no-op", 0, ws, gold_format=scenario.gold_format, **logs
             )
-        if with_baseline:
+        if with_floor:
             for scenario, ws in pairs:
                 if ws is first or scenario.gold_format == WARM_FORMAT:
                     scenario.steps["floor"] = run_dbt_step(

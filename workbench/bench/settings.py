@@ -29,7 +29,28 @@ INCREMENTAL_SHARE_TARGET = 0.05
 INCREMENTAL_GROWTH_TARGET = 1.25
 SAMPLE_INTERVAL_S = 0.2
 BASELINE_RESULT_TAG = "BENCH_BASELINE_RESULT "
-STEPS: tuple[str, ...] = ("full", "incremental", "no-op", "floor", "baseline", "first-build")
+ANCHOR_FULL_STEPS: tuple[str, ...] = ("baseline", "duckdb-full")
+"""The anchors of the full step: the hand-written PySpark job (`baseline`) and DuckDB."""
+ANCHOR_INCREMENTAL_STEPS: tuple[str, ...] = (
+    "baseline-incremental",
+    "baseline-incremental-delta",
+    "duckdb-incremental",
+)
+"""The anchors of the incremental step: the hand-written PySpark job on parquet and on
+Delta, and DuckDB, each applying the increment to the state its full step wrote."""
+ANCHOR_STEPS: tuple[str, ...] = (*ANCHOR_FULL_STEPS, *ANCHOR_INCREMENTAL_STEPS)
+STEPS: tuple[str, ...] = (
+    "full",
+    "incremental",
+    "no-op",
+    "floor",
+    "baseline",
+    "first-build",
+    "duckdb-full",
+    "baseline-incremental",
+    "baseline-incremental-delta",
+    "duckdb-incremental",
+)
 # The smallest dbt build on the same profile: one table model of one row. Its time is what any
 # invocation pays (Python and dbt start, parse, the Spark JVM, metastore, one write), the
 # floor under the no-op run.

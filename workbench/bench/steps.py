@@ -78,6 +78,40 @@ class Workspace:
         return self.root / "baseline-out"
 
     @property
+    def anchors(self) -> Path:
+        """The incremental anchors' states and the check (workbench.bench.anchors)."""
+        return self.root / "anchors"
+
+    @property
+    def anchor_increment(self) -> Path:
+        """The held-back files as the incremental anchors read them: hard links, made
+        before the increment lands (the new files a hand-written job is handed)."""
+        return self.anchors / "increment"
+
+    @property
+    def parquet_state(self) -> Path:
+        return self.anchors / "state-parquet"
+
+    @property
+    def delta_state(self) -> Path:
+        return self.anchors / "state-delta"
+
+    @property
+    def duckdb_state(self) -> Path:
+        """DuckDB's state: written by its full step, the increment applied by the next."""
+        return self.anchors / "state.duckdb"
+
+    @property
+    def duckdb_full_state(self) -> Path:
+        """A copy of DuckDB's state after its full step, for the check."""
+        return self.anchors / "full.duckdb"
+
+    @property
+    def delta_export(self) -> Path:
+        """The Delta state as plain parquet, for the check."""
+        return self.anchors / "delta-export"
+
+    @property
     def floor_project(self) -> Path:
         return self.root / "floor-project"
 
@@ -104,6 +138,7 @@ class Workspace:
             self.spark_home,
             self.baseline_home,
             self.baseline_out,
+            self.anchors,
             self.project,
             self.floor_project,
             self.floor_home,
@@ -254,26 +289,44 @@ def write_spark_profile(
     return [p.row() for p in profiles[:top]], {p.name: len(p.executions) for p in profiles}
 
 
-def run_baseline_step(events: int, ws: Workspace) -> StepResult:
-    argv = [
-        sys.executable,
-        "-m",
-        "workbench.bench",
-        "--baseline-only",
-        "--landing",
-        str(ws.landing),
-        "--baseline-out",
-        str(ws.baseline_out),
-    ]
+ANCHOR_LABELS: Mapping[str, str] = {
+    "baseline": "PySpark job over",
+    "duckdb-full": "DuckDB over",
+    "baseline-incremental": "PySpark job (parquet state) applying",
+    "baseline-incremental-delta": "PySpark job (Delta state) applying",
+    "duckdb-incremental": "DuckDB applying",
+    "anchor-prepare": "the incremental anchors' states from the baseline's output (not timed)",
+    "anchor-check": "every anchor's rows compared (not timed)",
+}
+
+
+def anchor_argv(step: str, ws: Workspace, delta: bool = True) -> list[str]:
+    """The command of one anchor (`python -m workbench.bench --anchor STEP`) on the
+    workspace ``ws``; ``delta``: the Delta anchor runs (its state, its check)."""
+    argv = [sys.executable, "-m", "workbench.bench", "--anchor", step, "--workspace", str(ws.root)]
+    return argv if delta else [*argv, "--without-delta"]
+
+
+def run_anchor_step(step: str, events: int, ws: Workspace, delta: bool = True) -> StepResult:
+    """One anchor as a measured subprocess (its own Spark home, `baseline_home`); its
+    log's BASELINE_RESULT_TAG line goes to the result's detail."""
     load = _load1()
-    log = ws.logs / "baseline.log"
-    print(f"  [baseline] PySpark job over {events:,} events ...", flush=True)
-    run = run_measured(argv, env=spark_env(ws.baseline_home, ws.landing), log_path=log)
+    slug = step.replace("-", "_")
+    log = ws.logs / f"{slug}.log"
+    what = f" {events:,} events" if step in ANCHOR_LABELS and events else ""
+    print(f"  [{step}] {ANCHOR_LABELS.get(step, step)}{what} ...", flush=True)
+    env = spark_env(ws.baseline_home, ws.landing)
+    run = run_measured(anchor_argv(step, ws, delta), env=env, log_path=log)
     if run.returncode != 0:
-        raise BenchError(f"the baseline failed, see {log}:\n{log_tail(log)}")
-    result = StepResult("baseline", run.wall_s, events, run.peak_rss_mb, run.cpu_s, load)
+        raise BenchError(f"the anchor {step} failed, see {log}:\n{log_tail(log)}")
+    result = StepResult(step, run.wall_s, events, run.peak_rss_mb, run.cpu_s, load)
     for line in log.read_text(errors="replace").splitlines():
         if line.startswith(BASELINE_RESULT_TAG):
             result.detail = json.loads(line[len(BASELINE_RESULT_TAG) :])
-    print(f"  [baseline] {run.wall_s:.1f} s, peak {run.peak_rss_mb:.0f} MB", flush=True)
+    print(f"  [{step}] {run.wall_s:.1f} s, peak {run.peak_rss_mb:.0f} MB", flush=True)
     return result
+
+
+def run_baseline_step(events: int, ws: Workspace) -> StepResult:
+    """The full baseline (the hand-written PySpark job over every landing file)."""
+    return run_anchor_step("baseline", events, ws)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cdc_tools.local_spark import REPO_ROOT
+from workbench.bench.anchor_table import anchor_section
 from workbench.bench.budget import bench_budget_rows
 from workbench.bench.formats import (
     CANDIDATE_FORMAT,
@@ -31,7 +32,6 @@ from workbench.bench.settings import (
     STEPS,
 )
 from workbench.bench.steps import StepResult
-from workbench.bench.warm_engine import WARM_FORMAT, warm_engine_checks
 
 
 def _ratio(numerator: float, denominator: float) -> float | None:
@@ -203,21 +203,10 @@ def format_section(by_format: Mapping[str, Sequence[Scenario]]) -> dict[str, Any
     rows = comparison_rows(measured)
     formats = list(by_format)
     both = {REFERENCE_FORMAT, CANDIDATE_FORMAT} <= set(formats)
-    baseline = {
-        scenario.events: scenario.steps["baseline"].wall_s
-        for scenarios in by_format.values()
-        for scenario in scenarios
-        if "baseline" in scenario.steps
-    }
-    wall = {
-        fmt: {n: {step: v["wall_s"] for step, v in steps.items()} for n, steps in sizes.items()}
-        for fmt, sizes in measured.items()
-    }
     return {
         "formats": formats,
         "rows": rows,
         "decision": decide(rows) if both else None,
-        "warm_engine": warm_engine_checks(wall, baseline) if WARM_FORMAT in formats else None,
         "statements": statement_rows(statements, formats) if statements else [],
         "scenarios": {
             fmt: [
@@ -272,6 +261,9 @@ def build_report(
             }
             for s in sorted(scaling or [main], key=lambda s: s.events)
         ],
+        "anchors": anchor_section(
+            by_format or {main.gold_format: list(scaling) or [main]}, main.events
+        ),
         "gold_formats": format_section(by_format or {}),
         "statement_budget": statement_budget(main, by_format or {}),
         "time_profile": time_profile(main, by_format or {}),
