@@ -46,7 +46,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from cdc_tools.local_spark import REPO_ROOT, table_format_conf
+from cdc_tools.local_spark import REPO_ROOT, local_jars, table_format_conf
 
 DEFAULT_HOME = REPO_ROOT / ".cluster"
 LOOPBACK = "127.0.0.1"
@@ -90,6 +90,9 @@ class ClusterSpec:
     # None: none). The worker then offers its cores and memory to each of the two
     # applications (its executors run one at a time: one client builds at a time)
     connect_port: int | None = None
+    # variables added to the environment of every process of the cluster (the credentials
+    # of an object store the executors read: AWS_ACCESS_KEY_ID, ...), never written to a file
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -151,10 +154,12 @@ def _java_options(home: Path, extra: str = "") -> str:
     return f"-Dderby.system.home={home} -Dlog4j2.configurationFile={log4j} {extra}".strip()
 
 
-def cluster_env(home: Path, java_options: str = "") -> dict[str, str]:
+def cluster_env(
+    home: Path, java_options: str = "", extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The environment of every cluster process: loopback only, this interpreter for the
-    Python workers, logs and pid files under `home`."""
-    env = dict(os.environ)
+    Python workers, logs and pid files under `home`; `extra` added."""
+    env = {**os.environ, **(extra or {})}
     env.update(
         {
             "SPARK_HOME": str(spark_home()),
@@ -271,7 +276,7 @@ def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterSta
     spec = _resolve(spec or ClusterSpec())
     for folder in ("logs", "run", "work", "warehouse"):
         (home / folder).mkdir(parents=True, exist_ok=True)
-    env = cluster_env(home, spec.java_options)
+    env = cluster_env(home, spec.java_options, spec.env)
     bin_dir = spark_home() / "bin"
     master_url = (
         f"local[{spec.worker_cores}]" if spec.local else f"spark://{LOOPBACK}:{spec.master_port}"
@@ -364,8 +369,12 @@ def _server_conf(home: Path, spec: ClusterSpec) -> dict[str, str]:
         **table_format_conf(spec.table_format),
         **spec.extra_conf,
     }
-    jars = conf.get("spark.jars")
+    # the jars `local` passes too (the listing of the landing files Spark hides, the Avro and
+    # Parquet landing files' reader), once each
+    listed = [jar for jar in str(conf.get("spark.jars") or "").split(",") if jar]
+    jars = ",".join(dict.fromkeys([*listed, *local_jars()]))
     if jars:
+        conf["spark.jars"] = jars
         # spark.jars ships them to the executors; the server's own statements run in its
         # handler threads, which load classes from the JVM's class path only
         # (NoClassDefFoundError: org/apache/spark/sql/delta/DeltaTable$ without this)

@@ -48,13 +48,16 @@ def _render(text: str) -> str:
     )
 
 
-LOCAL_TARGETS = ("local", "delta", "iceberg")
-"""The profile's targets of an in-process session: `local` and the ones that add a format."""
+LOCAL_TARGETS = ("local", "delta", "iceberg", "s3")
+"""The profile's targets of an in-process session: `local`, the ones that add a format, and
+`s3` (`delta` with its warehouse on object storage)."""
+TABLE_FORMATS = ("parquet", "delta", "iceberg")
+"""Gold's table formats; each but parquet has a profile target of its name."""
 
 
 def local_target() -> str:
     """The profile's target a local session is made for: DBT_TARGET if it names an in-process
-    one (`local`, `delta`, `iceberg`), else `local`."""
+    one (`local`, `delta`, `iceberg`, `s3`), else `local`."""
     target = os.environ.get("DBT_TARGET", "local")
     return target if target in LOCAL_TARGETS else "local"
 
@@ -78,7 +81,7 @@ def table_format_conf(table_format: str) -> dict[str, str]:
     stays their one source. `parquet`: nothing."""
     if table_format == "parquet":
         return {}
-    if table_format not in LOCAL_TARGETS:
+    if table_format not in TABLE_FORMATS:
         raise ValueError(f"no profile target for the table format {table_format!r}")
     base = local_spark_conf("local")
     conf = {k: v for k, v in local_spark_conf(table_format).items() if base.get(k) != v}
@@ -88,6 +91,15 @@ def table_format_conf(table_format: str) -> dict[str, str]:
             for jar in conf["spark.jars"].split(",")
         )
     return conf
+
+
+def local_jars() -> list[str]:
+    """The jars the `local` target passes (`spark.jars`, globs expanded) as absolute paths:
+    the Avro and Parquet landing files' reader (and, with CDC_SPARK_KAFKA=true, the Kafka
+    landing's jars). A Spark started elsewhere (the cluster's servers) takes them too, so that
+    bronze reads there what it reads locally. Empty before `make setup`."""
+    jars = local_spark_conf("local").get("spark.jars", "")
+    return [jar if "://" in jar else str(Path(jar).resolve()) for jar in jars.split(",") if jar]
 
 
 CONNECT_TARGET = "connect"

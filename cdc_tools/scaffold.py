@@ -579,10 +579,33 @@ _PLAIN_TYPES: dict[str, str] = {
     "int64": "bigint",
     "float32": "double",
     "float64": "double",
+    # the JsonConverter's schema names Kafka Connect's FLOAT32 and FLOAT64 `float` and `double`
+    "float": "float",
+    "double": "double",
     "boolean": "boolean",
     "string": "string",
     "bytes": "string",
 }
+
+
+# the semantic types whose values the decoders turn into text (_cdc_decodable_semantic_names):
+# an array of them is typed `string` with the encoding `array<name>`, its elements decoded
+_DECODABLE_ELEMENTS: frozenset[str] = frozenset(
+    {
+        "org.apache.kafka.connect.data.Decimal",
+        "io.debezium.data.VariableScaleDecimal",
+        "io.debezium.time.Date",
+        "org.apache.kafka.connect.data.Date",
+        "io.debezium.time.Time",
+        "org.apache.kafka.connect.data.Time",
+        "io.debezium.time.MicroTime",
+        "io.debezium.time.NanoTime",
+        "io.debezium.time.Timestamp",
+        "org.apache.kafka.connect.data.Timestamp",
+        "io.debezium.time.MicroTimestamp",
+        "io.debezium.time.NanoTimestamp",
+    }
+)
 
 
 def spark_type_for(
@@ -591,8 +614,15 @@ def spark_type_for(
     scale: str | None = None,
     precision: str | None = None,
 ) -> tuple[str, str | None]:
-    """The contract type (and encoding) for a column described by a Kafka Connect schema."""
+    """The contract type (and encoding) for a column described by a Kafka Connect schema.
+    An array (whose `semantic` is its elements', cdc_column_types) is its JSON text,
+    `string`; a Decimal of more than 38 digits (PostgreSQL numeric(50,2)) is its exact
+    decimal text, `string`, as an unconstrained numeric is."""
+    if connect_type == "array":
+        return "string", (f"array<{semantic}>" if semantic in _DECODABLE_ELEMENTS else None)
     if semantic == "org.apache.kafka.connect.data.Decimal":
+        if precision is not None and int(precision) > 38:
+            return "string", semantic
         digits = min(int(precision or 38), 38)
         return f"decimal({digits},{int(scale or 0)})", None
     if semantic in _SEMANTIC_TYPES:
@@ -689,7 +719,10 @@ def contract_from_bronze(  # type: ignore[no-untyped-def]
     """A contract for `table` from what the pipeline has seen of it.
 
     The contract binds to the source identity of that message (its database and schema,
-    exactly; a part the source does not have, such as a MySQL schema, is `*`).
+    exactly; a part the source does not have, such as a MySQL schema, is `*`). `table` is
+    matched without regard to case, but a table of exactly that name wins over one that
+    differs only by case; when the change log holds tables whose names differ only by
+    case, the contract names its table in double quotes, so that it binds that one alone.
     Column types come from the newest message that carried a schema (schema wrapper), else
     they are inferred from the newest row image (and say so in their description). The key
     comes from `key`, else the Kafka message key, else the schema-change topic's
@@ -699,6 +732,21 @@ def contract_from_bronze(  # type: ignore[no-untyped-def]
     where = f"lower(_cdc_source_table) = lower({sql_string(table)}) and _cdc_op in ('c', 'r', 'u')"
     if database:
         where += f" and lower(_cdc_source_db) = lower({sql_string(database)})"
+    # tables whose names differ only by case (PostgreSQL's "OrderLines" and orderlines)
+    names = sorted(
+        str(row["_cdc_source_table"])
+        for row in spark.sql(
+            f"select distinct _cdc_source_table from {silver}.int_cdc__change_log where {where}"
+        ).collect()
+    )
+    if len(names) > 1 and table not in names:
+        raise SystemExit(
+            f"tables whose names differ only by case: {', '.join(names)}; "
+            "name the one to scaffold exactly"
+        )
+    case_twins = len(names) > 1
+    if case_twins:
+        where += f" and _cdc_source_table = {sql_string(table)}"
     rows = spark.sql(
         f"select _cdc_source_db, _cdc_source_schema, _cdc_source_table, _cdc_source_id, "
         f"_cdc_after, _cdc_key, _cdc_column_types, "
@@ -765,7 +813,11 @@ def contract_from_bronze(  # type: ignore[no-untyped-def]
         columns=columns,
         source_database=_exact_or_none(row["_cdc_source_db"]),
         source_schema=_exact_or_none(row["_cdc_source_schema"]),
-        table_pattern=exact_pattern(row["_cdc_source_table"]),
+        table_pattern=(
+            f'"{row["_cdc_source_table"]}"'
+            if case_twins
+            else exact_pattern(row["_cdc_source_table"])
+        ),
     )
 
 

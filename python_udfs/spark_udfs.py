@@ -1,5 +1,6 @@
-"""Spark UDFs of the project: vectorised (pandas) ones over `python_udfs.mongodb_sql`, plain
-ones over `python_udfs.landing_files`; imported by `register`."""
+"""Spark UDFs of the project: vectorised (pandas) ones over `python_udfs.mongodb_sql`, and the
+Java ones of bronze's landing listing (`cdc_tools/jvm/CdcLandingFiles.java`); imported by
+`register`."""
 
 from __future__ import annotations
 
@@ -8,14 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 from pyspark.sql import SparkSession
-from pyspark.sql.functions import pandas_udf, udf
+from pyspark.sql.functions import pandas_udf
 
-from python_udfs.landing_files import (
-    IGNORED_NAMES,
-    LandingFile,
-    read_file,
-    unlisted_files,
-)
 from python_udfs.mongodb_sql import (
     KeyOrError,
     fold_json,
@@ -71,23 +66,34 @@ def _add_package_to_worker_path(spark: SparkSession) -> None:
         environment["PYTHONPATH"] = os.pathsep.join([PACKAGE_ROOT, *paths])
 
 
-def landing_unlisted_files(
-    landing_dir: str, name_glob: str | None, ignored: list[str] | None
-) -> list[LandingFile]:
-    names = IGNORED_NAMES if ignored is None else tuple(ignored)
-    return unlisted_files(landing_dir, name_glob or "*", names)
+# The Java UDFs of the landing files Spark's listing skips, listed and read through Hadoop's
+# FileSystem API (every scheme Spark reads): SQL name -> (class, return type). The class is in
+# `<jars>/cdc-landing-files-*.jar`, compiled by `make setup` and passed by the profiles.
+LANDING_CLASS = "cdc.landing.CdcLandingFiles"
+LANDING_UDFS: dict[str, tuple[str, str]] = {
+    "cdc_landing_unlisted_files": (f"{LANDING_CLASS}$UnlistedFiles", LANDING_FILES_TYPE),
+    "cdc_landing_file_content": (f"{LANDING_CLASS}$FileContent", FILE_CONTENT_TYPE),
+}
+
+
+def register_landing_udfs(spark: SparkSession) -> bool:
+    """Register the landing listing's Java UDFs; False (nothing registered) when the session
+    lacks their jar (no JDK at set-up, a Spark started without it): bronze then reads what
+    Spark's listing gives (docs/landing.md, "Files Spark hides")."""
+    try:
+        for name, (class_name, return_type) in LANDING_UDFS.items():
+            spark.udf.registerJavaFunction(name, class_name, return_type)  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 - the class is not on this session's class path
+        return False
+    return True
 
 
 def register_udfs(spark: SparkSession) -> None:
     """Register (or re-register: the last one wins) the SQL functions on `spark`: the three
     MongoDB ones and the two of the landing files Spark's listing skips
-    (`cdc_landing_unlisted_files`, `cdc_landing_file_content`: python_udfs.landing_files)."""
+    (`cdc_landing_unlisted_files`, `cdc_landing_file_content`: register_landing_udfs)."""
     _add_package_to_worker_path(spark)
     spark.udf.register("cdc_mongodb_key", pandas_udf(mongodb_key, KEY_TYPE))  # type: ignore[call-overload]
     spark.udf.register("cdc_mongodb_normalise", pandas_udf(mongodb_normalise, NORMALISE_TYPE))  # type: ignore[call-overload]
     spark.udf.register("cdc_mongodb_fold", pandas_udf(mongodb_fold, "string"))  # type: ignore[call-overload]
-    spark.udf.register(
-        "cdc_landing_unlisted_files",
-        udf(landing_unlisted_files, LANDING_FILES_TYPE).asNondeterministic(),
-    )
-    spark.udf.register("cdc_landing_file_content", udf(read_file, FILE_CONTENT_TYPE))
+    register_landing_udfs(spark)

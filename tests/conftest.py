@@ -132,6 +132,20 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
         yield running
 
 
+@pytest.fixture(scope="module")
+def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """An S3-compatible server (s3proxy) for the module (tests/s3_server.py), stopped after
+    it (also when a test failed). Its jar missing skips, and fails under CI (`CI=true`)."""
+    from tests.s3_server import s3_server as start
+    from tests.s3_server import s3_server_missing
+
+    missing = s3_server_missing()
+    if missing:
+        missing_dependency(missing)
+    with start(tmp_path_factory.mktemp("s3")) as running:
+        yield running
+
+
 @dataclass
 class DbtProject:
     """dbt bound to one schema prefix and one landing folder, sharing the Spark session."""
@@ -250,6 +264,7 @@ LONGEST_FIRST: tuple[str, ...] = (
     "tests/e2e/test_delta_gold.py",
     "tests/cluster/test_thrift_cluster.py",
     "tests/e2e/test_iceberg_gold.py",
+    "tests/e2e/test_object_store.py",
     "tests/corpus/",
     "tests/e2e/test_crash_recovery.py",
     "tests/e2e/test_kafka_landing.py",

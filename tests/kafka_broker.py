@@ -9,16 +9,15 @@ process group killed) when the `with` block ends, failed or not.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from cdc_tools.cluster import free_port, port_open
+from cdc_tools.cluster import free_port
 from cdc_tools.spark_jars import BROKER_JARS_DIR, BROKER_LOCK_FILE, missing_or_wrong, read_lock
+from tests.servers import serving
 
 
 @dataclass(frozen=True)
@@ -91,30 +90,7 @@ def kafka_broker(folder: Path) -> Iterator[Broker]:
         check=True,
         capture_output=True,
     )
-    log = (folder / "broker.log").open("wb")
-    process = subprocess.Popen(
-        _java_command("kafka.Kafka", str(properties)),
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"the Kafka broker exited: see {folder / 'broker.log'}")
-            if port_open(port):
-                break
-            if time.monotonic() > deadline:
-                raise RuntimeError("the Kafka broker did not start within 120 s")
-            time.sleep(0.5)
+    with serving(
+        "Kafka broker", _java_command("kafka.Kafka", str(properties)), folder / "broker.log", port
+    ):
         yield Broker(f"127.0.0.1:{port}", folder)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-        log.close()

@@ -7,6 +7,9 @@
           double   a JSON number;  string  a JSON string
         and io.debezium.data.VariableScaleDecimal, an object {"scale": s, "value": base64}
         (PostgreSQL NUMERIC without scale, Oracle NUMBER without precision).
+        An unscaled integer of any length is read exactly (_cdc_unscaled_text): a value
+        that does not fit `dtype` is null (the caller reports a type_mismatch), never an
+        overflow error.
         A negative scale (Oracle NUMBER(p,s<0) rounds to 10^-s) multiplies the unscaled
         integer: scale -2 and 123 give 12300 (declare NUMBER(5,-2) as decimal(7,0)).
         The mode is the column's encoding, else what the message schema says (bytes
@@ -49,7 +52,7 @@
     case
         when left(ltrim({{ raw }}), 1) = '{' then {{ cdc_lakehouse._cdc_decode_variable_scale_decimal(raw, dtype) }}
         when {{ mode }} = 'precise' then try_cast(concat(
-            cast({{ cdc_lakehouse._cdc_decode_twos_complement('try_to_binary(' ~ raw ~ ", 'base64')") }} as string),
+            {{ cdc_lakehouse._cdc_unscaled_text('try_to_binary(' ~ raw ~ ", 'base64')") }},
             'E',
             -try_cast(coalesce({{ column_type }}.scale, '{{ target_scale }}') as int)
         ) as {{ dtype }})
@@ -62,7 +65,7 @@
     {#- io.debezium.data.VariableScaleDecimal: {"scale": s, "value": "<base64 unscaled>"}. -#}
     {%- set parsed = "from_json(" ~ raw ~ ", 'struct<scale: int, value: string>')" -%}
     try_cast(concat(
-        cast({{ cdc_lakehouse._cdc_decode_twos_complement("try_to_binary(" ~ parsed ~ ".value, 'base64')") }} as string),
+        {{ cdc_lakehouse._cdc_unscaled_text("try_to_binary(" ~ parsed ~ ".value, 'base64')") }},
         'E',
         -{{ parsed }}.scale
     ) as {{ dtype }})

@@ -6,39 +6,52 @@
         is not one _cdc_decodable_semantic_names lists or the value does not have that
         type's shape (it is then kept as sent):
           org.apache.kafka.connect.data.Decimal (base64 string, `scale`) and
-          io.debezium.data.VariableScaleDecimal ({"scale", "value"}) -> exact decimal text;
+          io.debezium.data.VariableScaleDecimal ({"scale", "value"}) -> exact decimal text,
+          at any number of digits;
           ...time.Date / connect Date (days) -> yyyy-MM-dd;
           ...time.Time / connect Time (ms), MicroTime, NanoTime -> [-]HH:mm:ss.fff /
           .ffffff / .fffffffff (a MySQL TIME: negative, or past 24 hours);
           ...time.Timestamp / connect Timestamp (ms), MicroTimestamp, NanoTimestamp ->
           yyyy-MM-ddTHH:mm:ss.fff / .ffffff / .fffffffff, a local date-time (no zone).
-        Computed from integers only, so the session time zone plays no part.
+        Computed from integers only, so the session time zone plays no part. Each decoder
+        appears once in the SQL (the two decimals share one; the view of captured_rows
+        holds this expression, and a metastore bounds a view's text).
     -#}
-    {%- set whole = "(not " ~ is_string ~ " and " ~ lexeme ~ " rlike '^-?[0-9]+$')" -%}
     {%- set integer = "try_cast(" ~ lexeme ~ " as bigint)" -%}
-    case {{ column_type }}.name
-        when 'org.apache.kafka.connect.data.Decimal' then case when {{ is_string }} then
-            {{ cdc_lakehouse._cdc_decimal_text(
-                cdc_lakehouse._cdc_decode_unscaled("try_to_binary(" ~ lexeme ~ ", 'base64')"),
-                "coalesce(try_cast(" ~ column_type ~ ".scale as int), 0)"
-            ) }} end
-        when 'io.debezium.data.VariableScaleDecimal' then case when not {{ is_string }} then
-            {{ cdc_lakehouse._cdc_variable_scale_decimal_text(lexeme) }} end
-        when 'io.debezium.time.Date' then case when {{ whole }} then
-            cast(date_from_unix_date(try_cast({{ lexeme }} as int)) as string) end
-        when 'org.apache.kafka.connect.data.Date' then case when {{ whole }} then
-            cast(date_from_unix_date(try_cast({{ lexeme }} as int)) as string) end
-        when 'io.debezium.time.Time' then case when {{ whole }} then {{ cdc_lakehouse._cdc_iso_time_text(integer, 3) }} end
-        when 'org.apache.kafka.connect.data.Time' then case when {{ whole }} then {{ cdc_lakehouse._cdc_iso_time_text(integer, 3) }} end
-        when 'io.debezium.time.MicroTime' then case when {{ whole }} then {{ cdc_lakehouse._cdc_iso_time_text(integer, 6) }} end
-        when 'io.debezium.time.NanoTime' then case when {{ whole }} then {{ cdc_lakehouse._cdc_iso_time_text(integer, 9) }} end
-        when 'io.debezium.time.Timestamp' then case when {{ whole }} then
-            {{ cdc_lakehouse._cdc_iso_local_datetime_text(integer, 3) }} end
-        when 'org.apache.kafka.connect.data.Timestamp' then case when {{ whole }} then
-            {{ cdc_lakehouse._cdc_iso_local_datetime_text(integer, 3) }} end
-        when 'io.debezium.time.MicroTimestamp' then case when {{ whole }} then
-            {{ cdc_lakehouse._cdc_iso_local_datetime_text(integer, 6) }} end
-        when 'io.debezium.time.NanoTimestamp' then case when {{ whole }} then
-            {{ cdc_lakehouse._cdc_iso_local_datetime_text(integer, 9) }} end
+    {%- set decimal_parts -%}
+        case {{ column_type }}.name
+            when 'org.apache.kafka.connect.data.Decimal' then case when {{ is_string }} then named_struct(
+                'unscaled', try_to_binary({{ lexeme }}, 'base64'),
+                'scale', coalesce(try_cast({{ column_type }}.scale as int), 0)
+            ) end
+            when 'io.debezium.data.VariableScaleDecimal' then case when not {{ is_string }} and startswith({{ lexeme }}, '{') then
+                transform(
+                    array(from_json({{ lexeme }}, 'struct<scale: int, value: string>')),
+                    variable_scale -> named_struct(
+                        'unscaled', try_to_binary(variable_scale.value, 'base64'),
+                        'scale', variable_scale.scale
+                    )
+                )[0]
+            end
+        end
+    {%- endset -%}
+    case
+        when {{ column_type }}.name in ('org.apache.kafka.connect.data.Decimal', 'io.debezium.data.VariableScaleDecimal')
+            then {{ cdc_lakehouse._cdc_let(decimal_parts, 'decimal_parts_of', cdc_lakehouse._cdc_decimal_text(
+                cdc_lakehouse._cdc_unscaled_text('decimal_parts_of.unscaled'), 'decimal_parts_of.scale'
+            )) }}
+        when {{ is_string }} or not ({{ lexeme }} rlike '^-?[0-9]+$') then cast(null as string)
+        when {{ column_type }}.name in ('io.debezium.time.Date', 'org.apache.kafka.connect.data.Date')
+            then cast(date_from_unix_date(try_cast({{ lexeme }} as int)) as string)
+        when {{ column_type }}.name in ('io.debezium.time.Time', 'org.apache.kafka.connect.data.Time')
+            then {{ cdc_lakehouse._cdc_iso_time_text(integer, 3) }}
+        when {{ column_type }}.name = 'io.debezium.time.MicroTime' then {{ cdc_lakehouse._cdc_iso_time_text(integer, 6) }}
+        when {{ column_type }}.name = 'io.debezium.time.NanoTime' then {{ cdc_lakehouse._cdc_iso_time_text(integer, 9) }}
+        when {{ column_type }}.name in ('io.debezium.time.Timestamp', 'org.apache.kafka.connect.data.Timestamp')
+            then {{ cdc_lakehouse._cdc_iso_local_datetime_text(integer, 3) }}
+        when {{ column_type }}.name = 'io.debezium.time.MicroTimestamp'
+            then {{ cdc_lakehouse._cdc_iso_local_datetime_text(integer, 6) }}
+        when {{ column_type }}.name = 'io.debezium.time.NanoTimestamp'
+            then {{ cdc_lakehouse._cdc_iso_local_datetime_text(integer, 9) }}
     end
 {% endmacro %}

@@ -46,7 +46,7 @@
     end
 {% endmacro %}
 
-{% macro _cdc_decode_string(raw, semantic) %}
+{% macro _cdc_decode_string(raw, semantic, column_type='cast(null as struct<type: string, name: string, scale: string>)') %}
     {#-
         string from the text sent, times of day and variable-scale decimals decoded to text.
         string columns: the text as sent, except times of day, which arrive as numbers
@@ -55,9 +55,17 @@
         '[-]HH:mm:ss.ffffff' text (Spark has no time-of-day type; a MySQL TIME may be
         negative or past 24 hours), and io.debezium.data.VariableScaleDecimal, which
         arrives as {"scale", "value"} and becomes its exact decimal text (an unconstrained
-        numeric can exceed every Spark decimal).
+        numeric can exceed every Spark decimal), as does an
+        org.apache.kafka.connect.data.Decimal whose message schema gives its scale (a
+        numeric(p,s) with p over 38). Arrays: _cdc_decode_string_array.
     -#}
     case
+        when coalesce({{ semantic }} = 'org.apache.kafka.connect.data.Decimal', false)
+            and {{ column_type }}.type = 'bytes' and {{ column_type }}.scale is not null then
+            {{ cdc_lakehouse._cdc_decimal_text(
+                cdc_lakehouse._cdc_unscaled_text("try_to_binary(" ~ raw ~ ", 'base64')"),
+                "try_cast(" ~ column_type ~ ".scale as int)"
+            ) }}
         when coalesce({{ semantic }} = 'io.debezium.data.VariableScaleDecimal', false)
             and startswith({{ raw }}, '{') then
             {{ cdc_lakehouse._cdc_variable_scale_decimal_text(raw) }}
@@ -79,4 +87,22 @@
 {% macro _cdc_format_time_of_day(micros) %}
     {#- '[-]HH:mm:ss.ffffff' from signed microseconds since midnight (_cdc_iso_time_text). -#}
     {{ cdc_lakehouse._cdc_iso_time_text(micros, 6) }}
+{% endmacro %}
+
+{% macro _cdc_decode_string_array(raw, element_name, column_type) %}
+    {#-
+        SQL: the JSON text of an array held in a string column, each element decoded.
+        The column's contract encoding is `array` or `array<name>`; each element decodes as
+        its scalar twin (_cdc_decode_array_text), the
+        elements' semantic type from the message's schema (`column_type`, type 'array'),
+        else `element_name`; the text as sent when nothing in it decodes.
+    -#}
+    {%- set element_type -%}
+        named_struct(
+            'type', 'array',
+            'name', coalesce({{ column_type }}.name, {{ "'" ~ cdc_lakehouse._cdc_escape_string(element_name) ~ "'" if element_name else 'cast(null as string)' }}),
+            'scale', {{ column_type }}.scale
+        )
+    {%- endset -%}
+    coalesce({{ cdc_lakehouse._cdc_decode_array_text(raw, element_type) }}, {{ raw }})
 {% endmacro %}

@@ -9,7 +9,7 @@
         transform(
             array(from_json({{ lexeme }}, 'struct<scale: int, value: string>')),
             variable_scale -> {{ cdc_lakehouse._cdc_decimal_text(
-                cdc_lakehouse._cdc_decode_unscaled("try_to_binary(variable_scale.value, 'base64')"),
+                cdc_lakehouse._cdc_unscaled_text("try_to_binary(variable_scale.value, 'base64')"),
                 "variable_scale.scale"
             ) }}
         )[0]

@@ -2,13 +2,26 @@
     {#-
         struct<json: string, is_decoded: boolean>: the JSON row image `image` with every
         top-level value the message's own schema (`column_types`, see cdc_column_types)
-        says how to decode replaced by its decoded text (_cdc_decode_semantic_text), and
-        whether any value was. Every other value keeps its JSON text as the change log
-        holds it (a number `1.0` stays `1.0`, nested JSON stays). A row without a schema,
-        or whose schema names no decodable type, is returned as it is without being
-        parsed; so is a row in which nothing could be decoded (all such values null).
+        says how to decode replaced by its decoded text (_cdc_decode_semantic_text), each
+        element of an array so decoded (its type's `name` is its elements'), and whether
+        any value was. Every other value keeps its JSON text as the change log holds it (a
+        number `1.0` stays `1.0`, nested JSON stays), and so does an array that is a form of
+        the unavailable-value placeholder (_cdc_unavailable_array_forms). A row without a
+        schema, or whose schema names no decodable type, is returned as it is without being
+        parsed; so is a row in which nothing could be decoded (all such values null). A
+        scalar is decoded as an array of one element, so the decoders appear once in the
+        SQL.
     -#}
     {%- set names = cdc_lakehouse._cdc_decodable_semantic_names() -%}
+    {%- set placeholders = cdc_lakehouse._cdc_unavailable_array_forms() -%}
+    {%- set element_json -%}
+        case
+            when e.decoded is not null then {{ cdc_lakehouse._cdc_json_string('e.decoded') }}
+            when e.lexeme is null then 'null'
+            when e.is_string then {{ cdc_lakehouse._cdc_json_string('e.lexeme') }}
+            else e.lexeme
+        end
+    {%- endset -%}
     case
         when {{ image }} is null
             or {{ column_types }} is null
@@ -25,26 +38,57 @@
                     (entry, value) -> named_struct(
                         'key', entry.key,
                         'lexeme', entry.value,
-                        'is_string', schema_of_variant(value) = 'STRING'
+                        'is_string', schema_of_variant(value) = 'STRING',
+                        'column_type', coalesce({{ column_types }}[entry.key], {{ column_types }}[lower(entry.key)]),
+                        'is_array', coalesce(
+                            coalesce({{ column_types }}[entry.key], {{ column_types }}[lower(entry.key)]).type = 'array'
+                            and startswith(entry.value, '[')
+                            {%- for form in placeholders %}
+                            and entry.value != '{{ cdc_lakehouse._cdc_escape_string(form) }}'
+                            {%- endfor %},
+                            false
+                        )
                     )
                 ),
                 field -> named_struct(
                     'key', field.key,
                     'lexeme', field.lexeme,
                     'is_string', field.is_string,
-                    'decoded', case when field.lexeme is not null then {{ cdc_lakehouse._cdc_decode_semantic_text(
-                        'field.lexeme', 'field.is_string', 'coalesce(' ~ column_types ~ '[field.key], ' ~ column_types ~ '[lower(field.key)])'
-                    ) }} end
+                    'is_array', field.is_array,
+                    'elements', transform(
+                        case
+                            when field.is_array then zip_with(
+                                from_json(field.lexeme, 'array<string>'),
+                                from_json(field.lexeme, 'array<variant>'),
+                                (element_text, element_value) -> named_struct(
+                                    'lexeme', element_text,
+                                    'is_string', schema_of_variant(element_value) = 'STRING'
+                                )
+                            )
+                            else array(named_struct('lexeme', field.lexeme, 'is_string', field.is_string))
+                        end,
+                        element -> named_struct(
+                            'lexeme', element.lexeme,
+                            'is_string', element.is_string,
+                            'decoded', case when element.lexeme is not null and field.column_type.name is not null then {{ cdc_lakehouse._cdc_decode_semantic_text(
+                                'element.lexeme', 'element.is_string', 'field.column_type'
+                            ) }} end
+                        )
+                    )
                 )
             )),
             fields -> case
-                when exists(fields, f -> f.decoded is not null) then named_struct(
+                when exists(fields, f -> exists(f.elements, e -> e.decoded is not null)) then named_struct(
                     'json', concat('{', array_join(transform(fields, f -> concat(
                         {{ cdc_lakehouse._cdc_json_string('f.key') }},
                         ':',
                         case
-                            when f.decoded is not null then {{ cdc_lakehouse._cdc_json_string('f.decoded') }}
                             when f.lexeme is null then 'null'
+                            when f.is_array and exists(f.elements, e -> e.decoded is not null) then concat(
+                                '[', array_join(transform(f.elements, e -> {{ element_json }}), ','), ']'
+                            )
+                            when not f.is_array and f.elements[0].decoded is not null
+                                then {{ cdc_lakehouse._cdc_json_string('f.elements[0].decoded') }}
                             when f.is_string then {{ cdc_lakehouse._cdc_json_string('f.lexeme') }}
                             else f.lexeme
                         end

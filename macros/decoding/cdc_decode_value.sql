@@ -18,8 +18,10 @@
                        strings), or a mapping connector -> semantic type name when the
                        connectors differ (e.g. {sqlserver: io.debezium.time.NanoTime,
                        db2: io.debezium.time.Time}), or a decimal handling mode (precise,
-                       double, string). It says how a message WITHOUT a schema encodes the
-                       column: a message's own schema, when present, wins.
+                       double, string), or for a string column holding an array `array`
+                       or `array<semantic type name>`: each element decoded as its scalar
+                       twin. It says how a message WITHOUT a schema encodes the column: a
+                       message's own schema, when present, wins.
           column_type  expression: struct<type, name, scale> from the message's own
                        schema, null when the message carried none
           connector    expression: the connector name (its defaults differ)
@@ -50,8 +52,12 @@
             when 'false' then false
             when '0' then false
         end
+    {%- elif dtype == 'string' and encoding is string and encoding.startswith('array') -%}
+        {{ cdc_lakehouse._cdc_decode_string_array(
+            raw, encoding[6:-1] if encoding.startswith('array<') else none, column_type
+        ) }}
     {%- elif dtype == 'string' -%}
-        {{ cdc_lakehouse._cdc_decode_string(raw, semantic) }}
+        {{ cdc_lakehouse._cdc_decode_string(raw, semantic, column_type) }}
     {%- elif dtype in ['double', 'float', 'real'] -%}
         case
             when {{ raw }} rlike '^-?[0-9]+([.][0-9]*)?([eE][-+]?[0-9]+)?$'

@@ -13,7 +13,9 @@
         a full build) or the model was built from nothing, unless the model holds no row.
         Nothing when it is up to date or the model's read-through is not known (the
         lookup, _cdc_latest_versions_sql, then reads the rows after the table's
-        read-through from the model itself). A run killed between these statements leaves
+        read-through from the model itself); a run that left the model as it is still
+        brings the table up to it, and a model that gained no row after the table's
+        read-through (`cdc.rows_through`) needs nothing. A run killed between these statements leaves
         the table's old read-through: the next lookup reads those rows from the model,
         and the next post-hook adds them again, which changes no answer (max_by over the
         same versions). Returns no SQL.
@@ -34,13 +36,20 @@
     {%- endif -%}
     {%- set rebuild = registry_through is none
           or cdc_lakehouse._cdc_table_properties(this).get('cdc.previous_read_through', 'unknown') == 'unknown' -%}
+    {%- set model_rows_through = cdc_lakehouse._cdc_rows_through(this) -%}
+    {%- if not rebuild and model_rows_through is not none and model_rows_through <= registry_through -%}
+        {#- the model gained no row since the table's read-through (a run that found
+            nothing of its kind): nothing to add, no probe -#}
+        {{ return('') }}
+    {%- endif -%}
     {%- set compacted_rows = properties.get('cdc.compacted_rows', 0) | int -%}
     {%- if rebuild -%}
         {%- if existing is not none -%}
             {%- do adapter.drop_relation(existing) -%}
         {%- endif -%}
         {%- do cdc_lakehouse._cdc_forget_relation(target) -%}
-        {%- if not cdc_lakehouse._cdc_has_rows(this, 'true') -%}
+        {%- if not cdc_lakehouse._cdc_inputs_ever_held(model)
+              or not cdc_lakehouse._cdc_has_rows(this, 'true') -%}
             {#- a model without a row (a warehouse without documents) needs no table: its
                 lookup reads the model itself, which holds nothing -#}
             {{ return('') }}

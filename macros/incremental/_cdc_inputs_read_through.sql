@@ -2,8 +2,10 @@
     {#-
         The `_loaded_at` through which every input of a model is complete.
         The `_loaded_at` through which every input of `node` (default: the model being
-        run) is complete: the oldest `_cdc_read_through` of the tables it selects from,
-        looking through views and ephemeral models to the tables behind them. Seeds and
+        run) is complete: the oldest of the tables it selects from, looking through views
+        and ephemeral models to the tables behind them, each as it is now
+        (_cdc_effective_read_through: a table left as it is because nothing it reads
+        arrived is complete through what its own inputs are). Seeds and
         sources do not count. None when an input does not know its own (a table built
         before this bookkeeping, or left half-written by a killed run) or when the node
         reads no such table (bronze: its input is the landing folder).
@@ -14,7 +16,7 @@
     {%- endif -%}
     {%- set values = [] -%}
     {%- for relation in cdc_lakehouse._cdc_table_relations(node.depends_on.nodes) -%}
-        {%- do values.append(cdc_lakehouse._cdc_read_through(relation)) -%}
+        {%- do values.append(cdc_lakehouse._cdc_effective_read_through(relation)) -%}
     {%- endfor -%}
     {%- if not values or none in values -%}
         {{ return(none) }}

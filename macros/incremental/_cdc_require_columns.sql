@@ -4,9 +4,16 @@
         Stop with the remedy when an existing incremental table lacks a column its model
         now writes (a column added by an upgrade of the project): an append would insert
         the table's own columns only, and the models reading the new column would fail
-        far from the cause. One `describe` per invocation (_cdc_column_names).
+        far from the cause. One `describe` per invocation (_cdc_column_names), and none for
+        the model's own table when the model as it is now wrote it last
+        (`cdc.model_fingerprint`): that write passed this check, or created the table.
     -#}
     {%- if relation is none or not execute -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- if cdc_lakehouse._cdc_relation_key(relation) == cdc_lakehouse._cdc_relation_key(this)
+          and cdc_lakehouse._cdc_table_properties(relation).get('cdc.model_fingerprint')
+              == cdc_lakehouse._cdc_model_fingerprint() -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set existing = cdc_lakehouse._cdc_column_names(relation) -%}

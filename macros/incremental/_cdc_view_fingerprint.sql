@@ -2,16 +2,33 @@
     {#-
         An md5 of what the view being run is made of.
         It covers its compiled SQL, its model fingerprint and, for each table behind it, the
-        invocation that last wrote it (`cdc.written_by`). An input that is not a model under the
-        run bookkeeping (a seed, a source, a table without the properties) makes it unique to
-        this invocation: the view is then re-created on every run, as dbt does.
+        invocation that last created it or may have changed its columns (`cdc.built_by`,
+        _cdc_record_read_through), else the one that last wrote it (`cdc.written_by`: a gold
+        or history state). Spark keeps a view's columns as they were when it was created,
+        which only such a write changes: a view over tables that only gained rows is not
+        created again. A view it selects from counts by its own fingerprint
+        (`cdc.view_fingerprint`): when it is created again, so is this one. An input that is
+        not a model under the run bookkeeping (a seed, a source, a table without the
+        properties, a view of another materialization) makes it unique to this invocation:
+        the view is then re-created on every run, as dbt does.
     -#}
     {%- set parts = [compiled_sql, cdc_lakehouse._cdc_model_fingerprint()] -%}
     {%- for unique_id in model.depends_on.nodes if not unique_id.startswith('model.') -%}
         {%- do parts.append('unversioned input ' ~ unique_id ~ ': ' ~ invocation_id) -%}
     {%- endfor -%}
+    {%- for unique_id in model.depends_on.nodes if unique_id.startswith('model.') -%}
+        {%- set input = graph.nodes.get(unique_id) -%}
+        {%- if input is not none and input.config.materialized in ['view', 'cdc_view'] -%}
+            {%- set view = adapter.get_relation(
+                  database=input.database, schema=input.schema, identifier=input.alias) -%}
+            {%- set view_fingerprint = cdc_lakehouse._cdc_table_properties(view).get('cdc.view_fingerprint')
+                  if view is not none else none -%}
+            {%- do parts.append(unique_id ~ ': ' ~ (view_fingerprint or 'unknown ' ~ invocation_id)) -%}
+        {%- endif -%}
+    {%- endfor -%}
     {%- for relation in cdc_lakehouse._cdc_table_relations(model.depends_on.nodes) -%}
-        {%- set written_by = cdc_lakehouse._cdc_table_properties(relation).get('cdc.written_by') if relation is not none else none -%}
+        {%- set properties = cdc_lakehouse._cdc_table_properties(relation) if relation is not none else {} -%}
+        {%- set written_by = properties.get('cdc.built_by') or properties.get('cdc.written_by') -%}
         {%- do parts.append(relation ~ ': ' ~ (written_by or 'unknown ' ~ invocation_id)) -%}
     {%- endfor -%}
     {{ return(local_md5(parts | join('\n'))) }}

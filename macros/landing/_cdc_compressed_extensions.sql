@@ -23,12 +23,17 @@
 
 {% macro _cdc_whole_read_among(paths) %}
     {#- The paths among `paths` with an extension of _cdc_whole_read_extensions, in order. -#}
-    {%- set whole = [] -%}
+    {{ return(cdc_lakehouse._cdc_paths_with_extensions(paths, cdc_lakehouse._cdc_whole_read_extensions())) }}
+{% endmacro %}
+
+{% macro _cdc_paths_with_extensions(paths, extensions) %}
+    {#- The paths among `paths` whose file name's last extension (any case) is in `extensions`, in order. -#}
+    {%- set found = [] -%}
     {%- for path in paths -%}
         {%- set name = path.rsplit('/', 1)[-1] -%}
-        {%- if '.' in name and name.rsplit('.', 1)[-1].lower() in cdc_lakehouse._cdc_whole_read_extensions() -%}
-            {%- do whole.append(path) -%}
+        {%- if '.' in name and name.rsplit('.', 1)[-1].lower() in extensions -%}
+            {%- do found.append(path) -%}
         {%- endif -%}
     {%- endfor -%}
-    {{ return(whole) }}
+    {{ return(found) }}
 {% endmacro %}

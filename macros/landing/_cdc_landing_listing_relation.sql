@@ -3,8 +3,8 @@
         Registers a temporary view of every landing file (no content) and returns its name.
         The view `_cdc_landing_listing` has one row per landing file (`path`,
         `modificationtime`, `length`, `is_unlisted`): the files Spark's listing gives
-        (_cdc_landing_files_relation), and, where the Python UDF `cdc_landing_unlisted_files`
-        is registered (python_udfs/, var `cdc_landing_unlisted_files`), the files it skips:
+        (_cdc_landing_files_relation), and, where the Java UDF `cdc_landing_unlisted_files`
+        is registered (python_udfs.register, var `cdc_landing_unlisted_files`), the files it skips:
         names starting with `_` or `.` and zero-byte files (`is_unlisted`). Markers
         (var `cdc_landing_ignored_names`) are left out of both. Once per invocation, until
         _cdc_release_landing_views releases it.

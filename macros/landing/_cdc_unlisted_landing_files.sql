@@ -34,7 +34,7 @@
         The files among the landing files `paths` that Spark's file sources cannot read.
         Those whose name (or a folder's) starts with `_` or `.`, with bytes, as the listing
         of this run found them (_cdc_note_unlisted_landing_files). Bronze reads them through
-        the Python UDF `cdc_landing_file_content` (_cdc_unlisted_landing_contents_relation).
+        the Java UDF `cdc_landing_file_content` (_cdc_unlisted_landing_contents_relation).
     -#}
     {%- set unlisted = cdc_lakehouse._cdc_invocation_cache('unlisted_landing_files') -%}
     {{ return(paths | select('in', unlisted) | list) }}
@@ -45,7 +45,7 @@
         Registers a temporary view of the unlisted landing files `paths` with their bytes.
         `_cdc_unlisted_landing_contents`: `path`, `modificationtime`, `length` (from the
         listing), `content` (decompressed by extension, null when unreadable) and `error`
-        (why), read by the Python UDF `cdc_landing_file_content`. Returns its name; none for
+        (why), read by the Java UDF `cdc_landing_file_content`. Returns its name; none for
         an empty list.
     -#}
     {%- if not execute or not paths -%}

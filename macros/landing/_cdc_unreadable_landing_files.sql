@@ -3,7 +3,7 @@
         The landing files among `paths` that cannot be read whole, with the lines read first.
         Returns a list of `{path, lines_read, reason, error}`: the zero-byte files among
         `paths` (_cdc_empty_landing_files, reason `empty_file`); the files Spark's listing
-        skips (_cdc_unlisted_landing_files) that the Python UDF cannot read whole (reason
+        skips (_cdc_unlisted_landing_files) that the Java UDF cannot read whole (reason
         `unreadable_file`, `error` its message); then the compressed files
         (_cdc_compressed_extensions) whose codec fails before their end (a truncated or
         corrupt gzip, bzip2, zlib or zstd stream, a file that vanished or cannot be opened),

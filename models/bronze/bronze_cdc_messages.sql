@@ -3,6 +3,7 @@
         materialized='cdc_incremental',
         incremental_strategy='append',
         full_refresh=false,
+        cdc_summary={'table_changes': _cdc_announces_table_changes()},
         post_hook=["{{ _cdc_record_loaded_files() }}", "{{ _cdc_release_landing_views() }}"],
     )
 }}
@@ -39,21 +40,41 @@
     (_cdc_unlisted_landing_files), decompressed by extension.
 -#}
 {%- set unlisted_files = _cdc_unlisted_landing_files(files) -%}
-{%- set whole_files = _cdc_whole_read_among(files | reject('in', unlisted_files) | list) -%}
-{%- set lines_relation = _cdc_landing_lines_relation(
-    files | reject('in', whole_files) | reject('in', unlisted_files) | list
+{#-
+    Avro and Parquet files (_cdc_record_extensions: what Kafka Connect's sinks write with
+    format.class AvroFormat or ParquetFormat) are record containers: each record is a
+    message, decoded by the reader of `spark.jars` (_cdc_landing_record_texts).
+-#}
+{%- set record_files = _cdc_record_files_among(files) -%}
+{%- set whole_files = _cdc_whole_read_among(
+    files | reject('in', unlisted_files) | reject('in', record_files) | list
 ) -%}
+{%- set lines_relation = _cdc_landing_lines_relation(
+    files | reject('in', whole_files) | reject('in', unlisted_files) | reject('in', record_files) | list
+) -%}
+{%- set listed_record_files = record_files | reject('in', unlisted_files) | list -%}
+{%- set binary_relation = none -%}
+{%- if whole_files or listed_record_files -%}
+    {#- one view over the files read whole by binaryFile, whatever reads their bytes -#}
+    {%- set binary_relation = _cdc_landing_files_subset_relation(whole_files + listed_record_files)
+          or _cdc_landing_files_relation() -%}
+{%- endif -%}
+{%- set unlisted_relation = _cdc_unlisted_landing_contents_relation(unlisted_files) -%}
+{%- set unlisted_record_files = record_files | select('in', unlisted_files) | list -%}
+{%- set unlisted_line_files = unlisted_files | reject('in', record_files) | list -%}
 {%- set whole_sources = [] -%}
 {%- if whole_files -%}
-    {%- do whole_sources.append({
-        'relation': _cdc_landing_files_subset_relation(whole_files) or _cdc_landing_files_relation(),
-        'paths': whole_files
-    }) -%}
+    {%- do whole_sources.append({'relation': binary_relation, 'paths': whole_files}) -%}
 {%- endif -%}
-{%- if unlisted_files -%}
-    {%- do whole_sources.append({
-        'relation': _cdc_unlisted_landing_contents_relation(unlisted_files), 'paths': unlisted_files
-    }) -%}
+{%- if unlisted_line_files -%}
+    {%- do whole_sources.append({'relation': unlisted_relation, 'paths': unlisted_line_files}) -%}
+{%- endif -%}
+{%- set record_sources = [] -%}
+{%- if listed_record_files -%}
+    {%- do record_sources.append({'relation': binary_relation, 'paths': listed_record_files}) -%}
+{%- endif -%}
+{%- if unlisted_record_files -%}
+    {%- do record_sources.append({'relation': unlisted_relation, 'paths': unlisted_record_files}) -%}
 {%- endif -%}
 {#-
     Kafka, read directly when vars name a broker (_cdc_kafka_settings): per partition, the
@@ -70,6 +91,7 @@
 {%- if lines_relation %}{% do parts.append('line_messages') %}{% endif %}
 {%- if kafka_relation %}{% do parts.append('kafka_messages') %}{% endif %}
 {%- if whole_sources %}{% do parts.append('whole_messages') %}{% endif %}
+{%- if record_sources %}{% do parts.append('record_messages') %}{% endif %}
 {%- if unreadable_files %}{% do parts.append('unreadable_file_messages') %}{% endif %}
 {#- no new landing file (none: not incremental, every file is read) nor Kafka record: nothing to do -#}
 {{ cdc_skip_unless_new_input(new_files is none or new_files | length > 0 or kafka_relation is not none) }}
@@ -149,20 +171,16 @@ line_messages as (
 {%- if whole_sources %}
 
 whole_files as (
-    {%- for source in whole_sources %}
 
     select
-        path as source_file,
-        modificationtime as source_file_modified_at,
-        content,
-        is_valid_utf8(cast(content as string)) as is_valid_file,
-        {{ _cdc_sink_file_coordinates('path') }}
-    from {{ source.relation }}
-    where {{ _cdc_in_list('path', source.paths) }}
-    {%- if not loop.last %}
-    union all
-    {%- endif %}
-    {%- endfor %}
+        file_bytes.source_file,
+        file_bytes.source_file_modified_at,
+        file_bytes.content,
+        is_valid_utf8(cast(file_bytes.content as string)) as is_valid_file,
+        file_bytes.file_topic,
+        file_bytes.file_partition,
+        file_bytes.file_start_offset
+    from ({{ _cdc_landing_file_bytes(whole_sources) }}) as file_bytes
 
 ),
 
@@ -228,6 +246,85 @@ whole_messages as (
         false as is_kafka_read
     from whole_line_bytes
     where startswith(line_text, '{') or trim(line_text) != ''
+
+),
+{%- endif %}
+{%- if record_sources %}
+
+record_texts as (
+
+    -- each file decoded once, whole: its records as JSON lines, or one line saying why not
+    select
+        file_bytes.source_file,
+        file_bytes.source_file_modified_at,
+        file_bytes.file_length,
+        file_bytes.file_topic,
+        file_bytes.file_partition,
+        file_bytes.file_start_offset,
+        {{ _cdc_record_container('file_bytes.source_file') }} as container,
+        {{ _cdc_landing_record_texts('file_bytes.content', 'file_bytes.source_file') }}
+            as records_text
+    from ({{ _cdc_landing_file_bytes(record_sources) }}) as file_bytes
+
+),
+
+record_lines as (
+
+    select
+        record_texts.source_file,
+        record_texts.source_file_modified_at,
+        record_texts.file_length,
+        record_texts.file_topic,
+        record_texts.file_partition,
+        record_texts.file_start_offset,
+        record_texts.container,
+        exploded.record_position + 1 as source_line,
+        exploded.record_text
+    from record_texts
+        lateral view posexplode(
+            case
+                when startswith(record_texts.records_text, '!') then array(record_texts.records_text)
+                else split(record_texts.records_text, '\n')
+            end
+        ) exploded as record_position, record_text
+
+),
+
+record_messages as (
+
+    -- a record at its index in the file (from 1: its offset is the file's start offset plus
+    -- the index, less one); a file that cannot be read whole, or holds no record, is one row
+    -- at line 0 saying why, and none of its records is kept
+    select
+        source_file,
+        source_file_modified_at,
+        case when startswith(record_text, '!') then 0 else source_line end as source_line,
+        file_topic,
+        file_partition,
+        case when not startswith(record_text, '!') then file_start_offset end as file_start_offset,
+        true as is_valid_utf8,
+        case
+            when startswith(record_text, '!empty') then concat(
+                'empty_file: the ', container, ' file holds no records (',
+                cast(file_length as string), ' bytes, modified ',
+                cast(source_file_modified_at as string),
+                '): a version of it with records (a new modification time) loads'
+            )
+            when startswith(record_text, '!') then concat(
+                'unreadable_file: the ', container, ' file could not be read whole (',
+                split_part(record_text, '\t', 3), '); ',
+                cast(file_length as string), ' bytes, modified ',
+                cast(source_file_modified_at as string), '; ',
+                split_part(record_text, '\t', 2),
+                ' records were read before the failure and none is kept: the file loads whole '
+                || 'once a readable version of it (a new modification time) lands'
+            )
+            else record_text
+        end as raw_line,
+        cast(null as string) as raw_line_base64,
+        startswith(record_text, '!') as is_unreadable_file,
+        false as is_kafka_read
+    from record_lines
 
 ),
 {%- endif %}
@@ -459,7 +556,8 @@ final as (
             when is_unreadable_file then 'unreadable_file'
             when is_kafka_read then 'kafka'
             when is_kcat_record then 'kcat'
-            else 'value_line'
+            -- a record of an Avro or Parquet file: its container
+            else coalesce({{ _cdc_record_container('source_file') }}, 'value_line')
         end as _record_format,
         is_valid_utf8 as _is_valid_utf8,
         case when is_kcat_record then kcat.topic else file_topic end as _kafka_topic,

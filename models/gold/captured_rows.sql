@@ -3,10 +3,11 @@
         materialized='cdc_current_state',
         unique_key=['_cdc_source_id', '_cdc_key'],
         cdc_columns_on_read={
-            '_cdc_row_json': '(' ~ cdc_decode_row_image('_cdc_row_json_raw', '_cdc_column_types') ~ ').json',
-            '_cdc_is_decoded': '(' ~ cdc_decode_row_image('_cdc_row_json_raw', '_cdc_column_types') ~ ').is_decoded',
+            '_cdc_decoded_image': cdc_decode_row_image('_cdc_row_json_raw', '_cdc_column_types'),
+            '_cdc_row_json': '_cdc_decoded_image.json',
+            '_cdc_is_decoded': '_cdc_decoded_image.is_decoded',
         },
-        cdc_unpublished_columns=['_cdc_column_types'],
+        cdc_unpublished_columns=['_cdc_column_types', '_cdc_decoded_image'],
     )
 }}
 
@@ -18,7 +19,8 @@
 -- schema says how to decode (decimals, dates, times, timestamps) as text. Decoding is
 -- needed for the current row only: the published view decodes it when a query reads it
 -- (cdc_columns_on_read), so a key changed a thousand times is decoded once, not a thousand
--- times, and the carry-over of unavailable values works on the raw image alone.
+-- times, and the carry-over of unavailable values works on the raw image alone. The image is
+-- decoded once for both columns (_cdc_decoded_image, not shown).
 
 with
 

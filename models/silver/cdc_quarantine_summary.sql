@@ -1,7 +1,10 @@
 {{ config(materialized='cdc_view') }}
 
 -- What was quarantined, per load, reason and source, with what the reason means and
--- what to do about it.
+-- what to do about it. A message's source is its table, else its Kafka topic, else its
+-- landing file (_cdc_quarantine_source).
+
+{%- set source = _cdc_quarantine_source() %}
 
 with
 
@@ -23,7 +26,7 @@ counted as (
         _loaded_at,
         quarantine_stage,
         reason_code,
-        coalesce(_cdc_source_id, _kafka_topic, _source_file) as source_name,
+        {{ source.name }} as source_name,
         count(*) as messages,
         min(_cdc_error_reason) as example_reason
     from quarantine
@@ -31,7 +34,7 @@ counted as (
         _loaded_at,
         quarantine_stage,
         reason_code,
-        coalesce(_cdc_source_id, _kafka_topic, _source_file)
+        {{ source.name }}
 
 ),
 

@@ -2,6 +2,7 @@
     config(
         materialized='cdc_incremental',
         incremental_strategy='append',
+        cdc_input_kinds=['control'],
     )
 }}
 
@@ -12,10 +13,13 @@
 -- each of their data tests) read the value of every message in bronze to find the few it
 -- joins, 42 s a test at 5M events. The value comes with the message from
 -- stg_cdc__messages (_cdc_control_value), which carries it for these kinds only: bronze is
--- read once, by the parsing model. The read-through mark keeps a run to new loads even
--- while there are no control messages at all.
+-- read once, by the parsing model. A run whose new messages held none of these kinds
+-- (stg_cdc__messages records what its writes held: cdc_input_kinds) leaves the table as
+-- it is without a query.
 
 {%- set watermark = cdc_new_input_since() %}
+{%- set skip_run = cdc_skip_unless_new_input() %}
+{{ skip_run }}
 
 with
 
@@ -42,6 +46,9 @@ final as (
         _loaded_at
     from {{ ref('stg_cdc__messages') }}
     where _cdc_message_kind in ('transaction', 'schema_change', 'signal')
+    {%- if skip_run %}
+        and false
+    {%- endif %}
     {% if cdc_is_incremental() %}
         and _loaded_at > {{ watermark }}
     {% endif %}

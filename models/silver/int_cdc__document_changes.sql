@@ -4,16 +4,15 @@
         incremental_strategy='append',
         pre_hook="{{ _cdc_drop_latest_versions() }}",
         post_hook="{{ _cdc_record_latest_versions() }}",
+        cdc_input_kinds=['folded'],
     )
 }}
 
 {#- one watermark query, shared by the batch filter and the late keys' history filter -#}
 {%- set watermark = cdc_new_input_since() %}
-{#- without a new folded change a run has nothing to do (one probe, no Spark job) -#}
-{%- set skip_run = cdc_skip_unless_new_input(
-        ref('stg_cdc__messages'),
-        "_cdc_message_kind = 'change' and " ~ _cdc_is_folded_change(),
-        since=watermark) %}
+{#- without a new folded change (stg_cdc__messages records what its writes held:
+    cdc_input_kinds) a run has nothing to do: no query, no Spark job -#}
+{%- set skip_run = cdc_skip_unless_new_input() %}
 {{ skip_run }}
 
 -- Every change of a document collection (MongoDB) with the whole document after it: the
@@ -81,7 +80,7 @@ stored_latest as (
         stored._cdc_key,
         max_by(stored.latest_version, stored.latest_sort_key) as latest_version,
         max(stored.latest_message_sort_key) as latest_message_sort_key
-    from ({{ _cdc_latest_versions_sql(this) }}) as stored
+    from ({{ _cdc_latest_versions_grouped(this) if skip_run else _cdc_latest_versions_sql(this) }}) as stored
     left semi join batch_keys
         on stored._cdc_source_id = batch_keys._cdc_source_id
         and stored._cdc_key = batch_keys._cdc_key
@@ -288,7 +287,7 @@ folded as (
         case
             when not {{ _cdc_in_list('grouped._cdc_envelope', _cdc_document_families()) }}
                 then {{ _cdc_row_image_fold('grouped.bases', 'grouped.changes') }}
-            {% if _cdc_function_exists('cdc_mongodb_fold') -%}
+            {% if not skip_run and _cdc_function_exists('cdc_mongodb_fold') -%}
             else transform(
                 from_json(
                     cdc_mongodb_fold(

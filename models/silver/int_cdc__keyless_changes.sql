@@ -2,20 +2,26 @@
     config(
         materialized='cdc_incremental',
         incremental_strategy='append',
+        cdc_input_kinds=['keyless', 'truncate'],
     )
 }}
 
 {%- set watermark = cdc_new_input_since() %}
-{#- what this model resolves: keyless rows, and (incremental) truncates of their tables;
-    without any, a run has nothing to do (one probe, no Spark job for the model) -#}
-{%- set truncates_of_keyless_tables -%}
-    _cdc_op = 't' and _cdc_source_id in (select _cdc_source_id from {{ this }})
-{%- endset %}
-{%- set skip_run = cdc_skip_unless_new_input(
-        ref('stg_cdc__messages'),
-        "_cdc_message_kind = 'change' and (_cdc_is_keyless"
-            ~ (" or (" ~ truncates_of_keyless_tables ~ "))" if cdc_is_incremental() else ")"),
-        since=watermark) %}
+{#- what this model resolves: keyless rows, and (incremental) truncates of their tables.
+    Without a new keyless row or truncate (stg_cdc__messages records what its writes held:
+    cdc_input_kinds) a run has nothing to do: no query, no Spark job. With a truncate only,
+    one probe says whether it truncated a keyless table -#}
+{%- set skip_run = cdc_skip_unless_new_input() %}
+{%- if not skip_run and cdc_is_incremental() %}
+    {%- set truncates_of_keyless_tables -%}
+        _cdc_op = 't' and _cdc_source_id in (select _cdc_source_id from {{ this }})
+    {%- endset %}
+    {%- set skip_run = cdc_skip_unless_new_input(
+            ref('stg_cdc__messages'),
+            "_cdc_message_kind = 'change' and (_cdc_is_keyless or ("
+                ~ truncates_of_keyless_tables ~ "))",
+            since=watermark) %}
+{%- endif %}
 {{ skip_run }}
 
 -- The rows of keyless tables (keyed by their whole row image, _cdc_is_keyless) as a

@@ -2,12 +2,18 @@
     config(
         materialized='cdc_incremental',
         incremental_strategy='append',
+        cdc_input_kinds=['table_changes'],
     )
 }}
 
 -- The primary key every Debezium schema-change event announces for a table, read straight
 -- from bronze: stg_cdc__messages keys the messages of tables without a message key or a
--- declared key by it, so this cannot derive from stg_cdc__messages.
+-- declared key by it, so this cannot derive from stg_cdc__messages. A run whose new bronze
+-- lines held no schema-change event (bronze records it: cdc_input_kinds) leaves the table
+-- as it is without a query.
+
+{%- set skip_run = cdc_skip_unless_new_input() %}
+{{ skip_run }}
 
 with
 
@@ -22,7 +28,10 @@ bronze as (
         bronze_messages._source_line,
         bronze_messages._loaded_at
     from {{ ref('bronze_cdc_messages') }} as bronze_messages
-    where bronze_messages.message_value like '%"tableChanges"%'
+    where {{ _cdc_announces_table_changes('bronze_messages.message_value') }}
+    {%- if skip_run %}
+        and false
+    {%- endif %}
     {% if cdc_is_incremental() %}
         -- few messages are schema changes: the read-through mark keeps a run to new loads
         and bronze_messages._loaded_at > {{ cdc_new_input_since() }}

@@ -2,6 +2,7 @@
     config(
         materialized='cdc_incremental',
         incremental_strategy='append',
+        cdc_summary=_cdc_message_summary(),
     )
 }}
 
@@ -10,7 +11,10 @@
 -- the connector family that reads it (macros/connectors/<family>/, registered in
 -- _cdc_connector_families), or the reason it cannot be read. Each message is parsed once,
 -- with the union schema of every family (_cdc_envelope_schema); the hooks compiled are
--- those of the families the new messages hold (_cdc_present_families).
+-- those of the families the new messages hold (_cdc_present_families). Each write records
+-- what its rows hold (config cdc_summary, _cdc_message_summary: keyless rows, truncates,
+-- folded changes, control messages): the models that read some kinds only know without a
+-- query that none of theirs arrived (config cdc_input_kinds).
 
 {%- set watermark = cdc_new_input_since() %}
 {#-
@@ -29,7 +33,8 @@
         {%- do _cdc_require_columns(this, ['_cdc_control_value']) %}
     {%- endif %}
     {%- set new_messages = '_loaded_at > ' ~ watermark if watermark else 'true' %}
-    {%- if _cdc_row_count(ref('bronze_cdc_messages'), new_messages)
+    {#- how many: bronze's last write counted them when it loaded exactly these -#}
+    {%- if _cdc_rows_loaded_after(ref('bronze_cdc_messages'), watermark[10:-1] if watermark else none)
             <= var('cdc_family_probe_max_messages', 50000) | int %}
         {%- set families = _cdc_present_families(ref('bronze_cdc_messages'), new_messages) %}
     {%- endif %}

@@ -5,7 +5,10 @@ a standalone master, one worker (whose executor is its own JVM) and the Spark Th
 submitted to that master, with its own metastore and warehouse, and the project's Python
 UDFs shipped to the executor. Gold is on Delta Lake there: the Thrift Server has the `delta`
 target's jars, extension and catalog, and dbt `CDC_GOLD_FILE_FORMAT=delta`. Simulated Oracle,
-SQL Server, Db2 and MongoDB sources land in one folder, which the executor reads. dbt runs on
+SQL Server, Db2 and MongoDB sources land in a bucket of an S3-compatible server (s3proxy,
+tests/s3_server.py), which the executor reads through Hadoop's S3A connector (the pinned jars
+of spark-jars.lock, the endpoint in the cluster's settings, the credentials in its processes'
+environment); the same files land in a local folder too, for the local target. dbt runs on
 the `thrift` target (a subprocess, as a user runs it) after a first batch (`dbt run`) and
 again after a second one (`dbt build`: the data tests' SQL runs on the cluster once, on whole
 tables); after each, every gold relation built on the cluster must equal the simulator's
@@ -43,6 +46,7 @@ from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
 from tests.conftest import COLD_JVM_OPTIONS, DbtProject
 from tests.e2e.test_mongodb_sources import _assert_documents_match, _assert_typed_customers_match
 from tests.e2e.test_simulated_sources import _assert_customer_history_matches
+from tests.s3_server import S3Server, upload
 from workbench.consumer import CONSUMER_DIR
 from workbench.oracle_check import GoldReader, compare_database
 from workbench.simulator import SimConfig, SimResult, simulate, write_batch
@@ -58,6 +62,9 @@ RELATIONAL: list[tuple[str, bool, str]] = [
     ("db2", True, "value_lines"),
 ]
 REMOTE_SCHEMA = "t_cluster"
+BUCKET = "cluster"
+# the landing the cluster's builds read: the bucket's copy of the local landing folder
+LANDING = f"s3a://{BUCKET}/landing"
 CONNECT_SCHEMA = "t_connect"
 # gold columns that say when a row was loaded, not what it holds: they differ between
 # two builds of the same files
@@ -74,25 +81,33 @@ SERVER_CLASS_ERROR = "NoClassDefFoundError"
 
 
 def _spec(
-    table_format: str = "parquet", connect_port: int | None = None, **extra_conf: str
+    table_format: str = "parquet",
+    connect_port: int | None = None,
+    s3: S3Server | None = None,
+    **extra_conf: str,
 ) -> ClusterSpec:
     return ClusterSpec(
         master_port=0, master_ui_port=0, worker_port=0, worker_ui_port=0, thrift_port=0,
         metastore_port=0, connect_port=connect_port,
-        worker_memory="3g", executor_memory="2g", driver_memory="2g", extra_conf=extra_conf,
-        java_options=COLD_JVM_OPTIONS, table_format=table_format,
+        worker_memory="3g", executor_memory="2g", driver_memory="2g",
+        extra_conf={**(s3.spark_conf() if s3 else {}), **extra_conf},
+        env=s3.env() if s3 else {}, java_options=COLD_JVM_OPTIONS, table_format=table_format,
     )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def cluster(s3_server, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """The cluster, its gold on Delta Lake: the Thrift Server has the `delta` target's jars
-    (shipped to the executor), extension and catalog; bronze and silver stay parquet. A Spark
-    Connect server is submitted beside it, with the same settings, for the `connect` target."""
+    (shipped to the executor; the S3A connector's among them), extension and catalog;
+    bronze and silver stay parquet. Its processes reach the module's S3-compatible server
+    (`s3_server`). A Spark Connect server is submitted beside it, with the same settings,
+    for the `connect` target."""
     jars = Path(os.environ.get("CDC_SPARK_JARS_DIR") or REPO_ROOT / "jars")
-    if not list(jars.glob("delta-spark_*.jar")):
-        pytest.fail(f"Delta Lake's jars are not in {jars}: run `make setup` (it fetches them)")
-    with running(tmp_path_factory.mktemp("cluster"), _spec("delta", connect_port=0)) as state:
+    for pattern in ("delta-spark_*.jar", "hadoop-aws-*.jar"):
+        if not list(jars.glob(pattern)):
+            pytest.fail(f"{pattern} is not in {jars}: run `make setup` (it fetches it)")
+    spec = _spec("delta", connect_port=0, s3=s3_server)
+    with running(tmp_path_factory.mktemp("cluster"), spec) as state:
         yield state
     _gone(state)  # master, worker, executor, Thrift Server and metastore: none left
 
@@ -237,7 +252,7 @@ def thrift_build(
         **os.environ,
         **(cluster.connect_env() if connect else cluster.dbt_env()),
         "CDC_SCHEMA": CONNECT_SCHEMA if connect else REMOTE_SCHEMA,
-        "CDC_LANDING_DIR": str(project.landing),
+        "CDC_LANDING_DIR": LANDING,
         # a build stopped with SIGABRT writes every thread's Python stack to its log
         "PYTHONFAULTHANDLER": "1",
     }
@@ -403,6 +418,23 @@ def remote_states(cluster: ClusterState) -> dict[str, tuple[str, list[str]]]:
     return states
 
 
+def remote_landing(cluster: ClusterState) -> dict[str, int]:
+    """{folder of the landing files: bronze rows} of the cluster's bronze, read through the
+    Thrift Server: where its executors read the files from."""
+    from pyhive import hive
+
+    connection = hive.connect(host=cluster.thrift_host, port=cluster.thrift_port, username="dbt")
+    try:
+        cursor = connection.cursor()
+        cursor.execute(
+            "select regexp_extract(_source_file, '^(.*)/[^/]+/[^/]+$', 1), count(*) "
+            f"from {REMOTE_SCHEMA}_bronze.bronze_cdc_messages group by 1"
+        )
+        return {str(folder): int(rows) for folder, rows in cursor.fetchall()}
+    finally:
+        connection.close()
+
+
 def assert_same_gold(local: DbtProject, remote: DbtProject, relations: list[str]) -> dict[str, int]:
     """Each gold relation holds the same rows (as a multiset) on both targets."""
     local_relations = sorted(
@@ -460,18 +492,32 @@ def assert_gold_equals_the_oracle(
     _assert_typed_customers_match(project, documents, batch)
 
 
-def _land(project: DbtProject, relational, documents, batch: int) -> None:  # type: ignore[no-untyped-def]
-    for result, fmt in [*relational, *documents]:
-        write_batch(result.batches[batch], project.landing / result.config.database, batch, fmt)
+def _land(project: DbtProject, s3: S3Server, relational, documents, batch: int) -> None:  # type: ignore[no-untyped-def]
+    """The batch's files written into the local landing folder, then the same files uploaded
+    to the bucket's landing (those of the batch only: a file uploaded again is a new version)."""
+    written = [
+        path
+        for result, fmt in [*relational, *documents]
+        for path in write_batch(
+            result.batches[batch], project.landing / result.config.database, batch, fmt
+        )
+    ]
+    upload(s3, project.landing, LANDING.removeprefix("s3a://"), written)
 
 
 @pytest.mark.parametrize("batch", [0, 1], ids=["first-batch", "incremental-batch"])
 def test_cluster_gold_equals_the_oracle_and_the_local_target(  # type: ignore[no-untyped-def]
-    cluster, dbt_project, remote, relational, documents, batch
+    cluster, s3_server, dbt_project, remote, relational, documents, batch
 ) -> None:
-    _land(dbt_project, relational, documents, batch)
+    """The cluster builds from the bucket (`s3a://`), the local target from the local copy
+    of the same files."""
+    _land(dbt_project, s3_server, relational, documents, batch)
     last = batch == len(relational[0][0].batches) - 1
     thrift_build(cluster, dbt_project, f"batch-{batch}", "build" if last else "run")
+    # every file the cluster loaded came from the bucket (sink files lie in
+    # <database>/topics/<topic>/partition=<p>/, kcat files in <database>/kcat/)
+    folders = remote_landing(cluster)
+    assert folders and all(f.startswith(LANDING + "/") for f in folders), folders
     relations = copy_remote_gold(cluster, remote)
     assert {"captured_rows", "customers", "orders", "order_lines", "shop_customers"} <= set(
         relations

@@ -14,6 +14,7 @@ import bz2
 import datetime as dt
 import gzip
 import json
+import re
 from collections.abc import Callable
 
 import pyarrow as pa
@@ -252,7 +253,7 @@ def test_column_checks_count_as_the_separate_tests_would(built) -> None:  # type
         built, table, damage, "bronze_cdc_messages,test_name:cdc_column_checks"
     )
     rows = _failing_rows(results, "cdc_column_checks_bronze_cdc_messages")
-    accepted = "not one of: value_line, kcat, kafka, unreadable_file"
+    accepted = "not one of: value_line, kcat, kafka, avro, parquet, unreadable_file"
     assert _checks(rows) == [
         (
             "bronze_cdc_messages",
@@ -430,7 +431,9 @@ def test_a_build_checks_the_rows_it_loaded_and_dbt_test_checks_every_row(built) 
     skipped = {
         r.node.name for r in first.result.results if NO_NEW_INPUT in (r.node.compiled_code or "")
     }
-    assert skipped == {*FOLDING_MODELS}, skipped
+    # (the schema-change keys too: bronze recorded that its new lines held no schema-change
+    # event, so that model skipped without a query, cdc_input_kinds)
+    assert skipped == {*FOLDING_MODELS, "int_cdc__schema_change_keys"}, skipped
     # the column checks of a model the build loaded check the rows it loaded
     [column_checks] = [
         r.node.compiled_code
@@ -552,6 +555,15 @@ def _land_compressed(  # type: ignore[no-untyped-def]
     return landed
 
 
+def _count_in(project, topic: str) -> int:  # type: ignore[no-untyped-def]
+    """The messages bronze holds of `topic` from the files under ttz-compressed2/."""
+    [row] = project.sql(
+        f"select count(*) as n from {project.layer('bronze')}.bronze_cdc_messages "
+        f"where _source_file like '%/ttz-compressed2/%' and _kafka_topic = '{topic}'"
+    )
+    return int(row["n"])
+
+
 def _quarantine_report(project, result) -> list[str]:  # type: ignore[no-untyped-def]
     """The messages of the build's warning of what it quarantined (its SQL run again)."""
     (test,) = [
@@ -564,9 +576,10 @@ def _quarantine_report(project, result) -> list[str]:  # type: ignore[no-untyped
 def test_a_run_says_what_it_could_not_read(built) -> None:  # type: ignore[no-untyped-def]
     """Kafka Connect sink files written with compression on (gzip, bzip2, zstd): bronze
     decompresses the `.gz`, `.bz2` and `.zst` ones, every line read (a build that loads
-    them beside a broken line warns of that line only); twelve more it cannot read (the
-    same bytes under a `.json` name), loaded alone, fail the build, which names each file
-    and codec."""
+    them beside a broken line warns of that line only: a file of one broken line is a
+    source the run read nothing of, an error unless var cdc_unread_source_severity is
+    `warn`, as here); twelve more it cannot read (the same bytes under a `.json` name),
+    loaded alone, fail the build, which names each file and codec."""
     source = simulate(
         SimConfig(
             seed=13, flavour="sqlserver", database="TT_MSS", server="ttz", batches=2,
@@ -577,13 +590,22 @@ def test_a_run_says_what_it_could_not_read(built) -> None:  # type: ignore[no-un
     (built.landing / "ttz" / "broken.json").write_text('{"op": "c", "after": {"id": 1\n')
     first = _land_compressed(built, "ttz-compressed", source.batches[1][:30], flush_size=10)
     # what the report reads: bronze, stg_cdc__messages and the quarantine (as below)
-    warned = built.run("build", "--select", "+stg_cdc__messages", "cdc_quarantine", vars=LOADED)
+    warned = built.run(
+        "build", "--select", "+stg_cdc__messages", "cdc_quarantine",
+        vars={**LOADED, "cdc_unread_source_severity": "warn"},
+    )  # fmt: skip
     report = _quarantine_report(built, warned)
     assert any(
-        line.startswith("1 message of 1 in ")
-        and "broken.json quarantined as truncated_json" in line
+        line.startswith("truncated_json: 1 message of 1 in ") and line.endswith("/broken.json")
         for line in report
     ), report
+    (test,) = [
+        r for r in warned.result.results if r.node.name == "assert_no_new_quarantined_messages"
+    ]
+    assert [
+        (r["source_kind"], r["reason_code"]) for r in built.sql(test.node.compiled_code)
+        if r["reaches_nothing"]
+    ] == [("file", "truncated_json")]  # fmt: skip
     assert set(first.values()) == {"gzip", "bzip2", "zstd"}, first
     for name in first:  # decompressed by its extension: every line read
         lines = [line for line in report if f"/{name} " in line]
@@ -624,5 +646,11 @@ def test_a_run_says_what_it_could_not_read(built) -> None:  # type: ignore[no-un
     )[0]["n"]
     assert f"this run quarantined {loaded} of the {loaded} messages it loaded" in test.message
     for name, codec in landed.items():
-        assert f"/{name} quarantined as" in test.message or len(landed) > 20, name
+        assert f"/{name} (" in test.message or len(landed) > 20, name
         assert f"{codec}-compressed" in test.message
+    # each topic of the files was read nothing of: named with its count and reasons (the
+    # most frequent first: a compressed file's bytes may hold a line that is UTF-8 text)
+    for topic in {name.split("+", 1)[0] for name in landed}:
+        line = rf"[a-z_, ]*invalid_utf8[a-z_, ]*: {_count_in(built, topic)} messages of "
+        line += rf"{re.escape(topic)}, none reached gold \(in "
+        assert re.search(line, str(test.message)), (topic, test.message)

@@ -117,11 +117,34 @@ LINES: list[tuple[str | None, str]] = [
 
 
 @pytest.fixture(scope="module")
-def bad_run(dbt_project):  # type: ignore[no-untyped-def]
+def bad_build(dbt_project):  # type: ignore[no-untyped-def]
     path = dbt_project.landing / "mongo-bad.json"
     path.write_text("\n".join(line for _, line in LINES) + "\n")
-    dbt_project.run("build")
+    return dbt_project.run("build")
+
+
+@pytest.fixture(scope="module")
+def bad_run(dbt_project, bad_build):  # type: ignore[no-untyped-def]
     return dbt_project
+
+
+def test_a_partly_quarantined_source_is_a_warning(bad_run, bad_build) -> None:  # type: ignore[no-untyped-def]
+    """Every table of the batch had changes that reached gold beside its quarantined
+    messages: the build warns, one row per reason, source and file, and no source is one
+    the run read nothing of."""
+    (test,) = [
+        r for r in bad_build.result.results if r.node.name == "assert_no_new_quarantined_messages"
+    ]
+    assert str(getattr(test.status, "value", test.status)) == "warn", test.message
+    rows = bad_run.sql(test.node.compiled_code)
+    assert {(r["source_kind"], r["source_name"]) for r in rows} == {
+        ("table", "badshop.items"),
+        ("table", "dwbad.t"),
+        ("table", "canalbad.t"),
+    }, rows
+    assert [r for r in rows if r["reaches_nothing"] or r["source_message"]] == []
+    wanted = sorted(reason for reason, _ in LINES if reason)
+    assert sorted(r["reason_code"] for r in rows for _ in range(int(r["messages"]))) == wanted
 
 
 def test_every_bad_message_has_its_reason(bad_run) -> None:  # type: ignore[no-untyped-def]

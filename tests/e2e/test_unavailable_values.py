@@ -2,7 +2,10 @@
 
 A small PostgreSQL source (`toast_pg`), written here as Debezium value lines: `docs` (only in
 the generic `captured_rows`, key declared by var) and `customers` (also typed gold). Updates
-send `__debezium_unavailable_value` for the TOASTed columns they do not change; a primary-key
+send `__debezium_unavailable_value` for the TOASTed columns they do not change, in the form of
+each column's type (Debezium's UnchangedToastedPlaceholder): the string (text), base64 of its
+bytes (bytea), an array of one string (text[]), an array of its bytes (int[]), an array of
+one name-based UUID (uuid[]), a map of it to itself (hstore); a primary-key
 change sends the delete of the old key (before image: the key only, REPLICA IDENTITY DEFAULT)
 and the create of the new key (placeholders again) at the same LSN. The source's true rows
 are kept here, in Python, and gold must equal them after every run, whichever path the run
@@ -12,8 +15,11 @@ a primary-key change arrive in different runs. A final --full-refresh must give 
 
 from __future__ import annotations
 
+import base64
 import copy
+import hashlib
 import json
+import uuid
 from pathlib import Path
 
 import pytest
@@ -24,7 +30,20 @@ from workbench.gold_runs import properties_of, run_record
 pytestmark = pytest.mark.spark
 
 PLACEHOLDER = "__debezium_unavailable_value"
-TOASTED = {"docs": ("t",), "customers": ("email",)}
+_BYTES = PLACEHOLDER.encode()
+# the placeholder in the form of each TOASTed column's type (Debezium 3.6,
+# UnchangedToastedPlaceholder): the string, base64 of its bytes, an array of one string, an
+# array of its bytes as signed integers, an array of one UUID.nameUUIDFromBytes, a map
+PLACEHOLDER_FORMS: dict[str, object] = {
+    "t": PLACEHOLDER,
+    "b": base64.b64encode(_BYTES).decode(),
+    "tags": [PLACEHOLDER],
+    "nums": [b - 256 if b > 127 else b for b in _BYTES],
+    "ids": [str(uuid.UUID(bytes=hashlib.md5(_BYTES).digest(), version=3))],
+    "h": {PLACEHOLDER: PLACEHOLDER},
+    "email": PLACEHOLDER,
+}
+TOASTED = {"docs": ("t", "b", "tags", "nums", "ids", "h"), "customers": ("email",)}
 KEYS = {"docs": "k", "customers": "id"}
 SELECT = ["--select", "+captured_rows", "+customers"]
 VARS = {"cdc_table_keys": {"docs": ["k"]}}
@@ -33,6 +52,21 @@ VARS = {"cdc_table_keys": {"docs": ["k"]}}
 def _text(tag: str) -> str:
     """A long text with characters JSON must escape."""
     return f'{tag}: "quoted" \\ back\\slash é ' * 200
+
+
+def _doc(key: int, tag: str, x: int = 0) -> dict[str, object]:
+    """A `docs` row whose TOASTed columns hold long values of every type (tag-seeded)."""
+    seed = hashlib.sha256(tag.encode()).digest()
+    return {
+        "k": key,
+        "t": _text(tag),
+        "b": base64.b64encode(seed * 100).decode(),
+        "tags": [f"{tag} {n}" for n in range(30)],
+        "nums": [n * seed[0] for n in range(200)],
+        "ids": [str(uuid.UUID(bytes=hashlib.md5(seed + bytes([n])).digest())) for n in range(20)],
+        "h": {f"{tag}{n}": str(n) for n in range(5)},
+        "x": x,
+    }
 
 
 class PgSource:
@@ -76,7 +110,7 @@ class PgSource:
         row = self.rows[table][key]
         row.update(changes)
         after = {
-            c: (PLACEHOLDER if c in TOASTED[table] and c not in changes else v)
+            c: (PLACEHOLDER_FORMS[c] if c in TOASTED[table] and c not in changes else v)
             for c, v in row.items()
         }
         return [self._event(table, "u", None, after)]
@@ -97,7 +131,7 @@ class PgSource:
         deleted = self._delete(table, old)
         row[KEYS[table]] = new
         self.rows[table][new] = row
-        after = {c: (PLACEHOLDER if c in TOASTED[table] else v) for c, v in row.items()}
+        after = {c: (PLACEHOLDER_FORMS[c] if c in TOASTED[table] else v) for c, v in row.items()}
         return [deleted, self._event(table, "c", None, after)]
 
 
@@ -123,7 +157,10 @@ def _last_kind(project: DbtProject, model: str) -> str:
 
 
 def _no_placeholder(gold: dict[str, dict[object, dict[str, object]]]) -> None:
-    assert PLACEHOLDER not in json.dumps(gold, default=str), "gold shows the placeholder"
+    shown = json.dumps(gold, default=str)
+    for column, form in PLACEHOLDER_FORMS.items():
+        text = form if isinstance(form, str) else json.dumps(form)
+        assert text not in shown, f"gold shows the placeholder of {column}: {text}"
 
 
 def test_unavailable_values_are_carried_over(dbt_project: DbtProject) -> None:
@@ -135,11 +172,11 @@ def test_unavailable_values_are_carried_over(dbt_project: DbtProject) -> None:
     runs: list[tuple[list[str], float | None, str, dict]] = []
 
     # 1. full build: same-key carry-over inside one batch, and a null set on purpose.
-    events = pg.insert("docs", {"k": 1, "t": _text("A"), "x": 1})
+    events = pg.insert("docs", _doc(1, "A", 1))
     events += pg.update("docs", 1, x=2)
     for key, tag in ((4, "C"), (6, "D"), (9, "F")):
-        events += pg.insert("docs", {"k": key, "t": _text(tag), "x": 0})
-    events += pg.insert("docs", {"k": 8, "t": _text("E"), "x": 0})
+        events += pg.insert("docs", _doc(key, tag))
+    events += pg.insert("docs", _doc(8, "E"))
     events += pg.update("docs", 8, t=None)
     events += pg.update("docs", 8, x=9)
     events += pg.insert("customers", {"id": 1, **customer, "email": "ann@example.com"})
@@ -148,7 +185,7 @@ def test_unavailable_values_are_carried_over(dbt_project: DbtProject) -> None:
 
     # 2. delta: carry from the compacted row; a key change whose delete comes first.
     events = pg.update("docs", 1, x=3)
-    events += pg.insert("docs", {"k": 2, "t": _text("B"), "x": 0})
+    events += pg.insert("docs", _doc(2, "B"))
     k4_to_k5 = pg.change_key("docs", 4, 5)
     events += k4_to_k5[:1]
     events += pg.update("customers", 1, last_name="Lee-Smith")
@@ -192,14 +229,14 @@ def test_unavailable_values_are_carried_over(dbt_project: DbtProject) -> None:
         if number == 4:
             # k7's create arrived before the delete of k6 it takes `t` from: unknown (null)
             # for now, never the placeholder; k6 is still there until its delete arrives.
-            assert gold["docs"][7]["t"] is None
-            wanted_docs[7] = {**wanted_docs[7], "t": None}
-            wanted_docs[6] = {"k": 6, "t": _text("D"), "x": 0}
+            assert all(gold["docs"][7][c] is None for c in TOASTED["docs"])
+            wanted_docs[7] = {**wanted_docs[7], **dict.fromkeys(TOASTED["docs"])}
+            wanted_docs[6] = _doc(6, "D")
         if number in (2, 3):
             del wanted_docs[5]  # k4 is deleted, the create of k5 not delivered yet
         if number == 3:
-            wanted_docs[9] = {"k": 9, "t": _text("F"), "x": 0}
-            wanted_docs[10] = {**wanted_docs[10], "t": None}
+            wanted_docs[9] = _doc(9, "F")
+            wanted_docs[10] = {**wanted_docs[10], **dict.fromkeys(TOASTED["docs"])}
         assert gold["docs"] == wanted_docs, f"run {number}"
         assert gold["customers"] == expected["customers"], f"run {number}"
 

@@ -8,8 +8,10 @@ Python, independently of the SQL under test.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
-from decimal import Decimal
+import uuid
+from decimal import Context, Decimal
 
 import pytest
 
@@ -775,3 +777,212 @@ def test_quiet_sources_measure_replayed_sources_by_their_loads(render) -> None: 
         source for source, *_, warns in QUIET_SOURCES if warns
     )
     assert {str(r["sync_source"]): r["is_replayed"] for r in rows}["demo_db2.INVENTORY.ORDERS"]
+
+
+# ------------------------------------------------- values beyond 38 digits, arrays (issue 78)
+WIDE_INTEGERS = [
+    0,
+    -1,
+    10**35,
+    -(10**35),
+    2**119 - 1,  # the longest through decimal(38,0): 15 bytes
+    -(2**119),
+    2**119,  # 16 bytes: the wide path from here
+    10**38 - 1,
+    10**38,
+    -(10**38),
+    2**127 - 1,
+    -(2**127),
+    10**130,
+    -(10**130),
+    123456789012345678901234567890123456789,
+    -999999999 * 10**81 - 1,
+    2**400 + 12345,
+    -(2**400) - 1,
+]
+
+
+def test_integers_of_any_length_decode_exactly(render) -> None:  # type: ignore[no-untyped-def]
+    """Debezium's Decimal and VariableScaleDecimal carry an unscaled two's-complement integer
+    of any length (an unconstrained PostgreSQL numeric of 1e130 is 55 bytes): its text, and
+    its decimal text at a scale, are exact at every length, past Spark's 38 digits."""
+    values = ", ".join(
+        f"({i}, {_sql_string(_twos_complement_base64(v))})" for i, v in enumerate(WIDE_INTEGERS)
+    )
+    rows = render(
+        "select id, {{ _cdc_unscaled_text(\"try_to_binary(encoded, 'base64')\") }} as digits, "
+        "{{ _cdc_decimal_text(_cdc_unscaled_text(\"try_to_binary(encoded, 'base64')\"), '9') }}"
+        f" as scaled from values {values} as cases(id, encoded) order by id"
+    )
+    assert [int(row["digits"]) for row in rows] == WIDE_INTEGERS
+    assert [Decimal(row["scaled"]) for row in rows] == [
+        Decimal(v).scaleb(-9, context=Context(prec=200)) for v in WIDE_INTEGERS
+    ]
+    assert all(len(row["scaled"].split(".")[1]) == 9 for row in rows)
+
+
+def _variable_scale(value: Decimal) -> str:
+    sign, digits, exponent = value.as_tuple()
+    unscaled = int("".join(map(str, digits))) * (-1 if sign else 1)
+    scale = max(0, -int(exponent))
+    unscaled *= 10 ** max(0, int(exponent))
+    return json.dumps({"scale": scale, "value": _twos_complement_base64(unscaled)})
+
+
+WIDE_NUMERICS = [
+    Decimal("1E+130"),
+    Decimal("1E+40"),
+    Decimal("123456789012345678901234567890.123456789"),
+    Decimal("-123456789012345678901234567890.123456789"),
+    Decimal("1E-130"),
+    Decimal("-2.5"),
+]
+
+
+def test_unconstrained_numerics_beyond_38_digits(render) -> None:  # type: ignore[no-untyped-def]
+    """A VariableScaleDecimal beyond 38 digits is its exact text in a string column (the
+    scaffolder's type for an unconstrained numeric: no type_mismatch) and in the decoded
+    row image of captured_rows; a decimal(38,x) column that cannot hold it gets null (a
+    type_mismatch), never an overflow error."""
+    vsd = (
+        "named_struct('type', 'struct', 'name', 'io.debezium.data.VariableScaleDecimal', "
+        "'scale', cast(null as string), 'precision', cast(null as string))"
+    )
+    parts = []
+    for i, value in enumerate(WIDE_NUMERICS):
+        raw = _sql_string(_variable_scale(value))
+        image = _sql_string(json.dumps({"n": json.loads(_variable_scale(value))}))
+        parts.append(
+            f"select {i} as id, "
+            f"{{{{ cdc_decode_value({json.dumps(raw)}, 'string', none, \"{vsd}\", "
+            "\"'postgresql'\") }} as text_value, "
+            f"cast({{{{ cdc_decode_value({json.dumps(raw)}, 'decimal(38,9)', none, \"{vsd}\", "
+            "\"'postgresql'\") }} as string) as narrow, "
+            f"{{{{ cdc_decode_row_image({json.dumps(image)}, \"map('n', {vsd})\") }}}}.json "
+            "as image"
+        )
+    rows = render(" union all ".join(parts) + " order by id")
+    expected = [format(value, "f") for value in WIDE_NUMERICS]
+    assert [row["text_value"] for row in rows] == expected
+    assert [json.loads(row["image"])["n"] for row in rows] == expected
+    narrow = [None if row["narrow"] is None else Decimal(row["narrow"]) for row in rows]
+    assert narrow == [None, None, None, None, Decimal(0), Decimal("-2.5")]
+
+
+def _type(kind: str, name: str | None = None, scale: str | None = None) -> str:
+    text = f"'{name}'" if name else "cast(null as string)"
+    scale_text = f"'{scale}'" if scale else "cast(null as string)"
+    return (
+        f"named_struct('type', '{kind}', 'name', {text}, 'scale', {scale_text}, "
+        "'precision', cast(null as string))"
+    )
+
+
+def test_array_elements_decode_as_their_scalar_twins(render) -> None:  # type: ignore[no-untyped-def]
+    """An array column's elements decode as their scalar twins, in captured_rows' row image
+    and in a typed string column: dates, timestamps, times, decimals (fixed and variable
+    scale); nulls stay null, elements of no semantic type (uuid, int) stay; an array that
+    is the unavailable-value placeholder (a date[]'s: its bytes as integers) is left for the
+    carry-over to recognise."""
+    placeholder = list(b"__debezium_unavailable_value")
+    image = {
+        "days": [19723, None, -25567],
+        "stamps": [1704103200123456, -1],
+        "clocks": [36000123456],
+        "amounts": ["AJY=", _twos_complement_base64(-225)],
+        "ratios": [json.loads(_variable_scale(Decimal("1E+40"))), None],
+        "ids": ["b68a35a7-17ad-35b3-af2a-ae46edb4545a"],
+        "counts": [1, 2],
+        "toasted": placeholder,
+        "day": 19723,
+    }
+    types = {
+        "days": _type("array", "io.debezium.time.Date"),
+        "stamps": _type("array", "io.debezium.time.MicroTimestamp"),
+        "clocks": _type("array", "io.debezium.time.MicroTime"),
+        "amounts": _type("array", "org.apache.kafka.connect.data.Decimal", "2"),
+        "ratios": _type("array", "io.debezium.data.VariableScaleDecimal"),
+        "ids": _type("array", "io.debezium.data.Uuid"),
+        "counts": _type("array"),
+        "toasted": _type("array", "io.debezium.time.Date"),
+        "day": _type("int32", "io.debezium.time.Date"),
+    }
+    column_types = "map(" + ", ".join(f"'{k}', {v}" for k, v in types.items()) + ")"
+    image_sql = json.dumps(_sql_string(json.dumps(image)))
+    # a typed string column of an array (the scaffolder's encoding `array<name>`): by the
+    # message's schema, or without one by the encoding's element type
+    no_schema = "cast(null as struct<type:string,name:string,scale:string>)"
+    typed = ", ".join(
+        f"{{{{ cdc_decode_value(\"get_json_object({image_sql[1:-1]}, '$.{column}')\", "
+        f"'string', '{encoding}', \"{column_type}\", \"'postgresql'\") }}}} as {alias}"
+        for alias, column, encoding, column_type in (
+            ("days", "days", "array<io.debezium.time.Date>", types["days"]),
+            ("amounts", "amounts", "array", types["amounts"]),
+            ("ratios", "ratios", "array", types["ratios"]),
+            ("ids", "ids", "array", types["ids"]),
+            ("toasted", "toasted", "array", types["toasted"]),
+            ("schemaless", "days", "array<io.debezium.time.Date>", no_schema),
+        )
+    )
+    rows = render(
+        f'select {{{{ cdc_decode_row_image({image_sql}, "{column_types}") }}}}.json as image, '
+        f"{typed}"
+    )
+    decoded = json.loads(rows[0]["image"])
+    assert decoded == {
+        "days": ["2024-01-01", None, "1900-01-01"],
+        "stamps": ["2024-01-01T10:00:00.123456", "1969-12-31T23:59:59.999999"],
+        "clocks": ["10:00:00.123456"],
+        "amounts": ["1.50", "-2.25"],
+        "ratios": ["1" + "0" * 40, None],
+        "ids": ["b68a35a7-17ad-35b3-af2a-ae46edb4545a"],
+        "counts": [1, 2],
+        "toasted": placeholder,
+        "day": "2024-01-01",
+    }
+    for column in ("days", "amounts", "ratios", "ids", "toasted"):
+        assert json.loads(rows[0][column]) == decoded[column], column
+    assert json.loads(rows[0]["schemaless"]) == decoded["days"]
+
+
+def _placeholder_forms(placeholder: str) -> list[str]:
+    """Debezium's forms of a placeholder (UnchangedToastedPlaceholder), as a row image's
+    map<string,string> holds each, computed here from Debezium's rules."""
+    data = placeholder.encode()
+    quoted = json.dumps(placeholder, ensure_ascii=False)
+    encoded = base64.b64encode(data).decode()
+    name_uuid = str(uuid.UUID(bytes=hashlib.md5(data).digest(), version=3))
+    integers = ",".join(str(b - 256 if b > 127 else b) for b in data)
+    return [
+        f"{{{quoted}:{quoted}}}",
+        f'["{encoded}"]',
+        f'["{name_uuid}"]',
+        f"[{integers}]",
+        f"[{quoted}]",
+        encoded,
+        placeholder,
+    ]
+
+
+@pytest.mark.parametrize("placeholder", ["__debezium_unavailable_value", 'n/a "é" \\ ü'])
+def test_unavailable_value_forms(render, placeholder) -> None:  # type: ignore[no-untyped-def]
+    """The forms the carry-over recognises are Debezium's, for the default placeholder and
+    a configured one (quotes, backslash, non-ASCII: escaped in JSON, UTF-8 bytes)."""
+    rows = render(
+        "{% set forms = _cdc_unavailable_value_forms("
+        + json.dumps(placeholder)
+        + ") %}select {% for f in forms %}'{{ _cdc_escape_string(f.text) }}' as t{{ loop.index }}, "
+        "'{{ _cdc_escape_string(f.json) }}' as j{{ loop.index }}{{ ', ' if not loop.last }}"
+        "{% endfor %}"
+    )
+    row = rows[0]
+    count = len(row) // 2
+    texts = {row[f"t{i}"] for i in range(1, count + 1)}
+    assert texts == set(_placeholder_forms(placeholder))
+    for i in range(1, count + 1):
+        # each form's JSON text is what a JSON writer gives its value
+        text, written = row[f"t{i}"], row[f"j{i}"]
+        parsed = json.loads(written)
+        assert (
+            parsed == text or json.dumps(parsed, ensure_ascii=False, separators=(",", ":")) == text
+        )

@@ -1,16 +1,19 @@
 """Real PostgreSQL captured by real Debezium (issue 61): gold equals `SELECT *` on the database.
 
 A throwaway PostgreSQL (`postgres` fixture) runs a seeded workload (workbench.realdb.workload)
-in three databases: `shop`, captured with the JsonConverter's schemas on and landed as Kafka
-Connect S3 sink files; `shop_plain`, schemas off, sink files; and `shop_kcat`, schemas off,
-landed as `kcat -J` records (Kafka keys kept). The capture is Debezium's embedded engine
-(capture/), configured as a user configures the PostgreSQL connector: pgoutput, a filtered
-publication, an initial snapshot then streaming, TRUNCATE not skipped. After every batch
-(workload, capture until the watermark row, `dbt build` of captured_rows and what feeds it,
-incremental after the first), each table's current rows in `captured_rows` equal the database's,
-value by value, in the normal form of each type stated in workbench/realdb/compare.py; nothing
-is quarantined. From the second batch on, the typed gold models scaffolded from `shop`'s bronze
-are compared too.
+in four databases: `shop`, captured with the JsonConverter's schemas on and landed as Kafka
+Connect S3 sink files; `shop_plain`, schemas off, sink files; `shop_kcat`, schemas off,
+landed as `kcat -J` records (Kafka keys kept); and `shop_files`, landed as the S3 sink's Avro
+and Parquet files (format.class AvroFormat and ParquetFormat, by turns, codecs varied),
+written from its sink files with schemas on (workbench.realdb.sink_formats), whose every
+record must reach bronze as the very line it was written from. The capture is Debezium's
+embedded engine (capture/), configured as a user configures the PostgreSQL connector:
+pgoutput, a filtered publication, an initial snapshot then streaming, TRUNCATE not skipped.
+After every batch (workload, capture until the watermark row, `dbt build` of captured_rows
+and what feeds it, incremental after the first), each table's current rows in `captured_rows`
+equal the database's, value by value, in the normal form of each type stated in
+workbench/realdb/compare.py; nothing is quarantined. From the second batch on, the typed gold
+models scaffolded from `shop`'s bronze are compared too.
 
 A build of its own: real servers and a capture (a JVM of its own) that no other module's
 landing folder may share.
@@ -22,8 +25,10 @@ import pytest
 
 from tests.conftest import DbtProject
 from tests.realdb.scenario import (
+    AVRO_PARQUET_SOURCE,
     SOURCES,
     assert_gold_equals_database,
+    assert_records_are_their_sink_lines,
     assert_snapshot_captured,
     assert_typed_gold_scaffolded,
     deliver_again,
@@ -35,7 +40,8 @@ from workbench.realdb.postgres import PostgresServer
 pytestmark = pytest.mark.spark
 
 
-VARS = {"cdc_table_keys": declared_keys(SOURCES)}
+POSTGRES_SOURCES = (*SOURCES, AVRO_PARQUET_SOURCE)
+VARS = {"cdc_table_keys": declared_keys(POSTGRES_SOURCES)}
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +52,7 @@ def pipeline(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> RealPipeline:
     state = tmp_path_factory.mktemp("realpg")
-    return module_pipeline(postgres, SOURCES, dbt_project, state, vars=VARS)
+    return module_pipeline(postgres, POSTGRES_SOURCES, dbt_project, state, vars=VARS)
 
 
 def test_the_snapshot_gives_the_database(pipeline: RealPipeline, dbt_project: DbtProject) -> None:
@@ -56,6 +62,7 @@ def test_the_snapshot_gives_the_database(pipeline: RealPipeline, dbt_project: Db
     builds them and compares their gold with the database too."""
     pipeline.run_batch()
     assert_snapshot_captured(pipeline, "customers")
+    assert_records_are_their_sink_lines(pipeline)
     assert_typed_gold_scaffolded(pipeline, dbt_project.spark)
 
 
@@ -87,3 +94,4 @@ def test_a_restarted_database_and_files_landed_twice(pipeline: RealPipeline) -> 
     deliver_again(pipeline)
     pipeline.run_batch(restart=True)
     assert_gold_equals_database(pipeline)
+    assert_records_are_their_sink_lines(pipeline)

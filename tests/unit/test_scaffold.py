@@ -162,6 +162,20 @@ def test_connect_schema_types_map_to_contract_types() -> None:
         "io.debezium.time.MicroTime",
     )
     assert spark_type_for("float64", None) == ("double", None)
+    # the JsonConverter's schema says `float` and `double` (PostgreSQL real, double precision)
+    assert spark_type_for("float", None) == ("float", None)
+    assert spark_type_for("double", None) == ("double", None)
+    # a Decimal of more than 38 digits (numeric(50,2)) is its exact text
+    assert spark_type_for("bytes", "org.apache.kafka.connect.data.Decimal", "2", "50") == (
+        "string",
+        "org.apache.kafka.connect.data.Decimal",
+    )
+    # an array is its JSON text; elements of a logical type decode as their scalar twins
+    assert spark_type_for("array", "io.debezium.time.Date") == (
+        "string",
+        "array<io.debezium.time.Date>",
+    )
+    assert spark_type_for("array", None) == ("string", None)
     # an unconstrained numeric can exceed every Spark decimal: its exact text (real PostgreSQL
     # values of 30 integer digits: tests/realdb)
     assert spark_type_for("struct", "io.debezium.data.VariableScaleDecimal") == (

@@ -36,6 +36,62 @@ def test_the_repository_lock_pins_every_format_and_kafka() -> None:
     assert len({jar.file_name for jar in jars}) == len(jars)
 
 
+def test_the_s3_connector_matches_pysparks_hadoop_without_the_sdk_bundle() -> None:
+    """hadoop-aws is the version of pyspark's own Hadoop client, and of the AWS SDK v2 only
+    single modules are pinned, one version of them (the bundle is ~500 MB)."""
+    jars = [jar for jar in spark_jars.read_lock() if jar.purpose == "s3"]
+    pyspark = spark_jars.pyspark_jars()
+    assert pyspark is not None
+    [hadoop] = [p.name for p in pyspark.glob("hadoop-client-api-*.jar")]
+    [aws] = [jar for jar in jars if jar.artifact == "hadoop-aws"]
+    assert hadoop == f"hadoop-client-api-{aws.version}.jar"
+    sdk = [jar for jar in jars if jar.group == "software.amazon.awssdk"]
+    assert {"s3", "s3-transfer-manager", "netty-nio-client"} <= {jar.artifact for jar in sdk}
+    assert "bundle" not in {jar.artifact for jar in sdk}
+    assert len({jar.version for jar in sdk}) == 1
+
+
+def test_a_jar_with_a_classifier_is_pinned_by_its_file(tmp_path: Path) -> None:
+    [server] = spark_jars.read_lock(spark_jars.S3_SERVER_LOCK_FILE)
+    assert server.file_name == f"s3proxy-{server.version}-jar-with-dependencies.jar"
+    assert server.coordinates.endswith(":jar-with-dependencies")
+    assert "<classifier>jar-with-dependencies</classifier>" in spark_jars._pom([server])
+
+
+def test_parquet_avro_is_pinned_at_sparks_own_parquet_version() -> None:
+    """Bronze's Avro and Parquet reader runs parquet-avro on Spark's own Parquet jars."""
+    [pinned] = [jar for jar in spark_jars.read_lock() if jar.artifact == "parquet-avro"]
+    spark = spark_jars.pyspark_jars_dir()
+    assert spark is not None, "pyspark is installed (make setup)"
+    assert (spark / f"parquet-hadoop-{pinned.version}.jar").is_file(), sorted(
+        path.name for path in spark.glob("parquet-*.jar")
+    )
+
+
+def test_local_passes_the_landing_readers_jars_and_kafkas_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`local` passes the listing of the files Spark hides and the Avro and Parquet landing
+    files' reader always; the Kafka landing's jars with CDC_SPARK_KAFKA=true."""
+    from cdc_tools.local_spark import local_spark_conf
+
+    reader = [
+        "cdc-landing-files-0123456789abcdef.jar",
+        "parquet-avro-1.15.2.jar",
+        "cdc-sink-records-0123456789abcdef.jar",
+    ]
+    kafka = ["spark-sql-kafka-0-10_2.13-4.0.1.jar", "kafka-clients-3.9.1.jar"]
+    for name in [*reader, *kafka]:
+        (tmp_path / name).write_bytes(b"")
+    monkeypatch.setenv("CDC_SPARK_JARS_DIR", str(tmp_path))
+    monkeypatch.delenv("CDC_SPARK_KAFKA", raising=False)
+    assert local_spark_conf("local")["spark.jars"].split(",") == [str(tmp_path / n) for n in reader]
+    monkeypatch.setenv("CDC_SPARK_KAFKA", "true")
+    jars = local_spark_conf("local")["spark.jars"].split(",")
+    assert jars[: len(reader)] == [str(tmp_path / name) for name in reader]
+    assert {str(tmp_path / name) for name in kafka} <= set(jars)
+
+
 def test_a_malformed_line_is_refused(tmp_path: Path) -> None:
     lock = tmp_path / "spark-jars.lock"
     lock.write_text("io.delta:delta-spark_2.13  abc  delta\n")
@@ -54,7 +110,7 @@ def test_a_complete_folder_needs_no_maven_and_loses_its_stale_jars(
         (folder / name).write_bytes(content)
     (folder / "old-0.1.jar").write_bytes(b"stale")
     monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))  # no mvn: none must be needed
-    assert spark_jars.ensure(folder, lock) == 0
+    assert spark_jars.ensure(folder, lock, helper=False) == 0
     assert sorted(path.name for path in folder.glob("*.jar")) == sorted(files)
 
 
@@ -74,7 +130,7 @@ def test_a_wrong_checksum_is_fetched_again_and_never_kept(
 
     monkeypatch.setattr(spark_jars.shutil, "which", lambda name: "/usr/bin/mvn")
     monkeypatch.setattr(spark_jars, "fetch_with_maven", fake_maven)
-    assert spark_jars.ensure(folder, lock) == 1
+    assert spark_jars.ensure(folder, lock, helper=False) == 1
     assert fetched == [["a-1.0.jar"]]
     assert not (folder / "a-1.0.jar").exists()
 
@@ -85,12 +141,12 @@ def test_without_maven_the_message_names_it_and_ci_fails(
     lock = _lock_with(tmp_path, {"a-1.0.jar": b"x"})
     monkeypatch.setattr(spark_jars.shutil, "which", lambda name: None)
     monkeypatch.delenv("CI", raising=False)
-    assert spark_jars.ensure(tmp_path / "jars", lock) == 0
+    assert spark_jars.ensure(tmp_path / "jars", lock, helper=False) == 0
     message = capsys.readouterr().err
     assert "Maven (mvn)" in message and "apt-get install -y maven" in message
     assert "parquet default works" in message
     monkeypatch.setenv("CI", "true")
-    assert spark_jars.ensure(tmp_path / "jars", lock) == 1
+    assert spark_jars.ensure(tmp_path / "jars", lock, helper=False) == 1
 
 
 def test_the_profiles_jar_glob_reaches_spark_as_files(tmp_path: Path) -> None:
@@ -111,19 +167,36 @@ def test_the_profiles_jar_glob_reaches_spark_as_files(tmp_path: Path) -> None:
 def test_the_format_targets_pass_the_jars_and_their_catalog() -> None:
     outputs = yaml.safe_load((PROFILES_DIR / "profiles.yml").read_text())["cdc_spark"]["outputs"]
     local = dict(outputs["local"]["server_side_parameters"])
-    # parquet needs no package: `local` passes only the Kafka landing's, when asked to
-    kafka_jars = local.pop("spark.jars")
-    assert "CDC_SPARK_KAFKA" in kafka_jars and "/*.jar" not in kafka_jars
-    for target in ("delta", "iceberg"):
+    # parquet needs no package: `local` passes bronze's listing helper and the landing files'
+    # reader, and the Kafka landing's jars when asked to
+    local_jars = local.pop("spark.jars")
+    assert "CDC_SPARK_KAFKA" in local_jars and "/*.jar" not in local_jars
+    assert local_jars.index("/cdc-landing-files-*.jar") < local_jars.index("CDC_SPARK_KAFKA")
+    assert "/parquet-avro-*.jar" in local_jars and "/cdc-sink-records-*.jar" in local_jars
+    for target in ("delta", "iceberg", "s3"):
         parameters = outputs[target]["server_side_parameters"]
         assert "CDC_SPARK_JARS_DIR" in parameters["spark.jars"]
-        # the format targets are `local` plus their own settings, nothing else changed
-        assert {k: v for k, v in parameters.items() if k in local} == local
+        # the format targets are `local` plus their own settings, nothing else changed (but
+        # the warehouse of `s3`, which may be in a bucket)
+        changed = {"spark.sql.warehouse.dir"} if target == "s3" else set()
+        assert {k: v for k, v in parameters.items() if k in local and k not in changed} == {
+            k: v for k, v in local.items() if k not in changed
+        }
     assert outputs["delta"]["server_side_parameters"]["spark.sql.catalog.spark_catalog"] == (
         "org.apache.spark.sql.delta.catalog.DeltaCatalog"
     )
     assert "iceberg" in outputs["iceberg"]["server_side_parameters"]["spark.sql.extensions"]
     assert "spark.sql.catalog.spark_catalog" not in local
+    # `s3` is `delta` with the warehouse and the committer of object storage; no secret
+    s3 = outputs["s3"]["server_side_parameters"]
+    delta = outputs["delta"]["server_side_parameters"]
+    warehouse = "spark.sql.warehouse.dir"
+    assert {k: v for k, v in s3.items() if k in delta and k != warehouse} == {
+        k: v for k, v in delta.items() if k != warehouse
+    }
+    assert "CDC_WAREHOUSE_DIR" in s3["spark.sql.warehouse.dir"]
+    assert s3["spark.hadoop.fs.s3a.committer.name"] == "magic"
+    assert not [key for key in s3 if "secret" in key or "access.key" in key]
 
 
 def test_a_spark_started_elsewhere_gets_what_a_format_target_adds(
@@ -157,3 +230,23 @@ def test_a_spark_started_elsewhere_gets_what_a_format_target_adds(
     argv = _submit_argv(tmp_path, ClusterSpec(table_format="delta"), "spark://127.0.0.1:7077")
     for key, value in delta.items():
         assert f"{key}={value}" in argv
+
+
+def test_a_cluster_gets_the_landing_listing_whatever_its_format(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Thrift Server of a parquet cluster (no format jars) still gets bronze's listing
+    helper, on its class path and shipped to the executors; the credentials of its processes'
+    environment (`ClusterSpec.env`) are never in its command line."""
+    from cdc_tools.cluster import ClusterSpec, _submit_argv, cluster_env
+
+    (tmp_path / "jars").mkdir()
+    helper = tmp_path / "jars" / "cdc-landing-files-0123456789abcdef.jar"
+    helper.write_bytes(b"")
+    monkeypatch.setenv("CDC_SPARK_JARS_DIR", str(tmp_path / "jars"))
+    spec = ClusterSpec(env={"AWS_SECRET_ACCESS_KEY": "not-in-argv"})
+    argv = _submit_argv(tmp_path, spec, "spark://127.0.0.1:7077")
+    assert f"spark.jars={helper}" in argv
+    assert f"spark.driver.extraClassPath={helper}" in argv
+    assert not [arg for arg in argv if "not-in-argv" in arg]
+    assert cluster_env(tmp_path, "", spec.env)["AWS_SECRET_ACCESS_KEY"] == "not-in-argv"

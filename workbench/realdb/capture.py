@@ -132,9 +132,18 @@ def run_capture(
         argv += [f"--halt-after={halt_after}"]
     if bootstrap_servers:
         argv += [f"--bootstrap-servers={bootstrap_servers}"]
-    done = subprocess.run(
-        argv, capture_output=True, text=True, check=False, timeout=timeout_seconds + 60
-    )
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, check=False, timeout=timeout_seconds + 60
+        )
+    except subprocess.TimeoutExpired as exc:  # killed by subprocess.run: what it printed
+        printed = b"".join(
+            part if isinstance(part, bytes) else part.encode()
+            for part in (exc.stdout, exc.stderr)
+            if part
+        )
+        output = printed.decode(errors="replace")
+        return CaptureRun(-9, f"{output}\ncapture: killed after {exc.timeout:.0f} s")
     return CaptureRun(done.returncode, done.stdout + done.stderr)
 
 

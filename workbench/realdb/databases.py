@@ -51,8 +51,10 @@ class RealDatabase(Protocol):
 
 
 def postgres_source_id(database: str, table: str) -> str:
-    """How captured_rows names a table of schema `public` of a PostgreSQL database."""
-    return f"{database}.public.{table}"
+    """How captured_rows names a table of schema `public` of a PostgreSQL database: a name
+    PostgreSQL would not fold to (`"OrderLines"`) in double quotes (cdc_source_id)."""
+    name = table if table == table.lower() else '"' + table.replace('"', '""') + '"'
+    return f"{database}.public.{name}"
 
 
 @dataclass

@@ -172,7 +172,7 @@ class MariaDbServer(ThrowawayServer):
             raise RuntimeError(
                 f"mariadb failed: {done.stderr.strip()}\n--- script ---\n{script[:2000]}"
             )
-        return [line for line in done.stdout.splitlines() if line]
+        return [line for line in done.stdout.split("\n") if line]  # not at U+2028
 
     def session(self, database: str | None = None) -> subprocess.Popen[str]:
         """An interactive `mariadb` session (open_session)."""

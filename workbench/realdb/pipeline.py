@@ -20,11 +20,12 @@ from cdc_tools.scaffold import (
     resolve_model_name,
     write_table,
 )
-from workbench.realdb import databases
+from workbench.realdb import databases, sink_formats
 from workbench.realdb.capture import CaptureRun, run_capture, write_config
 from workbench.realdb.compare import differences
 from workbench.realdb.mariadb import MariaDbServer
 from workbench.realdb.postgres import PostgresServer
+from workbench.realdb.sink_formats import SinkForm
 from workbench.realdb.workload import TABLE_KEYS
 
 # what a batch's `dbt build` selects: captured_rows, the quarantine and what feeds them (and
@@ -40,14 +41,25 @@ def build_args(*models: str) -> tuple[str, ...]:
 
 BUILD_ARGS = build_args()
 
+# the landing form of Avro and Parquet sink files (Source.landing_format), and the forms its
+# files take by turns: the container alternates file by file, each cycling through its codecs
+AVRO_PARQUET = "avro_parquet"
+SINK_FORMS: dict[str, tuple[SinkForm, ...]] = {
+    "avro": tuple(SinkForm("avro", codec) for codec in ("null", "deflate", "snappy", "zstandard")),
+    "parquet": tuple(SinkForm("parquet", codec) for codec in ("snappy", "gzip", "zstd", "none")),
+}
+
 
 @dataclass(frozen=True)
 class Source:
     """One captured database: JsonConverter schemas on or off, landed as Kafka Connect sink
     files (`sink`: one value per line) or `kcat -J` records (`kcat`: keys kept), or produced
-    to a Kafka broker (`kafka`: nothing lands, bronze reads the topics). `options`: connector
-    properties of this source over the database's defaults, (name, value) pairs (e.g.
-    `decimal.handling.mode`, `transforms`), as a user adds them to the connector's settings."""
+    to a Kafka broker (`kafka`: nothing lands, bronze reads the topics), or landed as the S3
+    sink's Avro and Parquet files (`avro_parquet`: the sink files, schemas on, are captured
+    aside and each is written again as AvroFormat or ParquetFormat write it, the two by turns,
+    codecs varied: workbench.realdb.sink_formats). `options`: connector properties of this
+    source over the database's defaults, (name, value) pairs (e.g. `decimal.handling.mode`,
+    `transforms`), as a user adds them to the connector's settings."""
 
     database: str
     schemas: bool
@@ -62,7 +74,7 @@ def declared_keys(sources: Sequence[Source]) -> dict[str, list[str]]:
     return {
         databases.postgres_source_id(source.database, table): key
         for source in sources
-        if source.landing_format == "sink"
+        if source.landing_format in ("sink", AVRO_PARQUET)
         for table, key in TABLE_KEYS.items()
     }
 
@@ -110,6 +122,7 @@ class RealPipeline:
         self.project = project  # the dbt project `build` builds, for the typed models
         self.bootstrap_servers = bootstrap_servers
         self.batches = 0
+        self.sink_files_written = {container: 0 for container in SINK_FORMS}
         self.workloads = {s.database: self.db.workload(seed) for s in self.sources}
         self.open_sessions: list = []
         # typed gold models scaffolded from bronze: (source, table) -> contract
@@ -120,16 +133,25 @@ class RealPipeline:
     def landing(self, source: Source) -> Path:
         return self.landing_root / source.database
 
+    def captured(self, source: Source) -> Path:
+        """Where the capture of `source` writes: its landing folder, or, for Avro and Parquet
+        files, a folder aside of the sink files they are written from."""
+        if source.landing_format == AVRO_PARQUET:
+            return self.state / source.database / "sink_files"
+        return self.landing(source)
+
     def capture(self, source: Source, mark: str, halt_after: int | None = None) -> CaptureRun:
         folder = self.state / source.database
         settings = {**self.db.connector_config(source, folder), **dict(source.options)}
         config = write_config(folder / "connector.properties", settings)
         return run_capture(
             config,
-            self.landing(source),
+            self.captured(source),
             folder / "offsets.dat",
             schemas=source.schemas,
-            landing_format=source.landing_format,
+            landing_format=(
+                "sink" if source.landing_format == AVRO_PARQUET else source.landing_format
+            ),
             until=(self.db.watermark_table(source), mark),
             halt_after=halt_after,
             bootstrap_servers=self.bootstrap_servers if source.landing_format == "kafka" else "",
@@ -177,8 +199,9 @@ class RealPipeline:
 
     def _capture_batch(self, source: Source, mark: str, halt_after: int | None) -> list[Path]:
         """The batch captured from `source` (first halted after `halt_after` records, then
-        restarted, when given): the files it landed."""
-        before = set(self.landing(source).rglob("*.json*"))
+        restarted, when given): the files it landed (for Avro and Parquet files, the sink
+        files they were written from)."""
+        before = set(self.captured(source).rglob("*.json*"))
         if halt_after is not None:
             halted = self.capture(source, mark, halt_after=halt_after)
             if halted.returncode != 137:
@@ -186,7 +209,22 @@ class RealPipeline:
         done = self.capture(source, mark)
         if done.returncode != 0:
             raise RuntimeError(f"the capture failed:\n{done.output[-3000:]}")
-        return sorted(set(self.landing(source).rglob("*.json*")) - before)
+        landed = sorted(set(self.captured(source).rglob("*.json*")) - before)
+        if source.landing_format == AVRO_PARQUET:
+            self.write_sink_forms(source, landed)
+        return landed
+
+    def write_sink_forms(self, source: Source, files: Sequence[Path]) -> list[Path]:
+        """The sink files of a batch landed as Avro and Parquet files: the container by turns
+        (file by file, starting with the other one each batch, so every topic lands in both),
+        each cycling through its codecs."""
+        planned = []
+        for position, path in enumerate(files):
+            container = ("avro", "parquet")[(self.batches + position) % 2]
+            forms = SINK_FORMS[container]
+            planned.append((path, forms[self.sink_files_written[container] % len(forms)]))
+            self.sink_files_written[container] += 1
+        return sink_formats.write(planned, self.captured(source), self.landing(source))
 
     def build_args(self) -> tuple[str, ...]:
         """BUILD_ARGS and the typed gold models scaffolded so far."""
@@ -202,7 +240,8 @@ class RealPipeline:
         project = self.project
         written = []
         for source in self.sources:
-            if not source.schemas:
+            # Avro and Parquet files hold the messages their sink files do: scaffolded from those
+            if not source.schemas or source.landing_format == AVRO_PARQUET:
                 continue
             prefix = self.db.connector_config(source, self.state)["topic.prefix"]
             system = dbt_name(str(prefix))  # the connector's topic prefix

@@ -153,7 +153,9 @@ class PostgresServer(ThrowawayServer):
             raise RuntimeError(
                 f"psql failed: {done.stderr.strip()}\n--- script ---\n{script[:2000]}"
             )
-        return [line for line in done.stdout.splitlines() if line]
+        # lines end at "\n" only: str.splitlines() would also split a value at U+2028 (and
+        # other Unicode line breaks) that psql prints as it is
+        return [line for line in done.stdout.split("\n") if line]
 
     def session(self, database: str | None = None) -> subprocess.Popen[str]:
         """An interactive psql session (open_session)."""

@@ -9,13 +9,24 @@ The same seed gives the same statements.
 
 from __future__ import annotations
 
+import json
 import random
 import uuid
 from dataclasses import dataclass, field
 
 # The tables the workload writes (schema public), and the capture's watermark table: the
 # capture stops at its row (workbench.realdb.capture, `until`) and does not land it.
-TABLES: tuple[str, ...] = ("customers", "notes", "notes_full", "events", "truncated")
+TABLES: tuple[str, ...] = (
+    "customers",
+    "notes",
+    "notes_full",
+    "events",
+    "truncated",
+    "blobs",
+    "wide_values",
+    "OrderLines",
+    "orderlines",
+)
 WATERMARK_TABLE = "capture_watermark"
 # The primary keys: value-only sink files carry no Kafka key, and a PostgreSQL connector
 # writes no schema-change topic, so a user declares them (var cdc_table_keys)
@@ -24,6 +35,10 @@ TABLE_KEYS: dict[str, list[str]] = {
     "notes": ["id"],
     "notes_full": ["id"],
     "truncated": ["id"],
+    "blobs": ["id"],
+    "wide_values": ["id"],
+    "OrderLines": ["id"],
+    "orderlines": ["id"],
 }
 
 SCHEMA = f"""
@@ -57,6 +72,34 @@ alter table notes_full replica identity full;
 create table events (kind text, at_ms bigint, detail text);
 alter table events replica identity full;
 create table truncated (id integer primary key, label text);
+-- REPLICA IDENTITY DEFAULT, every large column stored out of line uncompressed: an update
+-- that leaves them alone sends Debezium's placeholder in each one's form (issue 78)
+create table blobs (
+    id integer primary key,
+    small text,
+    payload bytea,
+    tags text[],
+    nums integer[],
+    docb jsonb
+);
+alter table blobs
+    alter column payload set storage external,
+    alter column tags set storage external,
+    alter column nums set storage external,
+    alter column docb set storage external;
+-- numerics beyond 38 digits, and arrays whose elements have a logical type
+create table wide_values (
+    id integer primary key,
+    huge numeric,
+    wide numeric(50, 2),
+    days date[],
+    stamps timestamp[],
+    amounts numeric(8, 2)[],
+    uids uuid[]
+);
+-- two tables whose names differ only by case
+create table "OrderLines" (id integer primary key, item text, quantity integer);
+create table orderlines (id integer primary key, note text);
 create table {WATERMARK_TABLE} (mark text primary key);
 """
 
@@ -94,6 +137,21 @@ NAMES = (
     "tab\there",
 )
 MOODS = ("sad", "ok", "happy", "très content")
+
+
+HUGE = (
+    "1e130",
+    "-1E+40",
+    "123456789012345678901234567890.123456789",
+    "-0.0000000000000000000000000000000000000000001",
+    "1e-130",
+    "0",
+)
+WIDE = (
+    "123456789012345678901234567890123456789012345678.90",
+    "-99999999999999999999999999999999999999999999999.99",
+    "0.01",
+)
 
 
 def _text(value: str | None) -> str:
@@ -188,6 +246,47 @@ class Workload:
         noise = "".join(r.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(3000))
         return f"{row_id}: {words} {noise}"
 
+    def _blob_values(self, row_id: int) -> str:
+        """A row of `blobs`: a 4,000-byte bytea, 30 long strings, 1,500 integers and a large
+        jsonb, each TOASTed (stored out of line)."""
+        r = self.rng
+        payload = bytes(r.randrange(256) for _ in range(4000)).hex()
+        tags = [f"{r.choice(NAMES)} {i} " + "x" * r.randint(60, 120) for i in range(30)]
+        tags_literal = "array[" + ", ".join(_text(t) for t in tags) + "]::text[]"
+        nums = "array[" + ", ".join(str(r.randint(-(2**31), 2**31 - 1)) for _ in range(1500)) + "]"
+        docb = json.dumps({"row": row_id, "items": [r.random() for _ in range(200)]})
+        return (
+            f"({row_id}, 'small {row_id}', '\\x{payload}', {tags_literal}, {nums}, "
+            f"{_text(docb)}::jsonb)"
+        )
+
+    def _wide_values(self, row_id: int) -> str:
+        """A row of `wide_values`: numerics beyond 38 digits, arrays of logical types."""
+        r = self.rng
+        days = ", ".join(
+            f"'{r.randint(1900, 2099)}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}'"
+            for _ in range(3)
+        )
+        stamps = ", ".join(
+            f"'2024-0{r.randint(1, 9)}-1{r.randint(0, 9)} {self._clock()}'" for _ in range(2)
+        )
+        amounts = ", ".join(f"{r.randint(-999999, 999999) / 100:.2f}" for _ in range(3))
+        uids = ", ".join(f"'{uuid.UUID(int=r.getrandbits(128))}'" for _ in range(2))
+        return (
+            f"({row_id}, {r.choice(HUGE)}, {r.choice(WIDE)}, array[{days}, null]::date[], "
+            f"array[{stamps}]::timestamp[], array[{amounts}]::numeric(8, 2)[], "
+            f"array[{uids}]::uuid[])"
+        )
+
+    def _insert_twins(self, first: int, count: int) -> str:
+        """Rows of the case twins: `"OrderLines"` and `orderlines` (not the same rows)."""
+        return (
+            f"insert into \"OrderLines\" select g, 'item ' || g, g * 2 "
+            f"from generate_series({first}, {first + count - 1}) as g;\n"
+            f"insert into orderlines select g, 'note ' || g "
+            f"from generate_series({100 + 2 * first}, {100 + 2 * (first + count) - 1}) as g;"
+        )
+
     # ------------------------------------------------------------------ batches
     def batch(self, index: int) -> list[str]:
         """The transactions of batch `index` (each a script `begin; ...; commit;`)."""
@@ -227,6 +326,13 @@ class Workload:
             "begin;\n" + self._insert_events(6) + "\n"
             "insert into truncated select g, 'before ' || g from generate_series(1, 5) as g;\n"
             "commit;",
+            "begin;\ninsert into blobs values "
+            + ", ".join(self._blob_values(i) for i in (1, 2, 3))
+            + ";\ninsert into wide_values values "
+            + ", ".join(self._wide_values(i) for i in (1, 2, 3, 4, 5, 6))
+            + ";\n"
+            + self._insert_twins(1, 3)
+            + "\ncommit;",
         ]
 
     def _streamed(self, index: int) -> list[str]:
@@ -271,6 +377,23 @@ class Workload:
             for table in ("notes", "notes_full"):
                 toast.append(f"delete from {table} where id = {notes[3]};")
         scripts.append("begin;\n" + "\n".join(toast) + "\n" + self._insert_notes(1) + "\ncommit;")
+        # TOASTed bytea, arrays and jsonb left alone by an update (DEFAULT identity: the
+        # placeholder in each one's form), one of them changed; wide numerics and arrays of
+        # logical types updated and inserted; the case twins updated apart
+        scripts.append(
+            "begin;\n"
+            f"update blobs set small = 'edited {index}' where id in (1, 2);\n"
+            f"update blobs set nums = array[{index}, -{index}], small = 'nums' where id = 3;\n"
+            f"insert into blobs values {self._blob_values(3 + index)};\n"
+            f"update wide_values set huge = huge * -1, wide = 0.01 * {index} where id = {index};\n"
+            f"update wide_values set days = array['2024-01-01', '1970-01-01']::date[], "
+            f"amounts = array[1.50, -0.05, null]::numeric(8, 2)[] where id = {index + 2};\n"
+            f"insert into wide_values values {self._wide_values(6 + index)};\n"
+            f'update "OrderLines" set quantity = quantity + {index} where id = 1;\n'
+            f"update orderlines set note = 'edited {index}' where id = 102;\n"
+            + self._insert_twins(3 + 2 * index, 1)
+            + "\ncommit;"
+        )
         # the keyless table: insert, update, delete
         scripts.append(
             "begin;\n" + self._insert_events(3) + "\n"

@@ -21,11 +21,12 @@
 {% endmacro %}
 
 {% macro _debezium_schema_fields() %}
-    {#- The Kafka Connect schema of a wrapped message: enough to decode column values. -#}
+    {#- The Kafka Connect schema of a wrapped message: enough to decode column values (an array's by its `items`). -#}
     {{- return({
         'name': 'string',
         'fields': 'array<struct<field: string, name: string, '
             ~ 'fields: array<struct<field: string, type: string, name: string, '
-            ~ 'parameters: map<string, string>>>>>',
+            ~ 'parameters: map<string, string>, '
+            ~ 'items: struct<type: string, name: string, parameters: map<string, string>>>>>>',
     }) -}}
 {% endmacro %}

@@ -150,7 +150,9 @@
     {#-
         The Kafka Connect schema of the `after` field, by column name.
         The Kafka Connect schema of the `after` field, when the message is wrapped, by
-        column name as _cdc_json_map writes it (_cdc_fold_names).
+        column name as _cdc_json_map writes it (_cdc_fold_names). An array column has type
+        `array` and its elements' name, scale and precision (its `items` schema), so that
+        its elements decode as their scalar twins.
     -#}
     {%- set fields = 'try_element_at(filter(' ~ message ~ ".envelope.schema.fields, f -> f.field = 'after'), 1).fields" -%}
     {%- set by_name -%}
@@ -160,9 +162,9 @@
             after_fields,
             f -> named_struct(
                 'type', f.type,
-                'name', f.name,
-                'scale', f.parameters['scale'],
-                'precision', f.parameters['connect.decimal.precision']
+                'name', if(f.type = 'array', f.items.name, f.name),
+                'scale', if(f.type = 'array', f.items.parameters, f.parameters)['scale'],
+                'precision', if(f.type = 'array', f.items.parameters, f.parameters)['connect.decimal.precision']
             )
         )
     )

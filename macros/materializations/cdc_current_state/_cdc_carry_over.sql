@@ -1,8 +1,9 @@
 {#-
     Carry-over of unavailable values (PostgreSQL TOAST): Debezium sends a placeholder
     (`__debezium_unavailable_value`) for an unchanged TOASTed column in an update event and
-    in the create event of a primary-key change. The state never keeps it where the value
-    can be known:
+    in the create event of a primary-key change, in the form of the column's type (the
+    string, base64 of its bytes, an array of one string, an array of its bytes ...:
+    _cdc_unavailable_value_forms). The state never keeps it where the value can be known:
 
     1. same key: a change's placeholder columns take the key's previous value (the latest
        older change with a real value; a create starts a new row and takes nothing from
@@ -44,7 +45,8 @@
   {%- endfor -%}
   {%- if typed | length == 0 and json | length == 0 -%}{{ return(none) }}{%- endif -%}
   {{ return({
-      'placeholder': placeholder | replace("\\", "\\\\") | replace("'", "\\'"),
+      'placeholder': placeholder,
+      'forms': cdc_lakehouse._cdc_unavailable_value_forms(placeholder),
       'typed': typed,
       'json': json,
       'unique_key': unique_key,
@@ -52,46 +54,86 @@
       'by_position': '_cdc_position' in model_columns}) }}
 {% endmacro %}
 
-{% macro _cdc_carry_literal(carry, column) -%}
-  {#- The placeholder as a SQL literal of the column's type. -#}
-  {%- if column.type == 'binary' -%}cast('{{ carry.placeholder }}' as binary)
-  {%- else -%}'{{ carry.placeholder }}'{%- endif -%}
+{% macro _cdc_carry_forms(carry) -%}
+  {#- The placeholder's forms ([{text, json}], _cdc_unavailable_value_forms) of a carry spec. -#}
+  {{ return(carry.get('forms') or cdc_lakehouse._cdc_unavailable_value_forms(carry.placeholder)) }}
+{%- endmacro %}
+
+{% macro _cdc_carry_texts(carry) -%}
+  {#- The placeholder's forms as a list of SQL string literals, each text once. -#}
+  {%- set texts = [] -%}
+  {%- for form in cdc_lakehouse._cdc_carry_forms(carry) if form.text not in texts -%}
+    {%- do texts.append(form.text) -%}
+  {%- endfor -%}
+  {%- set literals = [] -%}
+  {%- for text in texts -%}
+    {%- do literals.append("'" ~ cdc_lakehouse._cdc_escape_string(text) ~ "'") -%}
+  {%- endfor -%}
+  {{ return(literals) }}
+{%- endmacro %}
+
+{% macro _cdc_carry_is_placeholder(carry, column, expression) -%}
+  {#-
+      SQL: true when a carried typed column's value is the placeholder.
+      `expression` is the value; any of the placeholder's forms counts (a string column: the
+      string, base64 of its bytes, an array form as JSON
+      text; a binary column: its bytes); false for null.
+  -#}
+  {%- if column.type == 'binary' -%}
+  coalesce({{ expression }} = cast('{{ cdc_lakehouse._cdc_escape_string(carry.placeholder) }}' as binary), false)
+  {%- else -%}
+  coalesce({{ expression }} in ({{ cdc_lakehouse._cdc_carry_texts(carry) | join(', ') }}), false)
+  {%- endif -%}
 {%- endmacro %}
 
 {% macro _cdc_carry_has_placeholder(carry, prefix) -%}
   {#- True when a row (columns qualified by prefix) holds the placeholder somewhere. -#}
-  ({%- for column in carry.typed %}coalesce({{ prefix }}{{ cdc_lakehouse.cdc_quote(column.name) }} = {{ cdc_lakehouse._cdc_carry_literal(carry, column) }}, false) or {% endfor -%}
-  {%- for name in carry.json %}coalesce(instr({{ prefix }}{{ name }}, ':"{{ carry.placeholder }}"') > 0, false) or {% endfor -%}
+  ({%- for column in carry.typed %}{{ cdc_lakehouse._cdc_carry_is_placeholder(carry, column, prefix ~ cdc_lakehouse.cdc_quote(column.name)) }} or {% endfor -%}
+  {%- for name in carry.json %}{% for form in cdc_lakehouse._cdc_carry_forms(carry) %}coalesce(instr({{ prefix }}{{ name }}, ':{{ cdc_lakehouse._cdc_escape_string(form.json) }}') > 0, false) or {% endfor %}{% endfor -%}
   false)
 {%- endmacro %}
 
 {% macro _cdc_carry_json(carry, row_json, previous_json, fill_nulls) -%}
   {#-
       A JSON image with its placeholder fields filled from the previous image.
-      row_json with its placeholder fields (and null fields when fill_nulls) replaced by
-      the fields of previous_json that exist; raw JSON text of the previous values.
+      row_json with its placeholder fields (in any form, _cdc_unavailable_value_forms; and
+      null fields when fill_nulls) replaced by the fields of previous_json that exist; raw
+      JSON text of the previous values.
   -#}
   case
     when {{ row_json }} is null or {{ previous_json }} is null then {{ row_json }}
     else aggregate(
       map_keys(map_filter(
         from_json({{ row_json }}, 'map<string,string>'),
-        (field, text) -> text = '{{ carry.placeholder }}' or ({{ fill_nulls }} and text is null))),
+        (field, text) -> text in ({{ cdc_lakehouse._cdc_carry_texts(carry) | join(', ') }}) or ({{ fill_nulls }} and text is null))),
       {{ row_json }},
       (merged, field) -> case
         when array_contains(map_keys(from_json({{ previous_json }}, 'map<string,variant>')), field)
-          then replace(replace(merged,
-            concat(regexp_extract(to_json(array(field)), '^\\[(.*)\\]$', 1), ':"{{ carry.placeholder }}"'),
-            concat(regexp_extract(to_json(array(field)), '^\\[(.*)\\]$', 1), ':',
-              coalesce(to_json(from_json({{ previous_json }}, 'map<string,variant>')[field]), 'null'))),
-            concat(regexp_extract(to_json(array(field)), '^\\[(.*)\\]$', 1), ':null'),
-            if({{ fill_nulls }},
-              concat(regexp_extract(to_json(array(field)), '^\\[(.*)\\]$', 1), ':',
-                coalesce(to_json(from_json({{ previous_json }}, 'map<string,variant>')[field]), 'null')),
-              concat(regexp_extract(to_json(array(field)), '^\\[(.*)\\]$', 1), ':null')))
+          then {{ cdc_lakehouse._cdc_let(
+            "named_struct('key', " ~ cdc_lakehouse._cdc_json_string('field') ~ ", "
+            ~ "'previous', coalesce(to_json(from_json(" ~ previous_json ~ ", 'map<string,variant>')[field]), 'null'))",
+            'carried_field',
+            cdc_lakehouse._cdc_carry_json_fill(carry, 'merged', 'carried_field', fill_nulls)) }}
         else merged
       end)
   end
+{%- endmacro %}
+
+{% macro _cdc_carry_json_fill(carry, merged, carried_field, fill_nulls) -%}
+  {#-
+      SQL: `merged` with one JSON field carried over.
+      The field `carried_field.key` (its JSON text) is set to `carried_field.previous` where
+      it holds a placeholder form (or null, when fill_nulls).
+  -#}
+  {%- set expression = namespace(sql=merged) -%}
+  {%- for form in cdc_lakehouse._cdc_carry_forms(carry) -%}
+    {%- set expression.sql = "replace(" ~ expression.sql ~ ", concat(" ~ carried_field ~ ".key, ':"
+        ~ cdc_lakehouse._cdc_escape_string(form.json) ~ "'), concat(" ~ carried_field ~ ".key, ':', "
+        ~ carried_field ~ ".previous))" -%}
+  {%- endfor -%}
+  replace({{ expression.sql }},
+    concat({{ carried_field }}.key, ':null'),
+    if({{ fill_nulls }}, concat({{ carried_field }}.key, ':', {{ carried_field }}.previous), concat({{ carried_field }}.key, ':null')))
 {%- endmacro %}
 
 {% macro _cdc_carry_step(carry, previous, row) -%}
@@ -111,7 +153,7 @@
     {%- for column in carry.typed %},
     '{{ cdc_lakehouse._cdc_escape_string(column.name) }}', case
       when {{ row }}._cdc_op != 'c'
-        and ({{ row }}.{{ cdc_lakehouse.cdc_quote(column.name) }} <=> {{ cdc_lakehouse._cdc_carry_literal(carry, column) }}
+        and ({{ cdc_lakehouse._cdc_carry_is_placeholder(carry, column, row ~ '.' ~ cdc_lakehouse.cdc_quote(column.name)) }}
           or ({{ row }}._cdc_is_deleted and {{ key_only_image }}))
         then {{ previous }}.{{ cdc_lakehouse.cdc_quote(column.name) }}
       else {{ row }}.{{ cdc_lakehouse.cdc_quote(column.name) }}
@@ -321,7 +363,7 @@ patched_sources as (
         carry_sources._cdc_key_only
         {%- for column in carry.typed %},
         if(pk_pairs.pair_rank is not null
-            and carry_sources.{{ cdc_lakehouse.cdc_quote(column.name) }} <=> {{ cdc_lakehouse._cdc_carry_literal(carry, column) }},
+            and {{ cdc_lakehouse._cdc_carry_is_placeholder(carry, column, 'carry_sources.' ~ cdc_lakehouse.cdc_quote(column.name)) }},
             pk_pairs.{{ cdc_lakehouse.cdc_quote('previous_' ~ column.name) }}, carry_sources.{{ cdc_lakehouse.cdc_quote(column.name) }}) as {{ cdc_lakehouse.cdc_quote(column.name) }}
         {%- endfor %}
         {%- for name in carry.json %},
@@ -400,11 +442,15 @@ carried as (
   {#- A column as the view shows it: a placeholder that could not be resolved reads as null. -#}
   {%- if carry is none -%}{{ cdc_lakehouse.cdc_quote(column) }}
   {%- elif column in carry.json -%}
-  replace({{ cdc_lakehouse.cdc_quote(column) }}, ':"{{ carry.placeholder }}"', ':null') as {{ cdc_lakehouse.cdc_quote(column) }}
+  {%- set expression = namespace(sql=cdc_lakehouse.cdc_quote(column)) -%}
+  {%- for form in cdc_lakehouse._cdc_carry_forms(carry) -%}
+    {%- set expression.sql = "replace(" ~ expression.sql ~ ", ':" ~ cdc_lakehouse._cdc_escape_string(form.json) ~ "', ':null')" -%}
+  {%- endfor -%}
+  {{ expression.sql }} as {{ cdc_lakehouse.cdc_quote(column) }}
   {%- else -%}
     {%- set typed_column = carry.typed | selectattr('name', 'equalto', column) | list -%}
     {%- if typed_column -%}
-  nullif({{ cdc_lakehouse.cdc_quote(column) }}, {{ cdc_lakehouse._cdc_carry_literal(carry, typed_column[0]) }}) as {{ cdc_lakehouse.cdc_quote(column) }}
+  if({{ cdc_lakehouse._cdc_carry_is_placeholder(carry, typed_column[0], cdc_lakehouse.cdc_quote(column)) }}, null, {{ cdc_lakehouse.cdc_quote(column) }}) as {{ cdc_lakehouse.cdc_quote(column) }}
     {%- else -%}{{ cdc_lakehouse.cdc_quote(column) }}{%- endif -%}
   {%- endif -%}
 {%- endmacro %}

@@ -23,7 +23,8 @@
         ~ "on read (cdc_columns_on_read): name it once"
     ) }}
   {%- endfor -%}
-  {%- for name in cdc.unpublished_columns if name not in model_columns -%}
+  {%- for name in cdc.unpublished_columns if name not in model_columns
+        and name not in cdc.columns_on_read | map('lower') | list -%}
     {{ exceptions.raise_compiler_error(
         "cdc_current_state model " ~ this ~ ": cdc_unpublished_columns names '" ~ name
         ~ "', which it does not select; it selects: " ~ model_columns | join(', ')

@@ -8,8 +8,10 @@
       broadcasts and the view costs one scan of the state. With carry, a placeholder that
       could not be resolved (yet) reads as null (_cdc_carry_published). columns_on_read
       (config cdc_columns_on_read): columns computed here from the published ones, so for
-      current rows only, and only by a query that selects them; unpublished_columns (config
-      cdc_unpublished_columns): read by those expressions, not shown.
+      current rows only, and only by a query that selects them, in their order (each may
+      read the ones before it: a struct computed once, its fields read by the next ones);
+      unpublished_columns (config cdc_unpublished_columns): read by those expressions, not
+      shown.
   -#}
 create or replace view {{ target_relation }} as
 with
@@ -81,14 +83,26 @@ published as (
 
 ),
 
+{%- set on_read = namespace(source='published') %}
+{%- for name, expression in columns_on_read.items() %}
+
+on_read_{{ loop.index }} as (
+
+    select *, {{ expression }} as {{ cdc_lakehouse.cdc_quote(name) }}
+    from {{ on_read.source }}
+
+),
+{%- set on_read.source = 'on_read_' ~ loop.index %}
+{%- endfor %}
+
 final as (
 
     {%- set items = [] -%}
     {%- for column in columns if column | lower not in unpublished_columns -%}
       {%- do items.append(cdc_lakehouse.cdc_quote(column)) -%}
     {%- endfor -%}
-    {%- for name, expression in columns_on_read.items() -%}
-      {%- do items.append(expression ~ ' as ' ~ cdc_lakehouse.cdc_quote(name)) -%}
+    {%- for name in columns_on_read if name | lower not in unpublished_columns -%}
+      {%- do items.append(cdc_lakehouse.cdc_quote(name)) -%}
     {%- endfor -%}
     {%- if delete_mode == 'soft' -%}
       {%- do items.extend(['_cdc_is_deleted', '_cdc_deleted_at']) -%}
@@ -96,7 +110,7 @@ final as (
 
     select
       {{ items | join(',\n      ') }}
-    from published
+    from {{ on_read.source }}
 
 )
 

@@ -23,9 +23,11 @@
         cdc_columns_on_read  {column: SQL expression over the model's columns}: columns
                            the published view computes for the current rows, when a query
                            reads them, instead of storing them for every change (work that
-                           only the current row needs, such as decoding its row image)
+                           only the current row needs, such as decoding its row image);
+                           each may read the ones before it
         cdc_unpublished_columns  columns kept in the state for cdc_columns_on_read but not
-                           shown by the view (the message schema's column types)
+                           shown by the view (the message schema's column types), or
+                           columns on read that only later ones read
         cdc_unavailable_value_placeholder  (var of the same name, default
                            '__debezium_unavailable_value'; empty: off) the value Debezium
                            sends for an unchanged TOASTed column: carried over from the

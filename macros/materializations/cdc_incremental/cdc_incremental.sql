@@ -2,11 +2,14 @@
   {#-
       dbt-spark's incremental materialization (same configs, strategies and validation),
       with the project's run bookkeeping (macros/incremental/):
-        - a run whose inputs hold nothing the table has not read (_cdc_is_up_to_date), or
-          whose SQL found nothing new to read (cdc_skip_unless_new_input: bronze without a
-          new landing file, a model whose kind of rows did not arrive), leaves
-          the table as it is, without a Spark job (the latter records that it read
-          through what its inputs hold);
+        - a run whose inputs hold nothing the table has not read (_cdc_is_up_to_date: they
+          read through what it read through, or gained no row of the kinds it reads,
+          config `cdc_input_kinds`), or whose SQL found nothing new to read
+          (cdc_skip_unless_new_input: bronze without a new landing file), leaves the
+          table as it is, without a Spark job (and records that it read through what its
+          inputs hold when they moved on);
+        - a write of a model with config `cdc_summary` records what the rows it added hold
+          (_cdc_summarise_write), for the models that read some kinds of them;
         - every write is bracketed by _cdc_record_read_through ('before', 'after'), so that
           the next run knows its watermark and its inputs' without reading data;
         - an append whose schema changes are ignored is one `insert ... select` of the
@@ -47,11 +50,14 @@
   {%- if unchanged -%}
     {{ log("incremental: " ~ target_relation ~ " holds everything its inputs hold, left as it is") }}
     {{ cdc_lakehouse._cdc_main_unchanged('inputs unchanged') }}
-    {%- if not up_to_date and inputs_read_through is not none -%}
-      {#- its inputs gained rows, none of them its own kind (cdc_skip_unless_new_input): it holds
-          everything they hold, and says so for the models that read it -#}
+    {%- if inputs_read_through is not none
+          and cdc_lakehouse._cdc_read_through(existing_relation) != inputs_read_through -%}
+      {#- its inputs gained rows, none of them its own kind (_cdc_has_nothing_new,
+          cdc_skip_unless_new_input): it holds everything they hold, and says so for the
+          models that read it (one `alter`, no query) -#}
       {{ cdc_lakehouse._cdc_record_read_through(
-            existing_relation, inputs_read_through, previous=cdc_lakehouse._cdc_read_through(existing_relation)) }}
+            existing_relation, inputs_read_through, previous=cdc_lakehouse._cdc_read_through(existing_relation),
+            rows=false) }}
     {%- endif -%}
   {%- elif rebuild -%}
     {%- if existing_relation is not none
@@ -63,8 +69,9 @@
     {%- endcall -%}
     {%- do cdc_lakehouse._cdc_forget_relation(target_relation) -%}
     {% do persist_constraints(target_relation, model) %}
+    {%- set summary = cdc_lakehouse._cdc_summarise_write(target_relation, inputs_read_through) -%}
     {{ cdc_lakehouse._cdc_record_read_through(
-          target_relation, inputs_read_through or cdc_lakehouse._cdc_newest_loaded_at(target_relation)) }}
+          target_relation, summary.read_through, extra=summary.properties, built=true) }}
   {%- else -%}
     {%- set previous = cdc_lakehouse._cdc_read_through(existing_relation) -%}
     {{ cdc_lakehouse._cdc_record_read_through(existing_relation, none, when='before') }}
@@ -97,11 +104,12 @@
         {%- do cdc_lakehouse._cdc_release_temp_view(tmp_relation) -%}
       {%- endif -%}
     {%- endif -%}
+    {#- the rows it added: summarised when the model asks (config cdc_summary), with the
+        newest `_loaded_at` when no input says what it read through (bronze) -#}
+    {%- set summary = cdc_lakehouse._cdc_summarise_write(target_relation, inputs_read_through, since=previous) -%}
     {{ cdc_lakehouse._cdc_record_read_through(
-          target_relation,
-          inputs_read_through or cdc_lakehouse._cdc_newest_loaded_at(
-              target_relation, "timestamp'" ~ previous ~ "'" if previous else none) or previous,
-          previous=previous) }}
+          target_relation, summary.read_through, previous=previous, extra=summary.properties,
+          built=on_schema_change in ['append_new_columns', 'sync_all_columns']) }}
   {%- endif -%}
 
   {% set should_revoke = should_revoke(existing_relation, full_refresh_mode) %}

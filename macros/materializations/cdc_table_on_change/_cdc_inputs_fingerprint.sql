@@ -2,10 +2,11 @@
     {#-
         An md5 of what a cdc_table_on_change model is built from.
         It covers its compiled SQL and table config, and for each model, seed or source it
-        depends on, when the relation was created, and what it read through (_cdc_read_through)
-        or else its row count and its newest `_loaded_at` (when it has that column). An input
-        that gains rows or is rebuilt changes it; a view input is re-created by each run, so it
-        changes on every run (the model is then always rebuilt).
+        depends on, when the relation was created (`cdc.built_by` of a table under the run
+        bookkeeping, else its `Created Time`), and what it read through (_cdc_read_through)
+        or else its row count and its newest `_loaded_at` (when it has that column); for a
+        view of this project (`cdc.view_fingerprint`), that fingerprint and the tables behind
+        it. An input that gains rows or is rebuilt changes it.
     -#}
     {%- set parts = [compiled_sql] -%}
     {%- for key in ['file_format', 'partition_by', 'clustered_by', 'buckets', 'location_root'] -%}
@@ -16,8 +17,23 @@
         {%- set identifier = input.alias if input.resource_type != 'source' else input.identifier -%}
         {%- set relation = adapter.get_relation(
               database=input.database, schema=input.schema, identifier=identifier) -%}
+        {%- set state = cdc_lakehouse._cdc_table_state(relation) if relation is not none else none -%}
+        {%- set view_fingerprint = cdc_lakehouse._cdc_table_properties(relation).get('cdc.view_fingerprint')
+              if relation is not none and input.resource_type == 'model'
+                  and input.config.materialized in ['view', 'cdc_view'] else none -%}
         {%- if relation is none -%}
             {%- do parts.append(unique_id ~ ': missing') -%}
+        {%- elif state is not none -%}
+            {#- a table under the run bookkeeping: no describe, no count -#}
+            {%- do parts.append(unique_id ~ ': ' ~ state) -%}
+        {%- elif view_fingerprint -%}
+            {#- a view of this project: what it is made of, and the tables behind it (a view
+                is created again only when that changes, not on every run) -#}
+            {%- do parts.append(unique_id ~ ': view ' ~ view_fingerprint) -%}
+            {%- for table in cdc_lakehouse._cdc_table_relations([unique_id]) -%}
+                {%- set behind = cdc_lakehouse._cdc_table_state(table) if table is not none else 'missing' -%}
+                {%- do parts.append(unique_id ~ ' reads ' ~ table ~ ': ' ~ (behind or 'unknown ' ~ invocation_id)) -%}
+            {%- endfor -%}
         {%- else -%}
             {#- one describe gives both: the column rows come first, up to the first blank or
                 `#` row; the table details (Created Time) after -#}
@@ -48,4 +64,20 @@
         {%- endif -%}
     {%- endfor -%}
     {{ return(local_md5(parts | join('\n'))) }}
+{% endmacro %}
+
+{% macro _cdc_table_state(relation) %}
+    {#-
+        What a table under the run bookkeeping says of its version, without a query.
+        'built by <invocation>, read through <timestamp>' from its properties
+        (`cdc.built_by`, _cdc_read_through): it changes when the table is built again or
+        gains rows. None when it has not both (not under the bookkeeping, an older table, a
+        write that did not finish).
+    -#}
+    {%- set read_through = cdc_lakehouse._cdc_read_through(relation) -%}
+    {%- set built_by = cdc_lakehouse._cdc_table_properties(relation).get('cdc.built_by') -%}
+    {%- if read_through is none or not built_by -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {{ return('built by ' ~ built_by ~ ', read through ' ~ read_through) }}
 {% endmacro %}

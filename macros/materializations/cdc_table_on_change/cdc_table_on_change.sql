@@ -37,14 +37,10 @@
       {{ create_table_as(False, target_relation, compiled_code) }}
     {% endcall %}
     {%- do cdc_lakehouse._cdc_forget_relation(target_relation) -%}
-    {% call statement('cdc_record_inputs_fingerprint') %}
-      alter table {{ target_relation }}
-      set tblproperties (
-          'cdc.inputs_fingerprint' = '{{ fingerprint }}',
-          'cdc.built_by_invocation' = '{{ invocation_id }}'
-      )
-    {% endcall %}
-    {{ cdc_lakehouse._cdc_record_read_through(target_relation, cdc_lakehouse._cdc_inputs_read_through()) }}
+    {#- the fingerprint and the read-through in one statement -#}
+    {{ cdc_lakehouse._cdc_record_read_through(
+          target_relation, cdc_lakehouse._cdc_inputs_read_through(), built=true,
+          extra={'cdc.inputs_fingerprint': fingerprint, 'cdc.built_by_invocation': invocation_id}) }}
     {% set should_revoke = should_revoke(old_relation, full_refresh_mode=True) %}
     {% do apply_grants(target_relation, grant_config, should_revoke) %}
     {% do persist_docs(target_relation, model) %}

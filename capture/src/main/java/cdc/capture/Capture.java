@@ -177,11 +177,13 @@ public final class Capture {
         if (untilTopicSuffix == null || !record.topic().endsWith(untilTopicSuffix)) {
             return false;
         }
-        if (record.value() instanceof Struct value && value.schema().field("after") != null) {
-            Struct after = value.getStruct("after");
-            if (after != null) {
-                Field first = after.schema().fields().get(0);
-                if (String.valueOf(after.get(first)).equals(untilValue)) {
+        if (record.value() instanceof Struct value) {
+            // the row: the envelope's `after`, or the value itself when a transform flattened
+            // the envelope (ExtractNewRecordState: no `after`)
+            Struct row = value.schema().field("after") != null ? value.getStruct("after") : value;
+            if (row != null && !row.schema().fields().isEmpty()) {
+                Field first = row.schema().fields().get(0);
+                if (String.valueOf(row.get(first)).equals(untilValue)) {
                     watermarkSeen = true;
                 }
             }
@@ -367,7 +369,12 @@ public final class Capture {
                     stopped.countDown();
                 })
                 .build();
-        ExecutorService executor = Executors.newSingleThreadExecutor();
+        // a daemon thread: nothing the engine leaves behind keeps the JVM alive after main
+        ExecutorService executor = Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "cdc-capture-engine");
+            thread.setDaemon(true);
+            return thread;
+        });
         executor.execute(engine);
         long started = System.nanoTime();
         boolean watermarkMode = capture.untilTopicSuffix != null;
@@ -390,9 +397,20 @@ public final class Capture {
                 break;
             }
         }
-        engine.close();
+        if (stopped.getCount() > 0) {
+            // still running: stop it (an engine that failed has stopped itself, and closing a
+            // stopped engine throws)
+            try {
+                engine.close();
+            }
+            catch (IllegalStateException e) {
+                failure.compareAndSet(null, e);
+            }
+        }
         executor.shutdown();
-        executor.awaitTermination(60, TimeUnit.SECONDS);
+        if (!executor.awaitTermination(60, TimeUnit.SECONDS)) {
+            failure.compareAndSet(null, new IllegalStateException("capture: the engine did not stop"));
+        }
         if (capture.producer != null) {
             capture.producer.close();
         }

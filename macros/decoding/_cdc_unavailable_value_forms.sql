@@ -1,0 +1,82 @@
+{% macro _cdc_unavailable_value_forms(placeholder) %}
+    {#-
+        Every form Debezium gives its unavailable-value placeholder, as [{text, json}].
+        Debezium's PostgreSQL connector (UnchangedToastedPlaceholder, 3.6) sends an unchanged
+        TOASTed value as the placeholder (`unavailable.value.placeholder`, default
+        `__debezium_unavailable_value`) in the form of the column's type:
+          - text, varchar, json, jsonb, xml, enum, bytea in hex mode ...: the string;
+          - bytea (binary.handling.mode=bytes): its UTF-8 bytes, base64 in JSON;
+          - text[], varchar[], char[], json[], jsonb[]: an array of one string;
+          - int[], bigint[], date[]: an array of its bytes as signed integers;
+          - bytea[]: an array of one base64 string;
+          - uuid[]: an array of one UUID, UUID.nameUUIDFromBytes of its bytes (MD5, v3);
+          - hstore: a map {placeholder: placeholder} (as a JSON object, or as JSON text in
+            hstore.handling.mode=json).
+        `text` is the value as a row image's map<string,string> holds it (and as a typed
+        string column holds it); `json` is the value's JSON text in the image. Compound
+        forms come before the string form they contain.
+    -#}
+    {%- set text = placeholder | string -%}
+    {%- set data = text.encode('utf-8') | list -%}
+    {%- set encoded = cdc_lakehouse._cdc_base64_text(data) -%}
+    {%- set digest = local_md5(text) -%}
+    {%- set variant = '89ab'[(digest[16] | int(base=16)) % 4] -%}
+    {%- set uuid = digest[0:8] ~ '-' ~ digest[8:12] ~ '-3' ~ digest[13:16] ~ '-' ~ variant
+        ~ digest[17:20] ~ '-' ~ digest[20:32] -%}
+    {%- set quoted = cdc_lakehouse._cdc_json_text(text) -%}
+    {%- set integers = [] -%}
+    {%- for byte in data -%}
+        {%- do integers.append(byte if byte < 128 else byte - 256) -%}
+    {%- endfor -%}
+    {%- set hstore = '{' ~ quoted ~ ':' ~ quoted ~ '}' -%}
+    {%- set forms = [
+        {'text': hstore, 'json': cdc_lakehouse._cdc_json_text(hstore)},
+        {'text': hstore, 'json': hstore},
+        {'text': '[' ~ quoted ~ ']', 'json': '[' ~ quoted ~ ']'},
+        {'text': '["' ~ encoded ~ '"]', 'json': '["' ~ encoded ~ '"]'},
+        {'text': '["' ~ uuid ~ '"]', 'json': '["' ~ uuid ~ '"]'},
+        {'text': '[' ~ integers | join(',') ~ ']', 'json': '[' ~ integers | join(',') ~ ']'},
+        {'text': encoded, 'json': '"' ~ encoded ~ '"'},
+        {'text': text, 'json': quoted},
+    ] -%}
+    {{ return(forms) }}
+{% endmacro %}
+
+{% macro _cdc_unavailable_array_forms() %}
+    {#-
+        The array forms of the placeholder, as texts.
+        The placeholder is the var cdc_unavailable_value_placeholder's; the forms are
+        those of _cdc_unavailable_value_forms: what an array decoder leaves as it is, so that
+        the carry-over still recognises it. Empty when the var is empty.
+    -#}
+    {%- set placeholder = var('cdc_unavailable_value_placeholder', '__debezium_unavailable_value') -%}
+    {%- if not placeholder -%}{{ return([]) }}{%- endif -%}
+    {%- set arrays = [] -%}
+    {%- for form in cdc_lakehouse._cdc_unavailable_value_forms(placeholder) if form.text.startswith('[') -%}
+        {%- do arrays.append(form.text) -%}
+    {%- endfor -%}
+    {{ return(arrays) }}
+{% endmacro %}
+
+{% macro _cdc_json_text(text) %}
+    {#- `text` as a JSON string literal, as Jackson writes it (quote, backslash and control characters escaped). -#}
+    {%- set escaped = (text | string).replace('\\', '\\\\').replace('"', '\\"')
+        .replace('\n', '\\n').replace('\r', '\\r').replace('\t', '\\t') -%}
+    {{ return('"' ~ escaped ~ '"') }}
+{% endmacro %}
+
+{% macro _cdc_base64_text(data) %}
+    {#- The base64 text (RFC 4648, padded) of a list of byte values (0-255). -#}
+    {%- set alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/' -%}
+    {%- set out = [] -%}
+    {%- for start in range(0, data | length, 3) -%}
+        {%- set chunk = data[start:start + 3] -%}
+        {%- set padded = chunk + [0] * (3 - chunk | length) -%}
+        {%- set triple = padded[0] * 65536 + padded[1] * 256 + padded[2] -%}
+        {%- do out.append(alphabet[triple // 262144]) -%}
+        {%- do out.append(alphabet[(triple // 4096) % 64]) -%}
+        {%- do out.append(alphabet[(triple // 64) % 64] if chunk | length > 1 else '=') -%}
+        {%- do out.append(alphabet[triple % 64] if chunk | length > 2 else '=') -%}
+    {%- endfor -%}
+    {{ return(out | join('')) }}
+{% endmacro %}

@@ -1,0 +1,16 @@
+{% macro _cdc_unread_source_severity() %}
+    {#-
+        The var cdc_unread_source_severity: `error` or `warn`.
+        What a source of which a run read nothing is (every message of it that the run loaded
+        went to the quarantine, none of its changes reached gold): `error` (the default) stops
+        the build, `warn` only warns (assert_no_new_quarantined_messages).
+    -#}
+    {%- set accepted = ['error', 'warn'] -%}
+    {%- set value = var('cdc_unread_source_severity', 'error') -%}
+    {%- if value is not string or value | lower not in accepted -%}
+        {{ exceptions.raise_compiler_error(
+            "var cdc_unread_source_severity=" ~ value ~ " is not one of: " ~ accepted | join(', ')
+            ~ " (error: a run that reads nothing of a source fails; warn: it warns)") }}
+    {%- endif -%}
+    {{ return(value | lower) }}
+{% endmacro %}
