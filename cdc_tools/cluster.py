@@ -36,6 +36,7 @@ import contextlib
 import ipaddress
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -131,8 +132,37 @@ class ClusterState:
         }
 
 
+# ports handed out by free_port: below the kernel's ephemeral range, where no outgoing
+# connection takes one as its local port between free_port's check and the server's bind
+_HANDED_OUT: set[int] = set()
+
+
+def _ephemeral_floor() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768  # Linux's default; macOS's range starts at 49152
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
+    """A port free on loopback for a server to bind: a random one below the ephemeral range
+    (a port the kernel hands out for port 0 may be taken, once released, by any outgoing
+    connection of the machine before the server binds it), never one this process handed
+    out before."""
+    floor = _ephemeral_floor()
+    rng = random.SystemRandom()
+    for _ in range(200):
+        port = rng.randrange(20000, max(floor, 20001))
+        if port in _HANDED_OUT:
+            continue
+        with socket.socket() as sock:
+            try:
+                sock.bind((LOOPBACK, port))
+            except OSError:
+                continue
+        _HANDED_OUT.add(port)
+        return port
+    with socket.socket() as sock:  # a crowded range: the kernel's choice
         sock.bind((LOOPBACK, 0))
         return int(sock.getsockname()[1])
 

@@ -26,6 +26,32 @@ AVRO_PARQUET_SOURCE = Source(
     "shop_files", True, AVRO_PARQUET, options=(("tombstones.on.delete", "false"),)
 )
 
+# the PostgreSQL connector's modes that change how values are encoded (issue 78): numerics as
+# text, bytea as hex, times and timestamps in Kafka Connect's millisecond types, no tombstones;
+# numerics as doubles. Typed models of the tables holding such values only.
+ENCODED_TABLES = ("customers", "blobs", "wide_values")
+MODE_SOURCES = (
+    Source(
+        "shop_text",
+        True,
+        "sink",
+        options=(
+            ("decimal.handling.mode", "string"),
+            ("binary.handling.mode", "hex"),
+            ("time.precision.mode", "connect"),
+            ("tombstones.on.delete", "false"),
+        ),
+        typed=ENCODED_TABLES,
+    ),
+    Source(
+        "shop_double",
+        True,
+        "sink",
+        options=(("decimal.handling.mode", "double"),),
+        typed=ENCODED_TABLES,
+    ),
+)
+
 
 def module_pipeline(
     server: PostgresServer | MariaDbServer,

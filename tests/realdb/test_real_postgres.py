@@ -6,7 +6,11 @@ Connect S3 sink files; `shop_plain`, schemas off, sink files; `shop_kcat`, schem
 landed as `kcat -J` records (Kafka keys kept); and `shop_files`, landed as the S3 sink's Avro
 and Parquet files (format.class AvroFormat and ParquetFormat, by turns, codecs varied),
 written from its sink files with schemas on (workbench.realdb.sink_formats), whose every
-record must reach bronze as the very line it was written from. The capture is Debezium's
+record must reach bronze as the very line it was written from; `shop_text` and `shop_double`,
+schemas on, sink files, in the connector modes that change how values are encoded
+(`decimal.handling.mode` string and double, `binary.handling.mode=hex`,
+`time.precision.mode=connect`, `tombstones.on.delete=false`), each compared in its own forms
+(workbench.realdb.compare.Modes). The capture is Debezium's
 embedded engine (capture/), configured as a user configures the PostgreSQL connector:
 pgoutput, a filtered publication, an initial snapshot then streaming, TRUNCATE not skipped.
 After every batch (workload, capture until the watermark row, `dbt build` of captured_rows
@@ -26,6 +30,7 @@ import pytest
 from tests.conftest import DbtProject
 from tests.realdb.scenario import (
     AVRO_PARQUET_SOURCE,
+    MODE_SOURCES,
     SOURCES,
     assert_gold_equals_database,
     assert_records_are_their_sink_lines,
@@ -40,7 +45,7 @@ from workbench.realdb.postgres import PostgresServer
 pytestmark = pytest.mark.spark
 
 
-POSTGRES_SOURCES = (*SOURCES, AVRO_PARQUET_SOURCE)
+POSTGRES_SOURCES = (*SOURCES, AVRO_PARQUET_SOURCE, *MODE_SOURCES)
 VARS = {"cdc_table_keys": declared_keys(POSTGRES_SOURCES)}
 
 

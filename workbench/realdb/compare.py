@@ -32,6 +32,16 @@ base64 text; date date; time a string; timestamp a timestamp (its wall clock), t
 timestamp (the instant, read in the session's UTC); interval bigint (µs); json, jsonb, uuid and
 enum strings.
 
+Connector properties change some forms (`Modes`, one source's `options`):
+`decimal.handling.mode=string` sends every numeric as its plain decimal text at the
+database's scale (BigDecimal.toPlainString: `"12.30"`, `"0.000…1"`), `double` as the nearest
+float64; `binary.handling.mode=hex` sends bytea as lowercase hex, `base64-url-safe` as URL-safe
+base64; `time.precision.mode=connect` sends time and timestamp (and their arrays' elements)
+in Kafka Connect's millisecond types: the microseconds below the millisecond are cut, and
+captured_rows writes them at that precision (`HH:mm:ss.fff`; schemas off: ms since midnight,
+ms since the epoch). Typed gold holds the same forms in the types the
+scaffolder chose from those schemas (a string, a double).
+
 A column the table gained after a row's last change is absent from that row's image and reads
 as null (the added column is null in the database too); a column the table dropped after a
 row's last change is still in its image and is not compared.
@@ -42,6 +52,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import json
+import re
 import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -51,6 +62,28 @@ from workbench.realdb.postgres import PostgresServer
 
 EPOCH = dt.datetime(1970, 1, 1)
 WIDE = Context(prec=200)  # numeric has up to 131072 digits before the point; these tests use 40
+
+
+@dataclass(frozen=True)
+class Modes:
+    """The PostgreSQL connector's properties that change how a value is encoded, at their
+    defaults unless a source's `options` set them (docs/real-databases.md)."""
+
+    decimal: str = "precise"  # decimal.handling.mode: precise, string, double
+    binary: str = "bytes"  # binary.handling.mode: bytes, base64, base64-url-safe, hex
+    time: str = "adaptive"  # time.precision.mode: adaptive, adaptive_time_microseconds, connect
+
+    @classmethod
+    def of(cls, options: Mapping[str, str]) -> Modes:
+        """The modes a source's connector options set."""
+        return cls(
+            options.get("decimal.handling.mode", cls.decimal),
+            options.get("binary.handling.mode", cls.binary),
+            options.get("time.precision.mode", cls.time),
+        )
+
+
+DEFAULT_MODES = Modes()
 
 
 @dataclass(frozen=True)
@@ -126,14 +159,25 @@ def instant(value: str) -> dt.datetime:
     return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.timezone.utc)
 
 
-def expected_value(column: Column, value: object, schemas: bool) -> object:
+def _to_millisecond(micros: int) -> int:
+    """A count of µs cut to the millisecond (Kafka Connect's Time and Timestamp)."""
+    return micros // 1000 * 1000
+
+
+def expected_value(
+    column: Column, value: object, schemas: bool, modes: Modes = DEFAULT_MODES
+) -> object:
     """The database's value in captured_rows' normal form (module docstring)."""
     if value is None:
         return None
     kind = column.data_type
     if kind == "ARRAY" and column.element is not None:
         # each element in the normal form of its scalar twin
-        return [expected_value(column.element, item, schemas) for item in value]  # type: ignore[attr-defined]
+        return [expected_value(column.element, item, schemas, modes) for item in value]  # type: ignore[attr-defined]
+    if kind == "numeric" and modes.decimal == "string":
+        return format(Decimal(str(value)), "f")  # BigDecimal.toPlainString, the database's scale
+    if kind == "numeric" and modes.decimal == "double":
+        return float(Decimal(str(value)))
     if kind == "numeric":
         number = Decimal(str(value))
         if column.scale is None:
@@ -150,23 +194,37 @@ def expected_value(column: Column, value: object, schemas: bool) -> object:
         return float32(value)
     if kind == "double precision":
         return float(value)  # type: ignore[arg-type]
+    if kind == "bytea" and modes.binary == "hex":
+        return bytes.fromhex(str(value)).hex()
+    if kind == "bytea" and modes.binary == "base64-url-safe":
+        return base64.urlsafe_b64encode(bytes.fromhex(str(value))).decode()
     if kind == "bytea":
         return base64.b64encode(bytes.fromhex(str(value))).decode()
     if kind == "date":
         day = dt.date.fromisoformat(str(value))
         return day.isoformat() if schemas else (day - EPOCH.date()).days
+    connect = modes.time == "connect"
     if kind == "time without time zone":
         moment = dt.time.fromisoformat(str(value))
-        if schemas:
-            return moment.strftime("%H:%M:%S.%f")
-        return (
-            (moment.hour * 60 + moment.minute) * 60 + moment.second
-        ) * 1_000_000 + moment.microsecond
+        micros = ((moment.hour * 60 + moment.minute) * 60 + moment.second) * 1_000_000
+        micros += moment.microsecond
+        if connect:
+            micros = _to_millisecond(micros)
+        if schemas:  # at the type's precision: ms (connect Time) or µs
+            seconds, fraction = divmod(micros, 1_000_000)
+            text = (
+                f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}.{fraction:06d}"
+            )
+            return text[:-3] if connect else text
+        return micros // 1000 if connect else micros
     if kind == "timestamp without time zone":
-        moment = dt.datetime.fromisoformat(str(value))
+        micros = (dt.datetime.fromisoformat(str(value)) - EPOCH) // dt.timedelta(microseconds=1)
+        if connect:
+            micros = _to_millisecond(micros)
         if schemas:
-            return moment.isoformat(timespec="microseconds")
-        return (moment - EPOCH) // dt.timedelta(microseconds=1)
+            moment = EPOCH + dt.timedelta(microseconds=micros)
+            return moment.isoformat(timespec="milliseconds" if connect else "microseconds")
+        return micros // 1000 if connect else micros
     if kind == "timestamp with time zone":
         return instant(str(value))
     if kind in ("json", "jsonb"):
@@ -174,15 +232,23 @@ def expected_value(column: Column, value: object, schemas: bool) -> object:
     return value
 
 
-def typed_value(column: Column, value: object) -> object:
+def typed_value(column: Column, value: object, modes: Modes = DEFAULT_MODES) -> object:
     """A typed gold model's value (as Spark returns it) in the normal form of the schemas-on
     column (module docstring, "typed gold")."""
     if value is None:
         return None
+    connect = modes.time == "connect"
     if isinstance(value, dt.datetime):
         if column.data_type == "timestamp with time zone":
             return value.replace(tzinfo=dt.timezone.utc).isoformat()  # session time zone UTC
-        return value.isoformat(timespec="microseconds")
+        return value.isoformat(timespec="milliseconds" if connect else "microseconds")
+    if (
+        connect
+        and column.data_type in ("time without time zone", "ARRAY")
+        and isinstance(value, str)
+    ):
+        # typed text of a time (and an array's) has µs digits; connect's types carry ms
+        return re.sub(r"(\d\d:\d\d:\d\d\.\d{3})000\b", r"\1", value)
     if isinstance(value, dt.date):
         return value.isoformat()
     if isinstance(value, bytes | bytearray):
@@ -190,17 +256,22 @@ def typed_value(column: Column, value: object) -> object:
     if column.data_type in ("real", "double precision") and not isinstance(value, float):
         return f"not a float: {value!r}"  # a float column typed otherwise (issue 78)
     if column.data_type == "numeric":
-        return expected_value(column, value, schemas=True)
+        return expected_value(column, value, True, modes)
     return value
 
 
-def gold_value(column: Column, value: object) -> object:
+def gold_value(column: Column, value: object, modes: Modes = DEFAULT_MODES) -> object:
     """Gold's value, read as its normal form says (floats as floats, instants, JSON text)."""
     if value is None:
         return None
     kind = column.data_type
     if kind == "ARRAY":  # JSON text (typed gold) or the image's array, elements as sent
-        return json.loads(value, parse_float=Decimal) if isinstance(value, str) else value
+        items = json.loads(value, parse_float=Decimal) if isinstance(value, str) else value
+        if column.element is None or not isinstance(items, list):
+            return items
+        return [gold_value(column.element, item, modes) for item in items]
+    if kind == "numeric" and modes.decimal == "double":
+        return float(value)  # type: ignore[arg-type]
     if isinstance(value, str) and value.startswith("not a float: "):
         return value
     if kind == "real":
@@ -236,6 +307,18 @@ class NormalForms:
 
 
 POSTGRES = NormalForms(expected_value, gold_value, typed_value, TOLERANCE)
+
+
+def postgres_forms(modes: Modes) -> NormalForms:
+    """PostgreSQL's normal forms under a source's connector modes."""
+    if modes == DEFAULT_MODES:
+        return POSTGRES
+    return NormalForms(
+        lambda column, value, schemas: expected_value(column, value, schemas, modes),
+        lambda column, value: gold_value(column, value, modes),
+        lambda column, value: typed_value(column, value, modes),
+        TOLERANCE,
+    )
 
 
 def _value_text(

@@ -49,6 +49,8 @@ class RealDatabase(Protocol):
 
     def rows(self, table: str, database: str) -> tuple[list[Column], list[dict]]: ...
 
+    def forms_for(self, source: Source) -> NormalForms: ...
+
 
 def postgres_source_id(database: str, table: str) -> str:
     """How captured_rows names a table of schema `public` of a PostgreSQL database: a name
@@ -105,6 +107,10 @@ class PostgresDatabase:
     def rows(self, table: str, database: str) -> tuple[list[Column], list[dict]]:
         return compare.database_rows(self.server, table, database=database)
 
+    def forms_for(self, source: Source) -> NormalForms:
+        """The normal forms under the source's connector options (compare.Modes)."""
+        return compare.postgres_forms(compare.Modes.of(dict(source.options)))
+
 
 @dataclass
 class MariaDbDatabase:
@@ -150,6 +156,13 @@ class MariaDbDatabase:
 
     def rows(self, table: str, database: str) -> tuple[list[Column], list[dict]]:
         return compare_mariadb.database_rows(self.server, table, database)
+
+    def forms_for(self, source: Source) -> NormalForms:
+        """MariaDB's normal forms: its sources set no option that changes an encoding."""
+        changing = {"decimal.handling.mode", "binary.handling.mode", "time.precision.mode"}
+        if changing & {name for name, _ in source.options}:
+            raise ValueError(f"{source.database}: MariaDB's forms cover the default modes only")
+        return self.forms
 
 
 def real_database(server: PostgresServer | MariaDbServer) -> RealDatabase:

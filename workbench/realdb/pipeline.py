@@ -59,12 +59,14 @@ class Source:
     aside and each is written again as AvroFormat or ParquetFormat write it, the two by turns,
     codecs varied: workbench.realdb.sink_formats). `options`: connector properties of this
     source over the database's defaults, (name, value) pairs (e.g. `decimal.handling.mode`,
-    `transforms`), as a user adds them to the connector's settings."""
+    `transforms`), as a user adds them to the connector's settings. `typed`: the tables whose
+    typed models are scaffolded from it (schemas on; None: every keyed table)."""
 
     database: str
     schemas: bool
     landing_format: str
     options: tuple[tuple[str, str], ...] = ()
+    typed: tuple[str, ...] | None = None
 
 
 def declared_keys(sources: Sequence[Source]) -> dict[str, list[str]]:
@@ -246,6 +248,8 @@ class RealPipeline:
             prefix = self.db.connector_config(source, self.state)["topic.prefix"]
             system = dbt_name(str(prefix))  # the connector's topic prefix
             for table, key in self.db.table_keys.items():
+                if source.typed is not None and table not in source.typed:
+                    continue
                 contract = contract_from_bronze(
                     spark,
                     table,
@@ -277,7 +281,9 @@ class RealPipeline:
                 gold = self.gold_rows(source, table)
                 found += [
                     f"{source.database}.{table}: {d}"
-                    for d in differences(cols, database, gold, source.schemas, self.db.forms)
+                    for d in differences(
+                        cols, database, gold, source.schemas, self.db.forms_for(source)
+                    )
                 ]
         found += self.typed_differences()
         quarantined = self.query(
@@ -300,13 +306,13 @@ class RealPipeline:
             rows = self.query(
                 f"select {select} from {self.schema_prefix}_gold.{contract.gold_model}"
             )
+            forms = self.db.forms_for(source)
             typed = [
-                {c.name: self.db.forms.typed(c, row[gold_names[c.name]]) for c in shared}
-                for row in rows
+                {c.name: forms.typed(c, row[gold_names[c.name]]) for c in shared} for row in rows
             ]
             found += [
                 f"{contract.gold_model}: {d}"
-                for d in differences(shared, database, typed, True, self.db.forms)
+                for d in differences(shared, database, typed, True, forms)
             ]
         return found
 
