@@ -179,6 +179,24 @@ def spark_home() -> Path:
     return Path(pyspark.__file__).resolve().parent
 
 
+# Spark Connect's server, as the Connect server of connect_server.py and the one a cluster
+# submits beside its Thrift Server run it: its class, its jar, and what it adds to the
+# profile's settings (`enableHiveSupport()` of an in-process session)
+SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+HIVE_CATALOG = {"spark.sql.catalogImplementation": "hive"}
+
+
+def connect_jar() -> str:
+    """pyspark ships Spark Connect's server as a jar beside Spark's own."""
+    jars = sorted((spark_home() / "jars").glob("spark-connect_*.jar"))
+    if not jars:
+        raise ClusterError(
+            f"Spark Connect's server jar (spark-connect_*.jar) is not in {spark_home() / 'jars'}:"
+            " reinstall pyspark (make setup)"
+        )
+    return str(jars[0])
+
+
 def _java_options(home: Path, extra: str = "") -> str:
     log4j = os.environ.get("CDC_LOG4J_CONFIG", str(REPO_ROOT / "profiles" / "log4j2.properties"))
     return f"-Dderby.system.home={home} -Dlog4j2.configurationFile={log4j} {extra}".strip()
@@ -438,8 +456,6 @@ def _submit_argv(home: Path, spec: ClusterSpec, master_url: str) -> list[str]:
 
 
 def _connect_argv(home: Path, spec: ClusterSpec, master_url: str) -> list[str]:
-    from cdc_tools.connect_server import HIVE_CATALOG, SERVER_CLASS, connect_jar
-
     conf = {
         "spark.app.name": "cdc-connect-server",
         **_server_conf(home, spec),

@@ -31,13 +31,21 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from cdc_tools.cluster import alive, free_port, port_open, spark_home
+from cdc_tools.cluster import (
+    HIVE_CATALOG,
+    SERVER_CLASS,
+    ClusterError,
+    alive,
+    connect_jar,
+    free_port,
+    port_open,
+    spark_home,
+)
 from cdc_tools.local_spark import LOCAL_TARGETS, REPO_ROOT, local_spark_conf
 
 LOOPBACK = "127.0.0.1"
 DEFAULT_PORT = 15002
 PORT_ENV = "CDC_CONNECT_PORT"
-SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 STATE_FILE = "connect.json"
 START_TIMEOUT_S = 180.0
 STOP_TIMEOUT_S = 30.0
@@ -47,9 +55,6 @@ SUBMIT_OPTIONS = {
     "spark.app.name": "--name",
     "spark.driver.memory": "--driver-memory",
 }
-# what the server adds to the profile's settings: `enableHiveSupport()` of an in-process
-# session, and gRPC on the loopback only
-HIVE_CATALOG = {"spark.sql.catalogImplementation": "hive"}
 
 
 class ConnectServerError(RuntimeError):
@@ -114,17 +119,6 @@ def submit_argv(conf: dict[str, str]) -> list[str]:
         if key not in SUBMIT_OPTIONS:
             argv += ["--conf", f"{key}={value}"]
     return [*argv, connect_jar()]
-
-
-def connect_jar() -> str:
-    """pyspark ships Spark Connect's server as a jar beside Spark's own."""
-    jars = sorted((spark_home() / "jars").glob("spark-connect_*.jar"))
-    if not jars:
-        raise ConnectServerError(
-            f"Spark Connect's server jar (spark-connect_*.jar) is not in {spark_home() / 'jars'}:"
-            " reinstall pyspark (make setup)"
-        )
-    return str(jars[0])
 
 
 def server_env() -> dict[str, str]:
@@ -256,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "up":
         try:
             state = up(args.port, args.target)
-        except ConnectServerError as error:
+        except (ConnectServerError, ClusterError) as error:
             print(f"spark-up: {error}", file=sys.stderr)
             return 1
         print(
