@@ -73,7 +73,9 @@
     {%- endset -%}
     {%- set found = run_query(query).columns[0].values() -%}
     {%- set present = [] -%}
-    {%- for family in families if family in found -%}
+    {#- a family that reads tombstones (detect_tombstone) is kept: tombstones are not probed -#}
+    {%- for family in families
+          if family in found or (cdc_lakehouse.cdc_family_hook(family, 'detect_tombstone')('m') | trim) != 'false' -%}
         {%- do present.append(family) -%}
     {%- endfor -%}
     {{ return(present or families[:1]) }}

@@ -30,7 +30,7 @@
         'table_identity', 'key', 'position', 'is_snapshot', 'snapshot', 'source_ts',
         'emitted_ts', 'before', 'after', 'patch', 'column_types', 'transaction_id',
         'error_reason', 'row_images', 'checkpoint_ts', 'has_row_identity', 'folds_row_images',
-        'has_position',
+        'has_position', 'detect_tombstone',
     ]) }}
 {% endmacro %}
 
@@ -57,4 +57,9 @@
 {% macro cdc_family_default__folds_row_images() %}
     {#- Default of the optional hook `folds_row_images`: false, every image is whole. -#}
     {{ return(false) }}
+{% endmacro %}
+
+{% macro cdc_family_default__detect_tombstone(message) %}
+    {#- Default of the optional hook `detect_tombstone`: false, a tombstone is no change of this family. -#}
+    false
 {% endmacro %}

@@ -105,6 +105,13 @@ families as (
                 when {{ cdc_family_hook(family, 'detect')('detected') }} then '{{ family }}'
             {%- endfor %}
             end
+            -- a tombstone with a key is a delete of that key where a family says so
+            -- (detect_tombstone: a topic of flattened records); any other is no change
+            when _is_tombstone and message_key is not null then case
+            {%- for family in families %}
+                when {{ cdc_family_hook(family, 'detect_tombstone')('detected') }} then '{{ family }}'
+            {%- endfor %}
+            end
         end as family
     from detected
 
@@ -272,17 +279,19 @@ checked as (
             when not _is_valid_utf8
                 then 'invalid_utf8: the line is not valid UTF-8; its bytes are kept in '
                     || 'bronze_cdc_messages.raw_line_base64'
-            when _is_tombstone then null
-            when is_malformed and left(ltrim(message_value), 1) != '{'
+            -- a tombstone is no change, unless a family reads it (detect_tombstone): a
+            -- delete of its key, checked by the family's error_reason below
+            when _is_tombstone and family is null then null
+            when is_malformed and not _is_tombstone and left(ltrim(message_value), 1) != '{'
                 and try_parse_json(message_value) is not null
                 then 'not_an_object: the message is JSON text but not an object (starts with '
                     || left(ltrim(message_value), 20) || ')'
-            when is_malformed and left(ltrim(message_value), 1) = '{'
+            when is_malformed and not _is_tombstone and left(ltrim(message_value), 1) = '{'
                 and right(rtrim(message_value), 1) != '}'
                 then 'truncated_json: the message ends before its JSON object closes ('
                     || length(message_value) || ' characters, ends with '
                     || right(rtrim(message_value), 20) || ')'
-            when is_malformed
+            when is_malformed and not _is_tombstone
                 then 'malformed_json: the message is not valid JSON'
             when family is null
                 then 'unknown_envelope: no op field and not a transaction or schema-change '
@@ -299,7 +308,7 @@ classified as (
         checked.*,
         case
             when error_reason is not null then 'error'
-            when _is_tombstone then 'tombstone'
+            when _is_tombstone and family is null then 'tombstone'
             -- a row of a Debezium signal table (var cdc_signal_tables) is a control message
             when kind = 'change' and {{ _cdc_is_signal_table('source_db', 'source_schema', 'source_table') }}
                 then 'signal'
@@ -316,7 +325,7 @@ final as (
         _cdc_row_index,
         message_kind as _cdc_message_kind,
         error_reason as _cdc_error_reason,
-        case when error_reason is null and not _is_tombstone then family end as _cdc_envelope,
+        case when error_reason is null and message_kind != 'tombstone' then family end as _cdc_envelope,
         -- typed here: the hooks of the families compiled (_cdc_present_families) must give
         -- the same columns whichever families those are
         cast(connector as string) as _cdc_connector,

@@ -93,6 +93,7 @@ STREAM_MODULES: tuple[str, ...] = (
             "test_format_producers",
             "test_position_free_sources",
             "test_compressed_landing",
+            "test_flattened_records",
         )
     ),
     # they register no part: they read the whole built stream

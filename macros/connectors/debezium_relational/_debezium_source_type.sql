@@ -21,12 +21,18 @@
 {% endmacro %}
 
 {% macro _debezium_schema_fields() %}
-    {#- The Kafka Connect schema of a wrapped message: enough to decode column values (an array's by its `items`). -#}
+    {#-
+        The Kafka Connect schema of a wrapped message: enough to decode column values.
+        The Kafka Connect schema of a wrapped message, enough to decode column values: an
+        envelope's fields (`after`) and their fields, or a flattened record's fields (the
+        row's columns at top level), each with its type, semantic name, parameters and, for
+        an array, its `items` schema.
+    -#}
+    {%- set column = 'type: string, name: string, parameters: map<string, string>, '
+        ~ 'items: struct<type: string, name: string, parameters: map<string, string>>' -%}
     {{- return({
         'name': 'string',
-        'fields': 'array<struct<field: string, name: string, '
-            ~ 'fields: array<struct<field: string, type: string, name: string, '
-            ~ 'parameters: map<string, string>, '
-            ~ 'items: struct<type: string, name: string, parameters: map<string, string>>>>>>',
+        'fields': 'array<struct<field: string, ' ~ column ~ ', '
+            ~ 'fields: array<struct<field: string, ' ~ column ~ '>>>>',
     }) -}}
 {% endmacro %}

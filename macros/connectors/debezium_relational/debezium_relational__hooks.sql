@@ -149,27 +149,12 @@
 {% macro debezium_relational__column_types(message) %}
     {#-
         The Kafka Connect schema of the `after` field, by column name.
-        The Kafka Connect schema of the `after` field, when the message is wrapped, by
-        column name as _cdc_json_map writes it (_cdc_fold_names). An array column has type
-        `array` and its elements' name, scale and precision (its `items` schema), so that
-        its elements decode as their scalar twins.
+        The Kafka Connect schema of the `after` field, when the message is wrapped
+        (_debezium_column_types).
     -#}
-    {%- set fields = 'try_element_at(filter(' ~ message ~ ".envelope.schema.fields, f -> f.field = 'after'), 1).fields" -%}
-    {%- set by_name -%}
-    map_from_arrays(
-        {{ cdc_lakehouse._cdc_fold_names('transform(after_fields, f -> f.field)') }},
-        transform(
-            after_fields,
-            f -> named_struct(
-                'type', f.type,
-                'name', if(f.type = 'array', f.items.name, f.name),
-                'scale', if(f.type = 'array', f.items.parameters, f.parameters)['scale'],
-                'precision', if(f.type = 'array', f.items.parameters, f.parameters)['connect.decimal.precision']
-            )
-        )
-    )
-    {%- endset -%}
-    {{ cdc_lakehouse._cdc_let(fields, 'after_fields', by_name) }}
+    {{ cdc_lakehouse._debezium_column_types(
+        'try_element_at(filter(' ~ message ~ ".envelope.schema.fields, f -> f.field = 'after'), 1).fields"
+    ) }}
 {% endmacro %}
 
 {% macro debezium_relational__transaction_id(message) %}

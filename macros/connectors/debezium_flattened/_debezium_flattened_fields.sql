@@ -1,0 +1,97 @@
+{% macro _debezium_flattened_prefix() %}
+    {#-
+        The prefix of the fields ExtractNewRecordState adds (var cdc_flattened_field_prefix).
+        The transform's `add.fields.prefix` (default `__`): letters, digits and `_` only.
+    -#}
+    {%- set prefix = var('cdc_flattened_field_prefix', '__') | string -%}
+    {%- if not modules.re.fullmatch('[A-Za-z0-9_]+', prefix) -%}
+        {{ exceptions.raise_compiler_error(
+            "var cdc_flattened_field_prefix '" ~ prefix ~ "': letters, digits and _ only"
+        ) }}
+    {%- endif -%}
+    {{ return(prefix) }}
+{% endmacro %}
+
+{% macro _debezium_flattened_source_fields() %}
+    {#-
+        The `source` fields a flattened record may carry, as `add.fields` names them.
+        The fields of Debezium's `source` block that `add.fields` may copy into a flattened
+        record: `add.fields=lsn` adds `<prefix>lsn`, `add.fields=source.lsn` adds
+        `<prefix>source_lsn`; both are read.
+    -#}
+    {{ return([
+        'connector', 'name', 'snapshot', 'db', 'schema', 'table', 'txId', 'lsn', 'file', 'pos',
+        'row', 'server_id', 'gtid', 'scn', 'commit_scn', 'change_lsn', 'commit_lsn',
+        'event_serial_no', 'commit_ts', 'sequence',
+    ]) }}
+{% endmacro %}
+
+{% macro _debezium_flattened_source(message) %}
+    {#-
+        The `source` block a flattened record's added fields give back.
+        `named_struct` of every field of _debezium_source_type, from the record's added
+        fields (`<prefix><field>` or `<prefix>source_<field>`, `<prefix>source_ts_ms` for
+        `ts_ms`), null where the record has none: the relational family's readers of a
+        source block (_debezium_connector, _debezium_position, _debezium_table_identity)
+        read it as they read an envelope's.
+    -#}
+    {%- set prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
+    {%- set carried = cdc_lakehouse._debezium_flattened_source_fields() -%}
+    {%- set names = modules.re.findall('(\\w+): string', cdc_lakehouse._debezium_source_type()) -%}
+    named_struct(
+    {%- for name in names %}
+        {%- if name == 'ts_ms' %}
+        'ts_ms', {{ message }}.body.`{{ prefix }}source_ts_ms`
+        {%- elif name in carried %}
+        '{{ name }}', coalesce({{ message }}.body.`{{ prefix }}{{ name }}`, {{ message }}.body.`{{ prefix }}source_{{ name }}`)
+        {%- else %}
+        '{{ name }}', cast(null as string)
+        {%- endif %}{{ ',' if not loop.last }}
+    {%- endfor %}
+    )
+{% endmacro %}
+
+{% macro _debezium_flattened_topic(topic) %}
+    {#-
+        SQL boolean: the topic is declared flattened (var cdc_flattened_topics).
+        True when `topic` matches one of the regular expressions of the var
+        `cdc_flattened_topics` (default none): its records are flattened whether or not they
+        carry added fields, and its tombstones are deletes of their key.
+    -#}
+    {%- set patterns = var('cdc_flattened_topics', []) -%}
+    {%- if patterns is string -%}
+        {%- set patterns = [patterns] -%}
+    {%- endif -%}
+    {%- if patterns | length == 0 -%}
+        false
+    {%- else -%}
+        coalesce(
+        {%- for pattern in patterns %}
+            {{ topic }} rlike '{{ cdc_lakehouse._cdc_escape_string(pattern) }}'{{ ' or' if not loop.last }}
+        {%- endfor %}
+        , false)
+    {%- endif -%}
+{% endmacro %}
+
+{% macro _debezium_flattened_row(message) %}
+    {#-
+        The flattened record's row as JSON text, without the added fields.
+        The record's value (its `payload` when the JsonConverter wrote a schema) as JSON
+        text, every field whose name starts with the prefix removed, the others with their
+        JSON types and order. Null for a tombstone.
+    -#}
+    {%- set prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
+    case
+        when {{ message }}.message_value is not null then to_json(map_filter(
+            from_json(
+                case
+                    when {{ message }}.envelope.payload is not null
+                        then get_json_object({{ message }}.message_value, '$.payload')
+                    else {{ message }}.message_value
+                end,
+                'map<string, variant>'
+            ),
+            (field_name, field_value) -> not startswith(field_name, '{{ prefix }}')
+        ))
+    end
+{% endmacro %}
