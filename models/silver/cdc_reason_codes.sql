@@ -106,6 +106,15 @@ reason_codes as (
             'Check the column filters of the connector.'
         ),
         (
+            'flattened_without_key',
+            'envelope',
+            'A flattened Debezium record (ExtractNewRecordState) carries no key: no Kafka key '
+            || 'landed and none is declared for its table. A flattened row cannot be keyed by '
+            || 'its whole image.',
+            'Declare the key (var cdc_table_keys, or a contract''s meta.cdc_key), or land the '
+            || 'records with their Kafka keys (kcat -J, Kafka).'
+        ),
+        (
             'delete_without_key',
             'envelope',
             'A delete has no before image and the message has no key.',

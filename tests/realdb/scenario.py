@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.conftest import DbtProject
 from workbench.realdb.mariadb import MariaDbServer
-from workbench.realdb.pipeline import AVRO_PARQUET, RealPipeline, Source
+from workbench.realdb.pipeline import AVRO_PARQUET, RealPipeline, Source, flattened_options
 from workbench.realdb.postgres import PostgresServer
 
 # each landing form: sink files with schemas on and off, kcat records (schemas off)
@@ -50,6 +50,28 @@ MODE_SOURCES = (
         options=(("decimal.handling.mode", "double"),),
         typed=ENCODED_TABLES,
     ),
+)
+
+# Debezium's ExtractNewRecordState transform (issue 73): the row at top level, metadata in
+# added fields. PostgreSQL's as value-only sink files (declared keys), deletes rewritten with
+# `__deleted`; MariaDB's as kcat records (Kafka keys), deletes as tombstones only (its topics
+# declared flattened). The keyless table is left out (table.exclude.list): a flattened row
+# without a key cannot be applied. No typed models: their scaffolding reads envelopes.
+FLAT_POSTGRES = Source(
+    "shop_flat",
+    True,
+    "sink",
+    options=flattened_options("op,db,schema,table,lsn,source.ts_ms", "rewrite", "public.events"),
+    typed=(),
+)
+FLAT_MARIADB = Source(
+    "shop_flat",
+    False,
+    "kcat",
+    options=flattened_options(
+        "op,connector,db,table,file,pos,row", "tombstone", "shop_flat.events"
+    ),
+    typed=(),
 )
 
 

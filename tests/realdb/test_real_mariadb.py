@@ -24,6 +24,7 @@ import pytest
 
 from tests.conftest import DbtProject
 from tests.realdb.scenario import (
+    FLAT_MARIADB,
     SOURCES,
     assert_gold_equals_database,
     assert_snapshot_captured,
@@ -44,8 +45,15 @@ def pipeline(
     dbt_project: DbtProject,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> RealPipeline:
-    # no declared keys: the schema-change topic's table definitions give them
-    return module_pipeline(mariadb, SOURCES, dbt_project, tmp_path_factory.mktemp("realmaria"))
+    # no declared keys: the schema-change topic's table definitions give them; the flattened
+    # source's topics are declared (its deletes are tombstones only)
+    return module_pipeline(
+        mariadb,
+        (*SOURCES, FLAT_MARIADB),
+        dbt_project,
+        tmp_path_factory.mktemp("realmaria"),
+        vars={"cdc_flattened_topics": ["^maria_shop_flat[.]"]},
+    )
 
 
 def test_the_snapshot_gives_the_database(pipeline: RealPipeline, dbt_project: DbtProject) -> None:

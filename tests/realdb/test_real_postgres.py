@@ -10,9 +10,13 @@ record must reach bronze as the very line it was written from; `shop_text` and `
 schemas on, sink files, in the connector modes that change how values are encoded
 (`decimal.handling.mode` string and double, `binary.handling.mode=hex`,
 `time.precision.mode=connect`, `tombstones.on.delete=false`), each compared in its own forms
-(workbench.realdb.compare.Modes). The capture is Debezium's
-embedded engine (capture/), configured as a user configures the PostgreSQL connector:
-pgoutput, a filtered publication, an initial snapshot then streaming, TRUNCATE not skipped.
+(workbench.realdb.compare.Modes); and `shop_flat`, its records flattened by Debezium's
+ExtractNewRecordState (add.fields op, db, schema, table, lsn, source.ts_ms; deletes rewritten
+with `__deleted`), value-only sink files: equal to the database but for what the transform
+cannot carry (a truncate: truncate_blind) and the keyless table, left out of its capture.
+The capture is Debezium's embedded engine (capture/), configured as a user configures the
+PostgreSQL connector: pgoutput, a filtered publication, an initial snapshot then
+streaming, TRUNCATE not skipped.
 After every batch (workload, capture until the watermark row, `dbt build` of captured_rows
 and what feeds it, incremental after the first), each table's current rows in `captured_rows`
 equal the database's, value by value, in the normal form of each type stated in
@@ -30,6 +34,7 @@ import pytest
 from tests.conftest import DbtProject
 from tests.realdb.scenario import (
     AVRO_PARQUET_SOURCE,
+    FLAT_POSTGRES,
     MODE_SOURCES,
     SOURCES,
     assert_gold_equals_database,
@@ -45,7 +50,7 @@ from workbench.realdb.postgres import PostgresServer
 pytestmark = pytest.mark.spark
 
 
-POSTGRES_SOURCES = (*SOURCES, AVRO_PARQUET_SOURCE, *MODE_SOURCES)
+POSTGRES_SOURCES = (*SOURCES, AVRO_PARQUET_SOURCE, *MODE_SOURCES, FLAT_POSTGRES)
 VARS = {"cdc_table_keys": declared_keys(POSTGRES_SOURCES)}
 
 

@@ -34,6 +34,7 @@ class RealDatabase(Protocol):
 
     tables: tuple[str, ...]
     table_keys: Mapping[str, list[str]]
+    truncated_tables: tuple[str, ...]  # the tables the workload truncates
     forms: NormalForms
     lib: str  # the capture's classpath folder of its connector (workbench.realdb.capture)
 
@@ -66,6 +67,7 @@ class PostgresDatabase:
     server: PostgresServer
     tables: tuple[str, ...] = workload.TABLES
     table_keys: Mapping[str, list[str]] = field(default_factory=lambda: workload.TABLE_KEYS)
+    truncated_tables: tuple[str, ...] = ("truncated",)
     forms: NormalForms = compare.POSTGRES
     lib: str = "lib"
 
@@ -119,6 +121,7 @@ class MariaDbDatabase:
     server: MariaDbServer
     tables: tuple[str, ...] = workload_mariadb.TABLES
     table_keys: Mapping[str, list[str]] = field(default_factory=lambda: workload_mariadb.TABLE_KEYS)
+    truncated_tables: tuple[str, ...] = ("truncated",)
     forms: NormalForms = compare_mariadb.MARIADB
     lib: str = "lib-mariadb"
 

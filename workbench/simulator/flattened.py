@@ -80,10 +80,29 @@ def flatten(
     mode: str,
     add_fields: Sequence[str] = (),
     prefix: str = "__",
+    offsets: dict[tuple[str, int], int] | None = None,
 ) -> list[Message]:
-    """The records the transform writes for `messages` (one source's, in order)."""
+    """The records the transform writes for `messages` (one source's, in order). The
+    transform runs in the connector, before Kafka: the records it keeps take consecutive
+    offsets of their partition (`offsets`: the next offset of each, carried from one batch
+    to the next)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    kept = _flattened(messages, mode, list(add_fields), prefix)
+    offsets = {} if offsets is None else offsets
+    out = []
+    for record in kept:
+        place = (record.topic, record.partition)
+        offset = offsets.get(place, 0)
+        offsets[place] = offset + 1
+        out.append(Message(record.topic, record.key, record.value, record.partition, offset,
+                           record.timestamp_ms))  # fmt: skip
+    return out
+
+
+def _flattened(
+    messages: Sequence[Message], mode: str, add_fields: Sequence[str], prefix: str
+) -> list[Message]:
     rewrite = mode in ("rewrite", "rewrite-with-tombstone")
     out: list[Message] = []
     for message in messages:

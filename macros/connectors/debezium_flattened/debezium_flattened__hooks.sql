@@ -46,26 +46,18 @@
 
 {% macro debezium_flattened__connector(message) %}
     {#-
-        The connector: an override, the added `connector`, else `debezium`.
-        _debezium_connector (`cdc_connector_overrides`, then the added `connector`); a
-        record with a Kafka offset is otherwise `debezium` (generic decoding rules: added
-        position fields are partial, and a SQL Server snapshot read's look like Db2's); one
-        without is told by its added position fields, as an envelope's source block.
+        _debezium_connector of the added source fields, the topic as the locator.
+        An override (`cdc_connector_overrides`), the added `connector`, else the connector
+        whose position fields were added (`lsn`: postgresql; `file`, `pos`: mysql; ...), else
+        `debezium` (generic decoding rules). The connector decides how names fold
+        (`"OrderLines"` and `orderlines` are two PostgreSQL tables) and how schemaless values
+        decode: add `connector` to `add.fields` (SQL Server's and Db2's position fields are
+        alike).
     -#}
-    {%- set locator = 'coalesce(' ~ message ~ '._kafka_topic, ' ~ message ~ '._source_file)' -%}
-    {%- set source = cdc_lakehouse._debezium_flattened_source(message) -%}
-    case
-        when {{ message }}._kafka_offset is not null and {{ source }}.connector is null
-            then {{ cdc_lakehouse._debezium_connector(
-                "named_struct('connector', cast(null as string), 'commit_scn', cast(null as string), "
-                ~ "'scn', cast(null as string), 'rs_id', cast(null as string), 'ssn', cast(null as string), "
-                ~ "'event_serial_no', cast(null as string), 'change_lsn', cast(null as string), "
-                ~ "'commit_lsn', cast(null as string), 'lsn', cast(null as string), "
-                ~ "'file', cast(null as string), 'pos', cast(null as string), 'commit_ts', cast(null as string))",
-                locator
-            ) }}
-        else {{ cdc_lakehouse._debezium_connector(source, locator) }}
-    end
+    {{ cdc_lakehouse._debezium_connector(
+        cdc_lakehouse._debezium_flattened_source(message),
+        'coalesce(' ~ message ~ '._kafka_topic, ' ~ message ~ '._source_file)'
+    ) }}
 {% endmacro %}
 
 {% macro debezium_flattened__message_kind(message) %}
@@ -125,7 +117,7 @@
         The key: the Kafka key, else the declared or announced key; never the whole row.
         The Kafka message key when the record carries one (kcat, Kafka); else the declared
         (var cdc_table_keys) or announced key read off the row. Null otherwise: a flattened
-        row holds no hint of its key, and is quarantined (`missing_key`) rather than keyed
+        row holds no hint of its key, and is quarantined (`flattened_without_key`) rather than keyed
         by its whole image.
     -#}
     {%- set key_map = cdc_lakehouse._cdc_json_map(
@@ -232,7 +224,7 @@
         SQL `case`: unknown_op (an added `op` other than c, u, d, r), missing_table (neither
         added fields, `cdc_topic_tables` nor the topic name the table), bad_position (added
         position fields that do not read), missing_after (a row that is not an object) and
-        missing_key (no Kafka key landed and no declared key: the reason names the var to
+        flattened_without_key (no Kafka key landed and no declared key: the reason names the var to
         set). Uses the common columns computed before it.
     -#}
     case
@@ -247,7 +239,7 @@
             and ({{ message }}.after is null or not startswith(ltrim({{ message }}.after), '{'))
             then 'missing_after: a flattened record whose value is not an object'
         when {{ message }}.row_key is null
-            then 'missing_key: a flattened record carries no key (no Kafka key landed) and '
+            then 'flattened_without_key: a flattened record carries no key (no Kafka key landed) and '
                 || 'none is declared for ' || coalesce({{ message }}.source_table, 'its table')
                 || ': set the var cdc_table_keys ({"<db>.<schema>.<table>": [key columns]}) '
                 || 'or land the records with their keys (kcat -J, Kafka)'
