@@ -39,6 +39,7 @@
             select
                 messages._kafka_topic,
                 messages.message_key,
+                messages.message_value,
                 from_json(
                     messages.message_value,
                     'struct<schema: {{ schema_ddl }}, payload: struct<{{ body_ddl }}>, {{ body_ddl }}, _corrupt_record: string>',
@@ -70,6 +71,21 @@
             {%- endfor %}
             end as family
         from detected
+        {%- if 'debezium_flattened' in families %}
+
+        union all
+
+        -- a flattened row the union schema could not parse (stg_cdc__messages, `recovered`)
+        select distinct 'debezium_flattened' as family
+        from (
+            select
+                parsed._kafka_topic,
+                {{ cdc_lakehouse._debezium_flattened_reparse('parsed.message_value') }} as flattened_body
+            from parsed
+            where parsed.envelope._corrupt_record is not null
+        ) as recovered
+        where {{ cdc_lakehouse._debezium_flattened_recovered('recovered') }}
+        {%- endif %}
     {%- endset -%}
     {%- set found = run_query(query).columns[0].values() -%}
     {%- set present = [] -%}

@@ -541,14 +541,18 @@ final as (
         raw_line,
         raw_line_base64,
         case when is_kcat_record then kcat.key end as message_key,
+        -- a value that is JSON null is a tombstone too: Kafka Connect's JsonConverter writes
+        -- the text `null` for a null value that has a schema (ExtractNewRecordState's delete
+        -- in `tombstone` mode), where a tombstone proper has no bytes
         case
+            when is_kcat_record and trim(kcat.payload) = 'null' then null
             when is_kcat_record then kcat.payload
             when is_unreadable_file then raw_line
             when trim(raw_line) = 'null' then null
             else raw_line
         end as message_value,
         case
-            when is_kcat_record then kcat.payload is null
+            when is_kcat_record then coalesce(trim(kcat.payload) = 'null', true)
             when is_unreadable_file then false
             else trim(raw_line) = 'null'
         end as _is_tombstone,

@@ -85,13 +85,43 @@ parsed as (
 
 ),
 
+recovered as (
+
+    -- a flattened Debezium row (debezium_flattened) whose own columns clash with an
+    -- envelope's fields (a column `payload` or `schema` holding text) does not parse under
+    -- the union schema: such a message is parsed again with the flattened fields alone
+    -- (_debezium_flattened_reparse), which every JSON object parses under
+    select
+        parsed.*,
+        {%- if 'debezium_flattened' in families %}
+        case
+            when parsed.envelope._corrupt_record is not null
+                then {{ _debezium_flattened_reparse('parsed.message_value') }}
+        end as flattened_body
+        {%- else %}
+        cast(null as struct<_cdc_none: string>) as flattened_body
+        {%- endif %}
+    from parsed
+
+),
+
 detected as (
 
     select
-        parsed.*,
-        {{ _cdc_envelope_body('parsed.envelope') }} as body,
-        parsed.envelope is null or parsed.envelope._corrupt_record is not null as is_malformed
-    from parsed
+        recovered.*,
+        {%- if 'debezium_flattened' in families %}
+        case
+            when {{ _debezium_flattened_recovered('recovered') }}
+                then {{ _debezium_flattened_body('recovered.flattened_body') }}
+            else {{ _cdc_envelope_body('recovered.envelope') }}
+        end as body,
+        (recovered.envelope is null or recovered.envelope._corrupt_record is not null)
+        and not {{ _debezium_flattened_recovered('recovered') }} as is_malformed
+        {%- else %}
+        {{ _cdc_envelope_body('recovered.envelope') }} as body,
+        recovered.envelope is null or recovered.envelope._corrupt_record is not null as is_malformed
+        {%- endif %}
+    from recovered
 
 ),
 

@@ -95,3 +95,50 @@
         ))
     end
 {% endmacro %}
+
+{% macro _debezium_flattened_reparse(message_value) %}
+    {#-
+        A message parsed with the flattened family's fields alone.
+        `from_json` of the message with debezium_flattened__body_fields only (every one a
+        string, which any JSON value reads as): it parses every JSON object, also a flattened
+        row whose own columns clash with the union schema's (`payload`, `schema`).
+    -#}
+    {%- set fields = [] -%}
+    {%- for name, type in cdc_lakehouse.debezium_flattened__body_fields().items() -%}
+        {%- do fields.append('`' ~ name ~ '`: ' ~ type) -%}
+    {%- endfor -%}
+    from_json({{ message_value }}, 'struct<{{ fields | join(", ") }}>')
+{% endmacro %}
+
+{% macro _debezium_flattened_recovered(message) %}
+    {#-
+        SQL boolean: the union schema failed on a flattened record that the reparse reads.
+        SQL boolean: the message's `flattened_body` (_debezium_flattened_reparse, computed for
+        a message the union schema could not parse) has an added `op` or `deleted`, or its
+        topic is declared flattened.
+    -#}
+    {%- set prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
+    coalesce(
+        {{ message }}.flattened_body is not null and (
+            {{ message }}.flattened_body.`{{ prefix }}op` is not null
+            or {{ message }}.flattened_body.`{{ prefix }}deleted` is not null
+            or {{ cdc_lakehouse._debezium_flattened_topic(message ~ '._kafka_topic') }}
+        ),
+        false
+    )
+{% endmacro %}
+
+{% macro _debezium_flattened_body(flattened_body) %}
+    {#-
+        The body struct of the union schema, from a reparsed flattened record.
+        `named_struct` of every body field of the union schema (_cdc_union_field_types), of
+        the same types as the parsed body: the flattened family's fields from
+        `flattened_body`, every other one null.
+    -#}
+    {%- set mine = cdc_lakehouse.debezium_flattened__body_fields() -%}
+    named_struct(
+    {%- for name, type in cdc_lakehouse._cdc_union_field_types('body_fields').items() %}
+        '{{ name }}', {{ flattened_body ~ '.`' ~ name ~ '`' if name in mine else 'cast(null as ' ~ type ~ ')' }}{{ ',' if not loop.last }}
+    {%- endfor %}
+    )
+{% endmacro %}

@@ -85,9 +85,10 @@
 {% macro debezium_flattened__table_identity(message) %}
     {#-
         The table: the added `db`, `schema` and `table`, else the topic's.
-        `named_struct(db, schema, table)`: each part from the added fields when present, else
-        from the topic (its entry in the var `cdc_topic_tables`, else Debezium's
-        `<prefix>.<schema>.<table>`: _debezium_table_identity).
+        `named_struct(db, schema, table)`: the added fields when `table` was added (a MySQL
+        table has no schema); else the topic's (its entry in the var `cdc_topic_tables`, else
+        Debezium's `<prefix>.<schema>.<table>`, `<prefix>.<db>.<schema>.<table>`:
+        _debezium_table_identity), an added `db` or `schema` first.
     -#}
     {%- set source = cdc_lakehouse._debezium_flattened_source(message) -%}
     {%- set from_topic = cdc_lakehouse._debezium_table_identity(
@@ -105,11 +106,18 @@
             end
         )
     {%- endset -%}
-    {{ cdc_lakehouse._cdc_let(parts, 'identity_parts', "named_struct(
-        'db', coalesce(identity_parts.added.db, identity_parts.topic.db, identity_parts.topic_db),
-        'schema', coalesce(identity_parts.added.schema, identity_parts.topic.schema),
-        'table', coalesce(identity_parts.added.table, identity_parts.topic.table)
-    )") }}
+    {{ cdc_lakehouse._cdc_let(parts, 'identity_parts', "case
+        when identity_parts.added.table is not null then named_struct(
+            'db', identity_parts.added.db,
+            'schema', identity_parts.added.schema,
+            'table', identity_parts.added.table
+        )
+        else named_struct(
+            'db', coalesce(identity_parts.added.db, identity_parts.topic.db, identity_parts.topic_db),
+            'schema', coalesce(identity_parts.added.schema, identity_parts.topic.schema),
+            'table', identity_parts.topic.table
+        )
+    end") }}
 {% endmacro %}
 
 {% macro debezium_flattened__key(message, announced_key) %}
