@@ -212,6 +212,14 @@ def _stop(pid: int, timeout: float = STOP_TIMEOUT_S) -> None:
         time.sleep(0.2)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
+    # the rest of its group (the JVM's children) holds the warehouse lock until it is gone
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.1)
 
 
 def down(home: Path | None = None) -> str | None:
