@@ -43,12 +43,27 @@
         {%- if name == 'ts_ms' %}
         'ts_ms', {{ message }}.body.`{{ prefix }}source_ts_ms`
         {%- elif name in carried %}
-        '{{ name }}', coalesce({{ message }}.body.`{{ prefix }}{{ name }}`, {{ message }}.body.`{{ prefix }}source_{{ name }}`)
+        '{{ name }}', {{ cdc_lakehouse._debezium_flattened_added(message, name) }}
         {%- else %}
         '{{ name }}', cast(null as string)
         {%- endif %}{{ ',' if not loop.last }}
     {%- endfor %}
     )
+{% endmacro %}
+
+{% macro _debezium_flattened_added(message, name) %}
+    {#- The added `source` field `name` (`<prefix><name>`, else `<prefix>source_<name>`), null when not added. -#}
+    {%- set prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
+    coalesce({{ message }}.body.`{{ prefix }}{{ name }}`, {{ message }}.body.`{{ prefix }}source_{{ name }}`)
+{% endmacro %}
+
+{% macro _debezium_flattened_value(message) %}
+    {#- The record's value as JSON text: its `payload` when the JsonConverter wrote a schema, else the value itself. -#}
+    case
+        when {{ message }}.envelope.payload is not null
+            then get_json_object({{ message }}.message_value, '$.payload')
+        else {{ message }}.message_value
+    end
 {% endmacro %}
 
 {% macro _debezium_flattened_topic(topic) %}
@@ -83,14 +98,7 @@
     {%- set prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
     case
         when {{ message }}.message_value is not null then to_json(map_filter(
-            from_json(
-                case
-                    when {{ message }}.envelope.payload is not null
-                        then get_json_object({{ message }}.message_value, '$.payload')
-                    else {{ message }}.message_value
-                end,
-                'map<string, variant>'
-            ),
+            from_json({{ cdc_lakehouse._debezium_flattened_value(message) }}, 'map<string, variant>'),
             (field_name, field_value) -> not startswith(field_name, '{{ prefix }}')
         ))
     end

@@ -125,23 +125,16 @@
         The key: the Kafka key, else the declared or announced key; never the whole row.
         The Kafka message key when the record carries one (kcat, Kafka); else the declared
         (var cdc_table_keys) or announced key read off the row. Null otherwise: a flattened
-        row holds no hint of its key, and is quarantined (`flattened_without_key`) rather than keyed
-        by its whole image.
+        row holds no hint of its key, and is quarantined (`flattened_without_key`) rather
+        than keyed by its whole image.
     -#}
-    {%- set key_map = cdc_lakehouse._cdc_json_map(
-        'case when ' ~ message ~ '.key_envelope.schema is not null then '
-        ~ message ~ '.key_envelope.payload else ' ~ message ~ '.message_key end'
-    ) -%}
     coalesce(
-        {{ cdc_lakehouse._cdc_canonical_json_map(key_map, folded=true) }},
+        {{ cdc_lakehouse._debezium_kafka_key(message) }},
         case
             when {{ message }}.declared_key is not null or {{ announced_key }} is not null
                 then {{ cdc_lakehouse.cdc_key_from_image(
                     message ~ '.declared_key',
-                    cdc_lakehouse._cdc_json_map(
-                        'case when ' ~ message ~ '.envelope.payload is not null then get_json_object('
-                        ~ message ~ ".message_value, '$.payload') else " ~ message ~ '.message_value end'
-                    ),
+                    cdc_lakehouse._cdc_json_map(cdc_lakehouse._debezium_flattened_value(message)),
                     announced_key
                 ) }}
         end
@@ -158,8 +151,7 @@
     -#}
     case
         when {{ message }}._kafka_offset is null then {{ cdc_lakehouse._debezium_position(
-            cdc_lakehouse.debezium_flattened__connector(message),
-            cdc_lakehouse._debezium_flattened_source(message)
+            message ~ '.connector', cdc_lakehouse._debezium_flattened_source(message)
         ) }}
     end
 {% endmacro %}
@@ -176,13 +168,15 @@
     {%- set prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
     (
         coalesce({{ message }}.body.`{{ prefix }}op` = 'r', false)
-        or {{ cdc_lakehouse._debezium_is_snapshot(cdc_lakehouse._debezium_flattened_source(message)) }}
+        or {{ cdc_lakehouse._debezium_is_snapshot(
+            "named_struct('snapshot', " ~ cdc_lakehouse._debezium_flattened_added(message, 'snapshot') ~ ")"
+        ) }}
     )
 {% endmacro %}
 
 {% macro debezium_flattened__snapshot(message) %}
     {#- The added `snapshot` marker, null when not added. -#}
-    ({{ cdc_lakehouse._debezium_flattened_source(message) }}).snapshot
+    {{ cdc_lakehouse._debezium_flattened_added(message, 'snapshot') }}
 {% endmacro %}
 
 {% macro debezium_flattened__source_ts(message) %}
@@ -223,7 +217,7 @@
 
 {% macro debezium_flattened__transaction_id(message) %}
     {#- The added `txId`, null when not added. -#}
-    ({{ cdc_lakehouse._debezium_flattened_source(message) }}).txId
+    {{ cdc_lakehouse._debezium_flattened_added(message, 'txId') }}
 {% endmacro %}
 
 {% macro debezium_flattened__error_reason(message) %}

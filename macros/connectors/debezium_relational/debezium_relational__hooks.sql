@@ -81,12 +81,8 @@
         The Kafka message key when the record carries one; else the declared, announced or
         whole-row key read off the row image (`before` for deletes).
     -#}
-    {%- set key_map = cdc_lakehouse._cdc_json_map(
-        'case when ' ~ message ~ '.key_envelope.schema is not null then '
-        ~ message ~ '.key_envelope.payload else ' ~ message ~ '.message_key end'
-    ) -%}
     coalesce(
-        {{ cdc_lakehouse._cdc_canonical_json_map(key_map, folded=true) }},
+        {{ cdc_lakehouse._debezium_kafka_key(message) }},
         case
             when {{ message }}.op = 'd' then {{ cdc_lakehouse.cdc_key_from_image(
                 message ~ '.declared_key', cdc_lakehouse._cdc_json_map(message ~ '.body.before'), announced_key
