@@ -85,6 +85,17 @@
             where parsed.envelope._corrupt_record is not null
         ) as recovered
         where {{ cdc_lakehouse._debezium_flattened_recovered('recovered') }}
+
+        union all
+
+        -- a flattened record whose `op` is a header (add.headers)
+        select distinct 'debezium_flattened' as family
+        from (
+            select {{ cdc_lakehouse._debezium_flattened_headers('messages.raw_line') }} as flattened_headers
+            from {{ messages_relation }} as messages
+            where messages._record_format in ('kcat', 'kafka') and ({{ where_sql }})
+        ) as headed
+        where headed.flattened_headers.`{{ cdc_lakehouse._debezium_flattened_prefix() }}op` is not null
         {%- endif %}
     {%- endset -%}
     {%- set found = run_query(query).columns[0].values() -%}

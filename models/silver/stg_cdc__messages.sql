@@ -57,6 +57,14 @@ bronze as (
         bronze_messages._source_file,
         bronze_messages._source_line,
         bronze_messages._loaded_at,
+        {%- if 'debezium_flattened' in families %}
+        -- the fields ExtractNewRecordState added as headers (add.headers), which a kcat
+        -- record, and one read from Kafka, keeps in raw_line
+        case
+            when bronze_messages._record_format in ('kcat', 'kafka')
+                then {{ _debezium_flattened_headers('bronze_messages.raw_line') }}
+        end as flattened_headers,
+        {%- endif %}
         bronze_messages._load_id
     from {{ ref('bronze_cdc_messages') }} as bronze_messages
     {% if cdc_is_incremental() %}
@@ -111,12 +119,17 @@ detected as (
         recovered.*,
         {%- if 'debezium_flattened' in families %}
         case
-            when {{ _debezium_flattened_recovered('recovered') }}
-                then {{ _debezium_flattened_body('recovered.flattened_body') }}
+            when {{ _debezium_flattened_recovered('recovered', 'recovered.flattened_headers') }}
+                then {{ _debezium_flattened_body('recovered.flattened_body', 'recovered.flattened_headers') }}
+            when recovered.flattened_headers is not null
+                then {{ _cdc_let(
+                    _cdc_envelope_body('recovered.envelope'), 'envelope_body',
+                    _debezium_flattened_body('envelope_body', 'recovered.flattened_headers', 'envelope_body')
+                ) }}
             else {{ _cdc_envelope_body('recovered.envelope') }}
         end as body,
         (recovered.envelope is null or recovered.envelope._corrupt_record is not null)
-        and not {{ _debezium_flattened_recovered('recovered') }} as is_malformed
+        and not {{ _debezium_flattened_recovered('recovered', 'recovered.flattened_headers') }} as is_malformed
         {%- else %}
         {{ _cdc_envelope_body('recovered.envelope') }} as body,
         recovered.envelope is null or recovered.envelope._corrupt_record is not null as is_malformed

@@ -4,16 +4,19 @@
 Five simulated SQL Server databases, each written through Debezium's transform as
 workbench.simulator.flattened applies it (no truncate: the transform drops them):
 
-| database | mode (2.x: delete.handling.mode, drop.tombstones) | add.fields | schemas | as |
-| --- | --- | --- | --- | --- |
-| FLAT_RWT | rewrite-with-tombstone | op, connector, db, schema, table, positions, ts | on | kcat |
-| FLAT_RW | rewrite (`rewrite`, `true`) | op, connector, ts_ms, source.ts_ms | off | sink files |
-| FLAT_DEL | delete (`none`, `true`) | op | on | kcat |
-| FLAT_TMB | tombstone (`drop`, `false`) | none | on | kcat |
-| FLAT_DROP | drop | op, connector | off | kcat |
+| database | mode (2.x: delete.handling.mode, drop.tombstones) | fields | headers | schemas | as |
+| --- | --- | --- | --- | --- | --- |
+| FLAT_RWT | rewrite-with-tombstone | connector, db, schema, table, positions | op, ts | on | kcat |
+| FLAT_RW | rewrite (`rewrite`, `true`) | op, connector, ts_ms, source.ts_ms | | off | sink files |
+| FLAT_DEL | delete (`none`, `true`) | op | | on | kcat |
+| FLAT_TMB | tombstone (`drop`, `false`) | none | | on | kcat |
+| FLAT_DROP | drop | connector | op | off | kcat |
 
-(sink files: values only, no Kafka key). A schemaless record's numbers decode by its
-connector's encodings: the schemaless sources add `connector`.
+(fields: `add.fields`; headers: `add.headers`; ts: source.ts_ms; sink files: values only, no
+Kafka key). A schemaless record's numbers decode by its connector's encodings: the schemaless
+sources add `connector`. Headers carry the prefix `h__` (`add.headers.prefix`, var
+cdc_flattened_header_prefix): FLAT_DROP's records are known flattened by their `h__op` header
+alone, FLAT_RWT's op and source time are read from headers.
 
 FLAT_TMB's and FLAT_DEL's topics are declared flattened (var cdc_flattened_topics): their
 deletes are tombstones only, and FLAT_TMB's rows carry no added field. FLAT_RW's tables come
@@ -48,16 +51,17 @@ pytestmark = pytest.mark.spark
 
 PART = "flattened"
 POSITIONS = ("change_lsn", "commit_lsn", "event_serial_no")
-# database: (mode, add.fields, schemas, landing format)
-SOURCES: dict[str, tuple[str, tuple[str, ...], bool, str]] = {
+HEADER_PREFIX = "h__"
+# database: (mode, add.fields, add.headers, schemas, landing format)
+SOURCES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], bool, str]] = {
     "FLAT_RWT": ("rewrite-with-tombstone",
-                 ("op", "connector", "db", "schema", "table", *POSITIONS, "source.ts_ms"),
+                 ("connector", "db", "schema", "table", *POSITIONS), ("op", "source.ts_ms"),
                  True, "kcat"),
     "FLAT_RW": (LEGACY_MODES[("rewrite", True)],
-                ("op", "connector", "ts_ms", "source.ts_ms"), False, "value_lines"),
-    "FLAT_DEL": (LEGACY_MODES[("none", True)], ("op",), True, "kcat"),
-    "FLAT_TMB": (LEGACY_MODES[("drop", False)], (), True, "kcat"),
-    "FLAT_DROP": ("drop", ("op", "connector"), False, "kcat"),
+                ("op", "connector", "ts_ms", "source.ts_ms"), (), False, "value_lines"),
+    "FLAT_DEL": (LEGACY_MODES[("none", True)], ("op",), (), True, "kcat"),
+    "FLAT_TMB": (LEGACY_MODES[("drop", False)], (), (), True, "kcat"),
+    "FLAT_DROP": ("drop", ("connector",), ("op",), False, "kcat"),
 }  # fmt: skip
 WITH_OP = ("FLAT_RWT", "FLAT_RW")
 REPLAYED = ("FLAT_DEL", "FLAT_TMB", "FLAT_DROP")
@@ -89,7 +93,7 @@ def _simulated() -> dict[str, SimResult]:
                 transaction_metadata=False,
             )
         )  # fmt: skip
-        for index, (database, (_, _, schemas, _)) in enumerate(SOURCES.items())
+        for index, (database, (_, _, _, schemas, _)) in enumerate(SOURCES.items())
     }
 
 
@@ -98,11 +102,13 @@ def _records() -> dict[str, list[list[Message]]]:
     """{database: the flattened records of each batch}, at consecutive offsets."""
     records: dict[str, list[list[Message]]] = {}
     for database, result in _simulated().items():
-        mode, add_fields, _, _ = SOURCES[database]
+        mode, add_fields, add_headers, _, _ = SOURCES[database]
         offsets: dict[tuple[str, int], int] = {}
         records[database] = [
-            flatten(batch, mode, add_fields, offsets=offsets) for batch in result.batches
-        ]
+            flatten(batch, mode, add_fields, offsets=offsets, add_headers=add_headers,
+                    header_prefix=HEADER_PREFIX)
+            for batch in result.batches
+        ]  # fmt: skip
     return records
 
 
@@ -110,7 +116,7 @@ def _land(step: str, folder) -> None:  # type: ignore[no-untyped-def]
     if step in BATCHES:
         for database, batches in _records().items():
             write_batch(
-                batches[BATCHES[step]], folder / database, BATCHES[step], SOURCES[database][3]
+                batches[BATCHES[step]], folder / database, BATCHES[step], SOURCES[database][4]
             )
 
 
@@ -119,7 +125,10 @@ register(
         PART,
         land=_land,
         databases=tuple(SOURCES),
-        vars={"cdc_flattened_topics": ["^flat_tmb[.]", "^flat_del[.]"]},
+        vars={
+            "cdc_flattened_topics": ["^flat_tmb[.]", "^flat_del[.]"],
+            "cdc_flattened_header_prefix": HEADER_PREFIX,
+        },
     )
 )
 
@@ -196,6 +205,9 @@ def test_the_records_are_what_the_transform_writes() -> None:
         assert (deleted > 0) == mode.startswith("rewrite"), (database, deleted)
         assert (nulls > 0) == (mode in ("tombstone", "rewrite-with-tombstone", "delete")), database
         assert all(("__op" in b) == ("op" in SOURCES[database][1]) for b in bodies), database
+        headed = [dict(r.headers) for r in records if r.value is not None]
+        wanted = {HEADER_PREFIX + name.replace(".", "_") for name in SOURCES[database][2]}
+        assert all(set(h) == wanted and None not in h.values() for h in headed), database
 
 
 @pytest.mark.stream("batch0")

@@ -55,8 +55,9 @@ MODE_SOURCES = (
 # Debezium's ExtractNewRecordState transform (issue 73): the row at top level, metadata in
 # added fields. PostgreSQL's as value-only sink files (declared keys), deletes rewritten with
 # `__deleted`; MariaDB's as kcat records (Kafka keys), deletes as tombstones only (its topics
-# declared flattened). The keyless table is left out (table.exclude.list): a flattened row
-# without a key cannot be applied. No typed models: their scaffolding reads envelopes.
+# declared flattened), its op and source time as headers (add.headers). The keyless table is
+# left out (table.exclude.list): a flattened row without a key cannot be applied. No typed
+# models: their scaffolding reads envelopes.
 FLAT_POSTGRES = Source(
     "shop_flat",
     True,
@@ -69,7 +70,7 @@ FLAT_MARIADB = Source(
     False,
     "kcat",
     options=flattened_options(
-        "op,connector,db,table,file,pos,row", "tombstone", "shop_flat.events"
+        "connector,db,table,file,pos,row", "tombstone", "shop_flat.events", "op,source.ts_ms"
     ),
     typed=(),
 )
@@ -107,6 +108,23 @@ def assert_snapshot_captured(pipeline: RealPipeline, table: str) -> None:
     for source in pipeline.sources:
         assert pipeline.gold_rows(source, table), f"{source.database}: nothing captured"
     assert_gold_equals_database(pipeline)
+
+
+def assert_snapshot_ops_read(pipeline: RealPipeline, table: str) -> None:
+    """Every flattened source's `table` holds the snapshot's op `r` and the source time,
+    wherever the transform put them (`add.fields` or `add.headers`): a record whose op
+    goes unread is an upsert (`u`), with no source time."""
+    for source in pipeline.sources:
+        if not source.flattened:
+            continue
+        rows = pipeline.query(
+            "select _cdc_op, _cdc_source_ts from "
+            f"{pipeline.schema_prefix}_gold.captured_rows "
+            f"where _cdc_source_id = '{pipeline.db.source_id(source, table)}'"
+        )
+        assert rows, f"{source.database}.{table}: nothing captured"
+        assert {row["_cdc_op"] for row in rows} == {"r"}, source.database
+        assert all(row["_cdc_source_ts"] is not None for row in rows), source.database
 
 
 def deliver_again(pipeline: RealPipeline) -> None:

@@ -11,7 +11,11 @@ three partitions, as a user creates them (the broker creates none). Nothing land
 bronze reads the topics with the Kafka vars. After every batch (workload, capture until the
 watermark row, `dbt build` of captured_rows and what feeds it, incremental after the first),
 each table's current rows in `captured_rows` equal the database's (workbench/realdb/compare.py),
-and bronze holds every offset the broker has, once.
+and bronze holds every offset the broker has, once. A second database, `shop_kafka_flat`, is
+captured through Debezium's ExtractNewRecordState (issue 73: `add.fields` db, schema, table,
+lsn; `add.headers` op, source.ts_ms; deletes rewritten, tombstones after them): its records
+read from the broker equal the database too (but for a truncate, which the transform drops),
+their op and source time read from the records' headers.
 
 A build of its own: a real server, a broker and a capture (JVMs of their own) whose topics no
 other module's warehouse may read; its builds run in a process of its own
@@ -26,26 +30,40 @@ from collections.abc import Iterator
 import pytest
 
 from tests.kafka_broker import Broker
-from tests.realdb.scenario import assert_gold_equals_database
+from tests.realdb.scenario import assert_gold_equals_database, assert_snapshot_ops_read
 from tests.session_process import session_process
-from workbench.realdb.pipeline import RealPipeline, Source, change_identity
+from workbench.realdb.pipeline import RealPipeline, Source, change_identity, flattened_options
 from workbench.realdb.postgres import PostgresServer
 from workbench.realdb.workload import TABLES
 
 pytestmark = pytest.mark.spark
 
 SOURCE = Source("shop_kafka", True, "kafka")
+FLAT_SOURCE = Source(
+    "shop_kafka_flat",
+    True,
+    "kafka",
+    options=flattened_options(
+        "db,schema,table,lsn", "rewrite-with-tombstone", "public.events", "op,source.ts_ms"
+    ),
+    typed=(),
+)
 TOPIC_PREFIX = f"pg_{SOURCE.database}"  # the connector's topic.prefix (connector_config)
+FLAT_PREFIX = f"pg_{FLAT_SOURCE.database}"
 PARTITIONS = 3
 SCHEMA = "t_real_kafka"
 
 
 def create_topics(broker: Broker) -> None:
-    """One topic per captured table, of PARTITIONS partitions."""
+    """One topic per captured table of each source, of PARTITIONS partitions."""
     from confluent_kafka.admin import AdminClient, NewTopic
 
     admin = AdminClient({"bootstrap.servers": broker.bootstrap_servers})
-    topics = [NewTopic(f"{TOPIC_PREFIX}.public.{table}", PARTITIONS, 1) for table in TABLES]
+    topics = [
+        NewTopic(f"{prefix}.public.{table}", PARTITIONS, 1)
+        for prefix in (TOPIC_PREFIX, FLAT_PREFIX)
+        for table in TABLES
+    ]
     for future in admin.create_topics(topics).values():
         future.result()
 
@@ -60,7 +78,8 @@ def broker_offsets(broker: Broker) -> dict[tuple[str, int], tuple[int, int]]:
             (topic, partition): consumer.get_watermark_offsets(
                 TopicPartition(topic, partition), timeout=30
             )
-            for topic in (f"{TOPIC_PREFIX}.public.{table}" for table in TABLES)
+            for prefix in (TOPIC_PREFIX, FLAT_PREFIX)
+            for topic in (f"{prefix}.public.{table}" for table in TABLES)
             for partition in range(PARTITIONS)
         }
     finally:
@@ -95,7 +114,7 @@ def pipeline(
     create_topics(broker)
     kafka_vars = {
         "cdc_kafka_bootstrap_servers": broker.bootstrap_servers,
-        "cdc_kafka_topic_pattern": rf"{TOPIC_PREFIX}\..*",
+        "cdc_kafka_topic_pattern": rf"({TOPIC_PREFIX}|{FLAT_PREFIX})\..*",
     }
     base = tmp_path_factory.mktemp("realkafka")
     landing = base / "landing"
@@ -103,7 +122,7 @@ def pipeline(
     with session_process(base, SCHEMA, landing, CDC_SPARK_KAFKA="true") as session:
         yield RealPipeline(
             postgres,
-            (SOURCE,),
+            (SOURCE, FLAT_SOURCE),
             landing,
             base / "capture",
             build=lambda args: session.run(*args, vars=kafka_vars),
@@ -120,7 +139,7 @@ def test_the_snapshot_through_kafka_gives_the_database(
     the broker (no file landed): gold equals the database; the keys spread the records over
     the partitions."""
     landed = pipeline.run_batch()
-    assert landed == {SOURCE.database: []}, "the Kafka capture landed files"
+    assert landed == {SOURCE.database: [], FLAT_SOURCE.database: []}, "files landed"
     assert_bronze_holds_every_offset_once(pipeline, broker)
     customers = {
         r["_kafka_partition"]
@@ -129,6 +148,7 @@ def test_the_snapshot_through_kafka_gives_the_database(
     }
     assert len(customers) > 1, f"customers in partitions {customers} only"
     assert_gold_equals_database(pipeline)
+    assert_snapshot_ops_read(pipeline, "customers")
 
 
 def test_a_streamed_batch_through_kafka_gives_the_database(
@@ -148,7 +168,11 @@ def test_a_capture_killed_mid_batch_produces_twice(pipeline: RealPipeline, broke
     once, and gold still equals the database."""
 
     def repeated() -> int:
-        changes = Counter(change_identity(r["raw_line"]) for r in bronze_records(pipeline))
+        changes = Counter(
+            change_identity(r["raw_line"])
+            for r in bronze_records(pipeline)
+            if r["_kafka_topic"].startswith(f"{TOPIC_PREFIX}.")
+        )
         return sum(n - 1 for change, n in changes.items() if change is not None)
 
     before = repeated()

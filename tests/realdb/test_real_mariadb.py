@@ -3,8 +3,9 @@
 A throwaway MariaDB (`mariadb` fixture, row binlog with full images) runs a seeded workload
 (workbench.realdb.workload_mariadb) in three databases: `shop`, captured with the
 JsonConverter's schemas on and landed as Kafka Connect S3 sink files; `shop_plain`, schemas
-off, sink files; and `shop_kcat`, schemas off, landed as `kcat -J` records (Kafka keys
-kept). The capture is Debezium's
+off, sink files; `shop_kcat`, schemas off, landed as `kcat -J` records (Kafka keys
+kept); and `shop_flat`, flattened by ExtractNewRecordState, kcat records, its op and source
+time as headers (add.headers), read as the snapshot's op `r`. The capture is Debezium's
 embedded engine (capture/) running Debezium's MariaDB connector (capture/mariadb/pom.xml),
 configured as a user configures it: a server id, the schema history in a file, schema-change
 events on, an initial snapshot then the binlog, TRUNCATE not skipped. No key is declared:
@@ -28,6 +29,7 @@ from tests.realdb.scenario import (
     SOURCES,
     assert_gold_equals_database,
     assert_snapshot_captured,
+    assert_snapshot_ops_read,
     assert_typed_gold_scaffolded,
     deliver_again,
     module_pipeline,
@@ -63,6 +65,7 @@ def test_the_snapshot_gives_the_database(pipeline: RealPipeline, dbt_project: Db
     builds them and compares their gold with the database too."""
     pipeline.run_batch()
     assert_snapshot_captured(pipeline, "customers")
+    assert_snapshot_ops_read(pipeline, "customers")
     assert_typed_gold_scaffolded(pipeline, dbt_project.spark)
 
 

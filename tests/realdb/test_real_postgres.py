@@ -40,6 +40,7 @@ from tests.realdb.scenario import (
     assert_gold_equals_database,
     assert_records_are_their_sink_lines,
     assert_snapshot_captured,
+    assert_snapshot_ops_read,
     assert_typed_gold_scaffolded,
     deliver_again,
     module_pipeline,
@@ -72,6 +73,7 @@ def test_the_snapshot_gives_the_database(pipeline: RealPipeline, dbt_project: Db
     builds them and compares their gold with the database too."""
     pipeline.run_batch()
     assert_snapshot_captured(pipeline, "customers")
+    assert_snapshot_ops_read(pipeline, "customers")
     assert_records_are_their_sink_lines(pipeline)
     assert_typed_gold_scaffolded(pipeline, dbt_project.spark)
 

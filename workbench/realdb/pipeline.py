@@ -77,15 +77,20 @@ class Source:
 FLATTEN = "io.debezium.transforms.ExtractNewRecordState"
 
 
-def flattened_options(add_fields: str, mode: str, keyless: str) -> tuple[tuple[str, str], ...]:
-    """The connector properties of the transform, as a user adds them, and the keyless
-    table left out (`keyless`, table.exclude.list): a flattened row carries no `before`, so
-    a row without a key cannot be found again (docs/formats.md: `flattened_without_key`)."""
+def flattened_options(
+    add_fields: str, mode: str, keyless: str, add_headers: str = ""
+) -> tuple[tuple[str, str], ...]:
+    """The connector properties of the transform, as a user adds them (`add_headers`: the
+    transform's `add.headers`, none when empty), and the keyless table left out (`keyless`,
+    table.exclude.list): a flattened row carries no `before`, so a row without a key cannot
+    be found again (docs/formats.md: `flattened_without_key`)."""
+    headers = (("transforms.unwrap.add.headers", add_headers),) if add_headers else ()
     return (
         ("table.exclude.list", keyless),
         ("transforms", "unwrap"),
         ("transforms.unwrap.type", FLATTEN),
         ("transforms.unwrap.add.fields", add_fields),
+        *headers,
         ("transforms.unwrap.delete.tombstone.handling.mode", mode),
     )
 

@@ -50,7 +50,8 @@ _dumps = _JSON.encode
 
 @dataclass(slots=True)
 class Message:
-    """One Kafka record; ``key``/``value`` are the serialized JSON text (None = null)."""
+    """One Kafka record; ``key``/``value`` are the serialized JSON text (None = null);
+    ``headers`` its headers, (name, value) pairs in order, as a header converter wrote them."""
 
     topic: str
     key: str | None
@@ -58,6 +59,7 @@ class Message:
     partition: int
     offset: int
     timestamp_ms: int
+    headers: tuple[tuple[str, str | None], ...] = ()
 
 
 class Redelivering:

@@ -4,9 +4,11 @@
 (https://debezium.io/documentation/reference/stable/transformations/event-flattening.html):
 the `after` row at the top level; the fields of `add_fields` appended with `prefix` (`op`,
 `ts_ms` from the envelope; `source.<f>` as `<prefix>source_<f>`, any other name as a field of
-`source`, `<prefix><f>`); deletes and tombstones as `mode` says (3.x
-`delete.tombstone.handling.mode`, or the 2.x pair `delete.handling.mode` and
-`drop.tombstones`: `LEGACY_MODES`):
+`source`, `<prefix><f>`), and those of `add_headers` as headers of the same names with
+`header_prefix` (`add.headers`, `add.headers.prefix`), their values as Kafka Connect's
+SimpleHeaderConverter writes them (a string as it is, a number in decimal); deletes and
+tombstones as `mode` says (3.x `delete.tombstone.handling.mode`, or the 2.x pair
+`delete.handling.mode` and `drop.tombstones`: `LEGACY_MODES`):
 
 | mode | a delete event | the connector's tombstone |
 | --- | --- | --- |
@@ -59,7 +61,18 @@ def _schema_type(value: object) -> dict[str, object]:
     return {"type": "string", "optional": True}
 
 
-def _record(message: Message, row: dict, schema: dict | None, extra: dict[str, object]) -> Message:
+def _header_text(value: object) -> str | None:
+    """A header's value as the SimpleHeaderConverter writes it."""
+    return None if value is None else str(value)
+
+
+def _record(
+    message: Message,
+    row: dict,
+    schema: dict | None,
+    extra: dict[str, object],
+    headers: tuple[tuple[str, str | None], ...],
+) -> Message:
     value: dict[str, object] = {**row, **extra}
     if schema is not None:
         fields = [*schema["fields"]]
@@ -72,7 +85,7 @@ def _record(message: Message, row: dict, schema: dict | None, extra: dict[str, o
     else:
         body = value
     return Message(message.topic, message.key, json.dumps(body), message.partition,
-                   message.offset, message.timestamp_ms)  # fmt: skip
+                   message.offset, message.timestamp_ms, headers)  # fmt: skip
 
 
 def flatten(
@@ -81,6 +94,8 @@ def flatten(
     add_fields: Sequence[str] = (),
     prefix: str = "__",
     offsets: dict[tuple[str, int], int] | None = None,
+    add_headers: Sequence[str] = (),
+    header_prefix: str = "__",
 ) -> list[Message]:
     """The records the transform writes for `messages` (one source's, in order). The
     transform runs in the connector, before Kafka: the records it keeps take consecutive
@@ -88,7 +103,7 @@ def flatten(
     to the next)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    kept = _flattened(messages, mode, list(add_fields), prefix)
+    kept = _flattened(messages, mode, list(add_fields), prefix, (list(add_headers), header_prefix))
     offsets = {} if offsets is None else offsets
     out = []
     for record in kept:
@@ -96,12 +111,16 @@ def flatten(
         offset = offsets.get(place, 0)
         offsets[place] = offset + 1
         out.append(Message(record.topic, record.key, record.value, record.partition, offset,
-                           record.timestamp_ms))  # fmt: skip
+                           record.timestamp_ms, record.headers))  # fmt: skip
     return out
 
 
 def _flattened(
-    messages: Sequence[Message], mode: str, add_fields: Sequence[str], prefix: str
+    messages: Sequence[Message],
+    mode: str,
+    add_fields: Sequence[str],
+    prefix: str,
+    add_headers: tuple[Sequence[str], str],
 ) -> list[Message]:
     rewrite = mode in ("rewrite", "rewrite-with-tombstone")
     out: list[Message] = []
@@ -120,15 +139,21 @@ def _flattened(
             field["field"]: field for field in envelope["schema"]["fields"]
         } if wrapped else {}  # fmt: skip
         extra = dict(_added(name, payload, prefix) for name in add_fields)
+        header_names, header_prefix = add_headers
+        headers = tuple(
+            (header, _header_text(value))
+            for header, value in (_added(name, payload, header_prefix) for name in header_names)
+        )
         if op == "d":
             if mode == "delete":
                 out.append(Message(message.topic, message.key, None, message.partition,
                                    message.offset, message.timestamp_ms))  # fmt: skip
             elif rewrite:
                 extra[prefix + "deleted"] = "true"
-                out.append(_record(message, payload["before"], schemas.get("before"), extra))
+                before = payload["before"]
+                out.append(_record(message, before, schemas.get("before"), extra, headers))
             continue
         if rewrite:
             extra[prefix + "deleted"] = "false"
-        out.append(_record(message, payload["after"], schemas.get("after"), extra))
+        out.append(_record(message, payload["after"], schemas.get("after"), extra, headers))
     return out

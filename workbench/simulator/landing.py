@@ -29,19 +29,21 @@ def _value_line(m: Message) -> str:
 
 
 def kcat_record(m: Message) -> str:
-    """One ``kcat -C -J`` line: key and payload are JSON strings holding the message text."""
-    return _dumps(
-        {
-            "topic": m.topic,
-            "partition": m.partition,
-            "offset": m.offset,
-            "tstype": "create",
-            "ts": m.timestamp_ms,
-            "broker": 1,
-            "key": m.key,
-            "payload": m.value,
-        }
-    )
+    """One ``kcat -C -J`` line: key and payload are JSON strings holding the message text;
+    a record with headers has them as kcat prints them (`headers`: name, value, ...)."""
+    record: dict[str, object] = {
+        "topic": m.topic,
+        "partition": m.partition,
+        "offset": m.offset,
+        "tstype": "create",
+        "ts": m.timestamp_ms,
+        "broker": 1,
+    }
+    if m.headers:
+        record["headers"] = [part for header in m.headers for part in header]
+    record["key"] = m.key
+    record["payload"] = m.value
+    return _dumps(record)
 
 
 def sink_file_name(topic: str, partition: int, start_offset: int, suffix: str = ".json") -> str:

@@ -12,6 +12,58 @@
     {{ return(prefix) }}
 {% endmacro %}
 
+{% macro _debezium_flattened_header_prefix() %}
+    {#-
+        The prefix of the headers ExtractNewRecordState adds (var cdc_flattened_header_prefix).
+        The transform's `add.headers.prefix` (default `__`): letters, digits and `_` only.
+    -#}
+    {%- set prefix = var('cdc_flattened_header_prefix', '__') | string -%}
+    {%- if not modules.re.fullmatch('[A-Za-z0-9_]+', prefix) -%}
+        {{ exceptions.raise_compiler_error(
+            "var cdc_flattened_header_prefix '" ~ prefix ~ "': letters, digits and _ only"
+        ) }}
+    {%- endif -%}
+    {{ return(prefix) }}
+{% endmacro %}
+
+{% macro _debezium_flattened_headers(raw_line) %}
+    {#-
+        The added fields a record's headers carry (`add.headers`), named as the body names them.
+        `named_struct` of every debezium_flattened__body_fields name (`<field prefix><x>`),
+        each the value of the header `<header prefix><x>` of the kcat record `raw_line`
+        (kcat -J's `headers`, name, value, ...; bronze writes a record read from Kafka so
+        too): the last header of that name, as the header converter wrote it (the
+        SimpleHeaderConverter's text; the JsonConverter's `payload`, or its JSON string).
+        Null when the record has no header.
+    -#}
+    {%- set field_prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
+    {%- set header_prefix = cdc_lakehouse._debezium_flattened_header_prefix() -%}
+    {%- set fields = [] -%}
+    {%- for name in cdc_lakehouse.debezium_flattened__body_fields() -%}
+        {%- set header = header_prefix ~ name[field_prefix | length:] -%}
+        {%- set value = "try_element_at(filter(header_pairs, pair -> pair.name = '" ~ header ~ "'), -1).value" -%}
+        {%- do fields.append("'" ~ name ~ "', " ~ cdc_lakehouse._cdc_let(value, 'header_value', "case
+                when startswith(ltrim(header_value), '{') and get_json_object(header_value, '$.schema') is not null
+                    then get_json_object(header_value, '$.payload')
+                when startswith(ltrim(header_value), '\"') then coalesce(get_json_object(header_value, '$'), header_value)
+                else header_value
+            end")) -%}
+    {%- endfor -%}
+    {%- set pairs -%}
+        transform(
+            sequence(1, size(header_list) div 2),
+            i -> named_struct('name', header_list[2 * i - 2], 'value', header_list[2 * i - 1])
+        )
+    {%- endset -%}
+    {{ cdc_lakehouse._cdc_let(
+        "from_json(get_json_object(" ~ raw_line ~ ", '$.headers'), 'array<string>')",
+        'header_list',
+        'case when size(header_list) >= 2 then '
+            ~ cdc_lakehouse._cdc_let(pairs, 'header_pairs', 'named_struct(' ~ (fields | join(', ')) ~ ')')
+            ~ ' end'
+    ) }}
+{% endmacro %}
+
 {% macro _debezium_flattened_source_fields() %}
     {#-
         The `source` fields a flattened record may carry, as `add.fields` names them.
@@ -118,35 +170,45 @@
     from_json({{ message_value }}, 'struct<{{ fields | join(", ") }}>')
 {% endmacro %}
 
-{% macro _debezium_flattened_recovered(message) %}
+{% macro _debezium_flattened_recovered(message, headers=none) %}
     {#-
         SQL boolean: the union schema failed on a flattened record that the reparse reads.
         SQL boolean: the message's `flattened_body` (_debezium_flattened_reparse, computed for
-        a message the union schema could not parse) has an added `op` or `deleted`, or its
-        topic is declared flattened.
+        a message the union schema could not parse) has an added `op` or `deleted` (or
+        `headers`, _debezium_flattened_headers, an `op`), or its topic is declared flattened.
     -#}
     {%- set prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
     coalesce(
         {{ message }}.flattened_body is not null and (
             {{ message }}.flattened_body.`{{ prefix }}op` is not null
             or {{ message }}.flattened_body.`{{ prefix }}deleted` is not null
+            {%- if headers is not none %}
+            or {{ headers }}.`{{ prefix }}op` is not null
+            {%- endif %}
             or {{ cdc_lakehouse._debezium_flattened_topic(message ~ '._kafka_topic') }}
         ),
         false
     )
 {% endmacro %}
 
-{% macro _debezium_flattened_body(flattened_body) %}
+{% macro _debezium_flattened_body(fields, headers, others=none) %}
     {#-
-        The body struct of the union schema, from a reparsed flattened record.
+        The body struct of the union schema, with a flattened record's added fields.
         `named_struct` of every body field of the union schema (_cdc_union_field_types), of
-        the same types as the parsed body: the flattened family's fields from
-        `flattened_body`, every other one null.
+        the same types as the parsed body: each of the flattened family's fields from
+        `fields`, else from `headers` (_debezium_flattened_headers); every other one from
+        `others`, or null.
     -#}
     {%- set mine = cdc_lakehouse.debezium_flattened__body_fields() -%}
     named_struct(
     {%- for name, type in cdc_lakehouse._cdc_union_field_types('body_fields').items() %}
-        '{{ name }}', {{ flattened_body ~ '.`' ~ name ~ '`' if name in mine else 'cast(null as ' ~ type ~ ')' }}{{ ',' if not loop.last }}
+        '{{ name }}', {% if name in mine -%}
+            coalesce({{ fields }}.`{{ name }}`, {{ headers }}.`{{ name }}`)
+        {%- elif others is not none -%}
+            {{ others }}.`{{ name }}`
+        {%- else -%}
+            cast(null as {{ type }})
+        {%- endif %}{{ ',' if not loop.last }}
     {%- endfor %}
     )
 {% endmacro %}

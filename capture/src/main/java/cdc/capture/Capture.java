@@ -38,6 +38,7 @@ import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.storage.SimpleHeaderConverter;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.debezium.engine.DebeziumEngine;
@@ -58,7 +59,7 @@ import io.debezium.embedded.Connect;
  *       offset>.json}, one JsonConverter value per line (a tombstone is the line {@code null}),
  *       as the Kafka Connect S3 sink writes them;
  *   <li>{@code --format=kcat}: {@code <out>/kcat/<topic>-<start offset>.jsonl}, one {@code kcat -J}
- *       record per line, keeping the Kafka key;
+ *       record per line, keeping the Kafka key and the headers (by the SimpleHeaderConverter);
  *   <li>{@code --format=kafka --bootstrap-servers=host:port,...}: nothing lands; each record is
  *       produced to a Kafka broker as a Kafka Connect worker's source task produces it: key and
  *       value by the JsonConverter, headers by the SimpleHeaderConverter, the record's topic
@@ -217,6 +218,15 @@ public final class Capture {
         node.put("tstype", "create");
         node.put("ts", record.timestamp() == null ? System.currentTimeMillis() : record.timestamp());
         node.put("broker", 0);
+        if (!record.headers().isEmpty()) {
+            // as kcat -J prints them: name, value, ... (values by the SimpleHeaderConverter)
+            ArrayNode pairs = node.putArray("headers");
+            for (Header header : record.headers()) {
+                pairs.add(header.key());
+                pairs.add(text(headers.fromConnectHeader(
+                        record.topic(), header.key(), header.schema(), header.value())));
+            }
+        }
         node.put("key", key);
         node.put("payload", value);
         return JSON.writeValueAsString(node);
