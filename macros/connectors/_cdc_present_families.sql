@@ -91,9 +91,12 @@
         -- a flattened record whose `op` is a header (add.headers)
         select distinct 'debezium_flattened' as family
         from (
-            select {{ cdc_lakehouse._debezium_flattened_headers('messages.raw_line') }} as flattened_headers
-            from {{ messages_relation }} as messages
-            where messages._record_format in ('kcat', 'kafka') and ({{ where_sql }})
+            select {{ cdc_lakehouse._debezium_flattened_headers('listed.kafka_headers') }} as flattened_headers
+            from (
+                select {{ cdc_lakehouse._debezium_flattened_header_list('messages.raw_line') }} as kafka_headers
+                from {{ messages_relation }} as messages
+                where messages._record_format in ('kcat', 'kafka') and ({{ where_sql }})
+            ) as listed
         ) as headed
         where headed.flattened_headers.`{{ cdc_lakehouse._debezium_flattened_prefix() }}op` is not null
         {%- endif %}

@@ -62,8 +62,8 @@ bronze as (
         -- record, and one read from Kafka, keeps in raw_line
         case
             when bronze_messages._record_format in ('kcat', 'kafka')
-                then {{ _debezium_flattened_headers('bronze_messages.raw_line') }}
-        end as flattened_headers,
+                then {{ _debezium_flattened_header_list('bronze_messages.raw_line') }}
+        end as kafka_headers,
         {%- endif %}
         bronze_messages._load_id
     from {{ ref('bronze_cdc_messages') }} as bronze_messages
@@ -102,6 +102,8 @@ recovered as (
     select
         parsed.*,
         {%- if 'debezium_flattened' in families %}
+        {{ _debezium_flattened_headers('parsed.kafka_headers') }} as flattened_headers,
+        {{ _cdc_envelope_body('parsed.envelope') }} as envelope_body,
         case
             when parsed.envelope._corrupt_record is not null
                 then {{ _debezium_flattened_reparse('parsed.message_value') }}
@@ -121,12 +123,15 @@ detected as (
         case
             when {{ _debezium_flattened_recovered('recovered', 'recovered.flattened_headers') }}
                 then {{ _debezium_flattened_body('recovered.flattened_body', 'recovered.flattened_headers') }}
+            -- in a lambda (_cdc_let): the merged body is computed once, not copied into
+            -- each hook that reads it
             when recovered.flattened_headers is not null
                 then {{ _cdc_let(
-                    _cdc_envelope_body('recovered.envelope'), 'envelope_body',
-                    _debezium_flattened_body('envelope_body', 'recovered.flattened_headers', 'envelope_body')
+                    "named_struct('body', recovered.envelope_body, 'headers', recovered.flattened_headers)",
+                    'parts',
+                    _debezium_flattened_body('parts.body', 'parts.headers', 'parts.body')
                 ) }}
-            else {{ _cdc_envelope_body('recovered.envelope') }}
+            else recovered.envelope_body
         end as body,
         (recovered.envelope is null or recovered.envelope._corrupt_record is not null)
         and not {{ _debezium_flattened_recovered('recovered', 'recovered.flattened_headers') }} as is_malformed

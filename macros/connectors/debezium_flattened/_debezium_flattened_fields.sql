@@ -26,41 +26,38 @@
     {{ return(prefix) }}
 {% endmacro %}
 
-{% macro _debezium_flattened_headers(raw_line) %}
+{% macro _debezium_flattened_header_list(raw_line) %}
+    {#- A kcat record's headers as kcat -J prints them (name, value, ...: array<string>), null without any. -#}
+    from_json(get_json_object({{ raw_line }}, '$.headers'), 'array<string>')
+{% endmacro %}
+
+{% macro _debezium_flattened_headers(header_list) %}
     {#-
         The added fields a record's headers carry (`add.headers`), named as the body names them.
         `named_struct` of every debezium_flattened__body_fields name (`<field prefix><x>`),
-        each the value of the header `<header prefix><x>` of the kcat record `raw_line`
-        (kcat -J's `headers`, name, value, ...; bronze writes a record read from Kafka so
-        too): the last header of that name, as the header converter wrote it (the
-        SimpleHeaderConverter's text; the JsonConverter's `payload`, or its JSON string).
-        Null when the record has no header.
+        each the value of the header `<header prefix><x>` in `header_list`
+        (_debezium_flattened_header_list: bronze keeps a kcat record's headers, and those of
+        a record read from Kafka, so), as the header converter wrote it: the
+        SimpleHeaderConverter's text; the JsonConverter's `payload`, or its JSON string.
+        The first header of that name counts. Null when the record has no header. Each
+        value is read by its position, in one lambda: the parsing model's plan stays within
+        its analyser headroom (test_family_bad_input).
     -#}
     {%- set field_prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
     {%- set header_prefix = cdc_lakehouse._debezium_flattened_header_prefix() -%}
     {%- set fields = [] -%}
     {%- for name in cdc_lakehouse.debezium_flattened__body_fields() -%}
         {%- set header = header_prefix ~ name[field_prefix | length:] -%}
-        {%- set value = "try_element_at(filter(header_pairs, pair -> pair.name = '" ~ header ~ "'), -1).value" -%}
-        {%- do fields.append("'" ~ name ~ "', " ~ cdc_lakehouse._cdc_let(value, 'header_value', "case
-                when startswith(ltrim(header_value), '{') and get_json_object(header_value, '$.schema') is not null
-                    then get_json_object(header_value, '$.payload')
-                when startswith(ltrim(header_value), '\"') then coalesce(get_json_object(header_value, '$'), header_value)
-                else header_value
-            end")) -%}
+        {%- set value = "try_element_at(header_list, cast(nullif(array_position(header_list, '"
+            ~ header ~ "'), 0) + 1 as int))" -%}
+        {#- the JsonConverter's payload, else its JSON string or number, else the text -#}
+        {%- do fields.append("'" ~ name ~ "', coalesce(get_json_object(" ~ value ~ ", '$.payload'), get_json_object("
+            ~ value ~ ", '$'), " ~ value ~ ")") -%}
     {%- endfor -%}
-    {%- set pairs -%}
-        transform(
-            sequence(1, size(header_list) div 2),
-            i -> named_struct('name', header_list[2 * i - 2], 'value', header_list[2 * i - 1])
-        )
-    {%- endset -%}
+    {#- one lambda: the struct is computed once per row, never copied into what reads it -#}
     {{ cdc_lakehouse._cdc_let(
-        "from_json(get_json_object(" ~ raw_line ~ ", '$.headers'), 'array<string>')",
-        'header_list',
-        'case when size(header_list) >= 2 then '
-            ~ cdc_lakehouse._cdc_let(pairs, 'header_pairs', 'named_struct(' ~ (fields | join(', ')) ~ ')')
-            ~ ' end'
+        header_list, 'header_list',
+        'case when size(header_list) >= 2 then named_struct(' ~ (fields | join(', ')) ~ ') end'
     ) }}
 {% endmacro %}
 
