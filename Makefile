@@ -19,7 +19,7 @@ export CDC_LOG4J_CONFIG ?= $(CURDIR)/profiles/log4j2.properties
 # the pinned Spark packages (spark-jars.lock), fetched by `make setup` with Maven
 export CDC_SPARK_JARS_DIR ?= $(CURDIR)/jars
 
-.PHONY: venv setup check-java demo demo-postgres test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down spark-server-up spark-up spark-down
+.PHONY: venv setup check-java demo demo-postgres report test lint unit bench docs docs-serve quality clean lock cluster-up cluster-down spark-server-up spark-up spark-down
 
 venv: check-java $(STAMP) $(BYTECODE)
 	@mkdir -p landing
@@ -70,6 +70,10 @@ $(BYTECODE): $(STAMP)
 
 demo: setup
 	$(PY) -m workbench.demo
+
+# the run history of the embedded warehouse (make demo's, or your builds') as a page of plots
+report: setup
+	$(PY) -m cdc_tools.run_report
 
 # a throwaway PostgreSQL, a short workload captured by real Debezium, gold checked against it
 demo-postgres: setup

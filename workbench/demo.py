@@ -17,6 +17,7 @@ from cdc_tools.local_spark import REPO_ROOT, get_local_spark, remote_url
 from workbench.consumer import CONSUMER_DIR, link_package
 from workbench.oracle_check import GoldReader, compare_database
 from workbench.progress import Progress
+from workbench.run_history_check import run_history_differences
 from workbench.simulator import SimConfig, simulate, write_batch
 
 DEMO_SOURCES: tuple[tuple[str, bool, str], ...] = (
@@ -29,6 +30,11 @@ DEMO_SOURCES: tuple[tuple[str, bool, str], ...] = (
 
 def _schema(layer: str) -> str:
     return f"{os.environ.get('CDC_SCHEMA', 'cdc')}_{layer}"
+
+
+def _rows(spark):  # type: ignore[no-untyped-def]
+    """A query's rows as dicts, through the session dbt shares."""
+    return lambda query: [row.asDict(recursive=True) for row in spark.sql(query).collect()]
 
 
 def show_gold(spark) -> None:  # type: ignore[no-untyped-def]
@@ -179,6 +185,18 @@ def run_simulated(landing: Path) -> int:
                 for difference in outcome.differences:
                     print(f"  {difference}")
                 failures += not outcome.ok
+        with progress.step(f"batch {batch}: checking cdc_run_history against bronze"):
+            differences = run_history_differences(
+                _rows(spark), _schema("bronze"), _schema("silver")
+            )
+            print(
+                "cdc_run_history "
+                + ("DIFFERS FROM" if differences else "matches")
+                + " what bronze and the quarantine hold"
+            )
+            for difference in differences:
+                print(f"  {difference}")
+            failures += bool(differences)
     show_gold(spark)
     show_quarantine(spark)
     progress.say("finished" + (f": {failures} check(s) failed" if failures else ""))

@@ -98,7 +98,9 @@ def built(stream):  # type: ignore[no-untyped-def]
     from tests.e2e.stream import step_vars
 
     project = stream.at("full_refresh")
-    project.run("source", "freshness", vars=step_vars("full_refresh"))
+    project.run(
+        "source", "freshness", "--select", "source:cdc_landing", vars=step_vars("full_refresh")
+    )
     project.run("docs", "generate", vars=step_vars("full_refresh"))
     return project
 
@@ -218,6 +220,42 @@ def test_an_old_load_warns_then_errors(  # type: ignore[no-untyped-def]
     sources = json.loads((tmp_path / "target" / "sources.json").read_text())
     [result] = [r for r in sources["results"] if r["unique_id"] == SOURCE_ID]
     assert result["status"] == status, result
+
+
+def test_source_freshness_reads_each_tables_commit_time(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """`dbt source freshness` of the inventory tables by their source commit time (the
+    consumer's source inventory_commit_times): each table's newest `_cdc_source_ts`, and a
+    status from its age, between the thresholds here (warn, not error)."""
+    silver = built.layer("silver")
+    newest = {
+        table: built.sql(
+            f"select max(_cdc_source_ts) as ts, (unix_timestamp(current_timestamp()) - "
+            f"unix_timestamp(max(_cdc_source_ts))) / 3600.0 as hours "
+            f"from {silver}.stg_inventory__{table}"
+        )[0]
+        for table in ("customers", "orders", "order_lines")
+    }
+    hours = [float(row["hours"]) for row in newest.values()]
+    run_dbt(
+        ["source", "freshness", "--select", "source:inventory_commit_times"],
+        target_path=tmp_path / "target",
+        vars={
+            "cdc_freshness_max_age_hours": int(min(hours)) - 1,
+            "cdc_freshness_error_age_hours": int(max(hours)) + 10,
+        },
+        expect_success=False,
+    )
+    sources = json.loads((tmp_path / "target" / "sources.json").read_text())
+    results = {
+        r["unique_id"].rsplit(".", 1)[1]: r
+        for r in sources["results"]
+        if ".inventory_commit_times." in r["unique_id"]
+    }
+    assert set(results) == set(newest)
+    for table, result in results.items():
+        assert result["status"] == "warn", result
+        wanted = newest[table]["ts"].replace(tzinfo=dt.timezone.utc)
+        assert dt.datetime.fromisoformat(result["max_loaded_at"]) == wanted, table
 
 
 # --- the docs site in Chromium ---------------------------------------------------------

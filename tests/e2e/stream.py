@@ -100,6 +100,8 @@ STREAM_MODULES: tuple[str, ...] = (
     "tests/quality/test_quality.py",
     "tests/docs/test_docs_site.py",
     "tests/e2e/test_statement_budget.py",
+    "tests/e2e/test_run_history.py",
+    "tests/e2e/test_run_report.py",
 )
 
 

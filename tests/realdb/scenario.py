@@ -10,8 +10,9 @@ from pathlib import Path
 
 from tests.conftest import DbtProject
 from workbench.realdb.mariadb import MariaDbServer
-from workbench.realdb.pipeline import AVRO_PARQUET, RealPipeline, Source, flattened_options
+from workbench.realdb.pipeline import RealPipeline
 from workbench.realdb.postgres import PostgresServer
+from workbench.realdb.source import AVRO_PARQUET, Source, flattened_options
 
 # each landing form: sink files with schemas on and off, kcat records (schemas off)
 SOURCES = (

@@ -32,8 +32,9 @@ import pytest
 from tests.kafka_broker import Broker
 from tests.realdb.scenario import assert_gold_equals_database, assert_snapshot_ops_read
 from tests.session_process import session_process
-from workbench.realdb.pipeline import RealPipeline, Source, change_identity, flattened_options
+from workbench.realdb.pipeline import RealPipeline, change_identity
 from workbench.realdb.postgres import PostgresServer
+from workbench.realdb.source import Source, flattened_options
 from workbench.realdb.workload import TABLES
 
 pytestmark = pytest.mark.spark

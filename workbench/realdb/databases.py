@@ -18,7 +18,7 @@ from workbench.realdb.mariadb import MariaDbServer
 from workbench.realdb.postgres import PostgresServer
 
 if TYPE_CHECKING:
-    from workbench.realdb.pipeline import Source
+    from workbench.realdb.source import Source
 
 
 class Workload(Protocol):

@@ -21,8 +21,9 @@ from cdc_tools.local_spark import REPO_ROOT, get_local_spark
 from workbench.consumer import CONSUMER_DIR, link_package
 from workbench.progress import Progress
 from workbench.realdb.capture import CaptureUnavailable, build
-from workbench.realdb.pipeline import RealPipeline, Source, declared_keys
+from workbench.realdb.pipeline import RealPipeline, declared_keys
 from workbench.realdb.postgres import PostgresMissing, PostgresServer, find_bin_dir
+from workbench.realdb.source import Source
 
 SOURCES = (Source("shop", True, "sink"),)
 

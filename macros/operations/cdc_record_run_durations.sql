@@ -1,0 +1,47 @@
+{% macro cdc_record_run_durations(results) %}
+    {#-
+        The package's on-run-end hook: what each layer of a `dbt build` or `dbt run` took.
+        Appends one row per layer (bronze, silver, gold: a model's first folder; tests) to
+        the table `cdc_run_durations`, beside cdc_run_history: the invocation, when it
+        started, how many nodes ran and their seconds. Creates the table on first use.
+        Nothing for other commands, or when no model ran (no statement at all). Var
+        cdc_record_run_durations: false turns it off.
+    -#}
+    {%- if not execute or not var('cdc_record_run_durations', true)
+          or flags.WHICH not in ('build', 'run') -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set layers = {} -%}
+    {%- for result in results if result.node.resource_type in ('model', 'test')
+          and result.execution_time is not none -%}
+        {%- set layer = 'tests' if result.node.resource_type == 'test'
+            else (result.node.fqn[1] if result.node.fqn | length > 2 else 'models') -%}
+        {%- set seen = layers.get(layer, [0, 0.0]) -%}
+        {%- do layers.update({layer: [seen[0] + 1, seen[1] + result.execution_time]}) -%}
+    {%- endfor -%}
+    {%- set history = graph.nodes.get('model.cdc_lakehouse.cdc_run_history') -%}
+    {%- if not layers or history is none -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set relation = api.Relation.create(
+        database=history.database, schema=history.schema, identifier='cdc_run_durations'
+    ) -%}
+    {%- if adapter.get_relation(relation.database, relation.schema, relation.identifier) is none -%}
+        {%- do adapter.create_schema(relation) -%}
+        {%- call statement('cdc_run_durations_table') -%}
+            create table if not exists {{ relation }} (
+                _load_id string,
+                run_started_at timestamp,
+                layer string,
+                nodes int,
+                seconds double
+            ) using parquet
+        {%- endcall -%}
+    {%- endif -%}
+    {%- set rows = [] -%}
+    {%- for layer, figures in layers | dictsort -%}
+        {%- do rows.append("('" ~ invocation_id ~ "', timestamp'" ~ run_started_at.strftime('%Y-%m-%d %H:%M:%S.%f')
+            ~ "', '" ~ cdc_lakehouse._cdc_escape_string(layer) ~ "', " ~ figures[0] ~ ", " ~ figures[1] ~ ")") -%}
+    {%- endfor -%}
+    insert into {{ relation }} values {{ rows | join(', ') }}
+{% endmacro %}

@@ -1,0 +1,14 @@
+{% test cdc_source_lag(model, column_name, max_seconds=none) %}
+    {#-
+        Lag: the rows of `model` (cdc_run_history) whose `column_name` (a lag in seconds)
+        passes `max_seconds`, else the var cdc_max_lag_seconds; none when both are unset.
+    -#}
+    {%- set limit = max_seconds if max_seconds is not none else var('cdc_max_lag_seconds', none) %}
+select
+    _load_id,
+    _loaded_at,
+    source_name,
+    {{ column_name }} as lag_seconds
+from {{ model }}
+where {{ 'false' if limit is none else column_name ~ ' > ' ~ (limit | float) }}
+{% endtest %}
