@@ -175,3 +175,16 @@ def screenshot(
 @functools.cache
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("true", "1", "yes")
+
+
+def chromium_for(tests: str) -> str:
+    """Chromium for `tests` (ensure_chromium); without one they skip with the reason, and
+    under `CI=true` they fail instead."""
+    import pytest
+
+    try:
+        return ensure_chromium()
+    except BrowserUnavailable as error:
+        if in_ci():
+            pytest.fail(f"CI=true: {tests} may not skip: {error}")
+        pytest.skip(f"no headless browser: {error}")

@@ -27,14 +27,7 @@ from cdc_tools.dbt_invoke import run_dbt
 from cdc_tools.local_spark import REPO_ROOT
 from cdc_tools.quality import QualityReport, run_quality
 from cdc_tools.quality_suites import load_manifest, suites_from_manifest
-from tests.docs.browser import (
-    BrowserUnavailable,
-    dump_dom,
-    ensure_chromium,
-    in_ci,
-    screenshot,
-    serve,
-)
+from tests.docs.browser import chromium_for, dump_dom, screenshot, serve
 
 # the shared stream's warehouse (tests/e2e/stream.py), read after its full refresh and
 # before its `after` step changes a contract
@@ -83,12 +76,7 @@ def _model_url(name: str, graph: bool = False) -> str:
 
 @pytest.fixture(scope="module")
 def browser() -> str:
-    try:
-        return ensure_chromium()
-    except BrowserUnavailable as error:
-        if in_ci():
-            pytest.fail(f"CI=true: the docs browser tests may not skip: {error}")
-        pytest.skip(f"no headless browser: {error}")
+    return chromium_for("the docs browser tests")
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import pytest
 
 from cdc_tools.run_report import collect, write_report
 from tests.conftest import DbtProject
-from tests.docs.browser import BrowserUnavailable, dump_dom, ensure_chromium, in_ci
+from tests.docs.browser import chromium_for, dump_dom
 
 pytestmark = pytest.mark.spark
 
@@ -28,12 +28,7 @@ def dbt_project(streamed: DbtProject) -> DbtProject:
 
 @pytest.fixture
 def browser() -> str:
-    try:
-        return ensure_chromium()
-    except BrowserUnavailable as error:
-        if in_ci():
-            pytest.fail(f"CI=true: the report's browser test may not skip: {error}")
-        pytest.skip(f"no headless browser: {error}")
+    return chromium_for("the report's browser test")
 
 
 @pytest.mark.stream("noop")

@@ -1,26 +1,15 @@
-{% macro _debezium_flattened_prefix() %}
+{% macro _debezium_flattened_prefix(kind='field') %}
     {#-
-        The prefix of the fields ExtractNewRecordState adds (var cdc_flattened_field_prefix).
-        The transform's `add.fields.prefix` (default `__`): letters, digits and `_` only.
+        The prefix of the fields, or headers, ExtractNewRecordState adds.
+        `kind` field: the transform's `add.fields.prefix` (var cdc_flattened_field_prefix);
+        header: its `add.headers.prefix` (var cdc_flattened_header_prefix). Default `__`;
+        letters, digits and `_` only.
     -#}
-    {%- set prefix = var('cdc_flattened_field_prefix', '__') | string -%}
+    {%- set name = 'cdc_flattened_' ~ kind ~ '_prefix' -%}
+    {%- set prefix = var(name, '__') | string -%}
     {%- if not modules.re.fullmatch('[A-Za-z0-9_]+', prefix) -%}
         {{ exceptions.raise_compiler_error(
-            "var cdc_flattened_field_prefix '" ~ prefix ~ "': letters, digits and _ only"
-        ) }}
-    {%- endif -%}
-    {{ return(prefix) }}
-{% endmacro %}
-
-{% macro _debezium_flattened_header_prefix() %}
-    {#-
-        The prefix of the headers ExtractNewRecordState adds (var cdc_flattened_header_prefix).
-        The transform's `add.headers.prefix` (default `__`): letters, digits and `_` only.
-    -#}
-    {%- set prefix = var('cdc_flattened_header_prefix', '__') | string -%}
-    {%- if not modules.re.fullmatch('[A-Za-z0-9_]+', prefix) -%}
-        {{ exceptions.raise_compiler_error(
-            "var cdc_flattened_header_prefix '" ~ prefix ~ "': letters, digits and _ only"
+            "var " ~ name ~ " '" ~ prefix ~ "': letters, digits and _ only"
         ) }}
     {%- endif -%}
     {{ return(prefix) }}
@@ -44,7 +33,7 @@
         its analyser headroom (test_family_bad_input).
     -#}
     {%- set field_prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
-    {%- set header_prefix = cdc_lakehouse._debezium_flattened_header_prefix() -%}
+    {%- set header_prefix = cdc_lakehouse._debezium_flattened_prefix('header') -%}
     {%- set fields = [] -%}
     {%- for name in cdc_lakehouse.debezium_flattened__body_fields() -%}
         {%- set header = header_prefix ~ name[field_prefix | length:] -%}
