@@ -151,3 +151,9 @@ def get_local_spark():  # type: ignore[no-untyped-def]
     python_udfs.register(spark)
     quiet_query_context_logs()
     return spark
+
+
+def query_rows(spark):  # type: ignore[no-untyped-def]
+    """A function running a query on `spark` and returning its rows as dicts (nested rows
+    too): what workbench.run_history_check and cdc_tools.run_report read through."""
+    return lambda query: [row.asDict(recursive=True) for row in spark.sql(query).collect()]

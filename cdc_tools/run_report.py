@@ -181,14 +181,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--schema", default=os.environ.get("CDC_SCHEMA", "cdc"))
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "target" / "report" / "index.html")
     args = parser.parse_args(argv)
-    from cdc_tools.local_spark import get_local_spark
+    from cdc_tools.local_spark import get_local_spark, query_rows
 
-    spark = get_local_spark()
-
-    def sql(query: str) -> list[dict]:
-        return [row.asDict(recursive=True) for row in spark.sql(query).collect()]
-
-    out = write_report(sql, f"{args.schema}_silver", args.out)
+    out = write_report(query_rows(get_local_spark()), f"{args.schema}_silver", args.out)
     print(f"report: {out}")
     return 0
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cdc_tools.dbt_invoke import run_dbt
-from cdc_tools.local_spark import REPO_ROOT, get_local_spark, remote_url
+from cdc_tools.local_spark import REPO_ROOT, get_local_spark, query_rows, remote_url
 from workbench.consumer import CONSUMER_DIR, link_package
 from workbench.oracle_check import GoldReader, compare_database
 from workbench.progress import Progress
@@ -30,11 +30,6 @@ DEMO_SOURCES: tuple[tuple[str, bool, str], ...] = (
 
 def _schema(layer: str) -> str:
     return f"{os.environ.get('CDC_SCHEMA', 'cdc')}_{layer}"
-
-
-def _rows(spark):  # type: ignore[no-untyped-def]
-    """A query's rows as dicts, through the session dbt shares."""
-    return lambda query: [row.asDict(recursive=True) for row in spark.sql(query).collect()]
 
 
 def show_gold(spark) -> None:  # type: ignore[no-untyped-def]
@@ -187,7 +182,7 @@ def run_simulated(landing: Path) -> int:
                 failures += not outcome.ok
         with progress.step(f"batch {batch}: checking cdc_run_history against bronze"):
             differences = run_history_differences(
-                _rows(spark), _schema("bronze"), _schema("silver")
+                query_rows(spark), _schema("bronze"), _schema("silver")
             )
             print(
                 "cdc_run_history "

@@ -95,7 +95,10 @@
             from (
                 select {{ cdc_lakehouse._debezium_flattened_header_list('messages.raw_line') }} as kafka_headers
                 from {{ messages_relation }} as messages
-                where messages._record_format in ('kcat', 'kafka') and ({{ where_sql }})
+                where messages._record_format in ('kcat', 'kafka')
+                    -- only a record naming the header is parsed
+                    and instr(messages.raw_line, '"{{ cdc_lakehouse._debezium_flattened_prefix('header') }}op"') > 0
+                    and ({{ where_sql }})
             ) as listed
         ) as headed
         where headed.flattened_headers.`{{ cdc_lakehouse._debezium_flattened_prefix() }}op` is not null

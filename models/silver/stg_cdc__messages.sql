@@ -59,9 +59,10 @@ bronze as (
         bronze_messages._loaded_at,
         {%- if 'debezium_flattened' in families %}
         -- the fields ExtractNewRecordState added as headers (add.headers), which a kcat
-        -- record, and one read from Kafka, keeps in raw_line
+        -- record, and one read from Kafka, keeps in raw_line (parsed only when it has them)
         case
             when bronze_messages._record_format in ('kcat', 'kafka')
+                and instr(bronze_messages.raw_line, '"headers"') > 0
                 then {{ _debezium_flattened_header_list('bronze_messages.raw_line') }}
         end as kafka_headers,
         {%- endif %}
