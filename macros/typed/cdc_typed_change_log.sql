@@ -22,11 +22,20 @@
         kept as JSON in _cdc_undeclared_columns; a value that cannot be read as its
         type fills _cdc_error_reason (the row is quarantined, not applied).
     -#}
-    {%- set meta = config.get('meta') or {} -%}
+    {#- under a dbt unit test, the tested model's meta and columns (_cdc_unit_tested_node) -#}
+    {%- set tested = cdc_lakehouse._cdc_unit_tested_node() -%}
+    {%- set meta = (tested.config.get('meta') if tested is not none else config.get('meta')) or {} -%}
     {%- set source = cdc_lakehouse.cdc_source_contract(meta, this) -%}
     {%- set key = meta.get('cdc_key') or [] -%}
-    {%- set contract = cdc_lakehouse._cdc_contract_columns() -%}
+    {%- set contract = cdc_lakehouse._cdc_contract_columns(tested) -%}
     {%- if execute -%}
+        {%- if source is none and tested is not none -%}
+            {{ exceptions.raise_compiler_error(
+                "The unit test of " ~ tested.name ~ " gives no contract: dbt passes a model's "
+                ~ "YAML to no unit test, so give its meta and columns in the test's "
+                ~ "overrides.vars.cdc_unit_test_model (docs/unit-tests.md)."
+            ) }}
+        {%- endif -%}
         {%- if source is none -%}
             {{ exceptions.raise_compiler_error(
                 "Model " ~ this ~ " calls cdc_lakehouse.cdc_typed_change_log() but has no "
@@ -170,7 +179,7 @@ final as (
 select * from final
 {% endmacro %}
 
-{% macro _cdc_contract_columns() %}
+{% macro _cdc_contract_columns(tested=none) %}
     {#-
         The columns of a typed contract, from the model's YAML columns.
         [{name, quoted, source_name, types_key, image_keys, value, text, data_type,
@@ -188,9 +197,10 @@ select * from final
         (_cdc_escape_string, cdc_quote).
     -#}
     {%- set contract = [] -%}
-    {%- set meta_document = (config.get('meta') or {}).get('cdc_document', false) -%}
+    {%- set node = tested if tested is not none else model -%}
+    {%- set meta_document = ((tested.config.get('meta') if tested is not none else config.get('meta')) or {}).get('cdc_document', false) -%}
     {%- if execute -%}
-        {%- for column in model.columns.values() if not column.name.startswith('_') -%}
+        {%- for column in node.columns.values() if not column.name.startswith('_') -%}
             {%- set column_meta = column.meta or {} -%}
             {%- if not column.data_type -%}
                 {{ exceptions.raise_compiler_error(

@@ -102,6 +102,7 @@ STREAM_MODULES: tuple[str, ...] = (
     "tests/e2e/test_statement_budget.py",
     "tests/e2e/test_run_history.py",
     "tests/e2e/test_run_report.py",
+    "tests/e2e/test_unit_tests.py",
 )
 
 

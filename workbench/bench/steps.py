@@ -233,6 +233,9 @@ def run_dbt_step(
         # every statement and its seconds, per node (workbench.bench.node_profile)
         "--log-format-file",
         "json",
+        # the pipeline's work: the project's dbt unit tests are a check of its logic
+        "--exclude-resource-type",
+        "unit_test",
     ]
     load = _load1()
     log = ws.logs / f"{slug}.log"

@@ -23,11 +23,13 @@
     field). What cannot be resolved stays in the state and reads as null in the view.
 -#}
 
-{% macro _cdc_carry_spec(described, unique_key, model_columns) %}
+{% macro _cdc_carry_spec(described, unique_key, model_columns, node_config=none) %}
   {#-
       The carry-over settings of the model (a dict), or none when there is nothing to carry.
-      `described`: the model's columns with their types (_cdc_query_columns).
+      `described`: the model's columns with their types (_cdc_query_columns); `node_config`:
+      the config of the model a unit test tests (else the running model's).
   -#}
+  {%- set config = config if node_config is none else node_config -%}
   {%- set placeholder = config.get('cdc_unavailable_value_placeholder',
         var('cdc_unavailable_value_placeholder', '__debezium_unavailable_value')) -%}
   {%- if not placeholder -%}{{ return(none) }}{%- endif -%}

@@ -1,5 +1,9 @@
-{% macro _cdc_current_state_config() %}
-  {#- The validated config of the cdc_current_state model being run (see its doc). -#}
+{% macro _cdc_current_state_config(node_config=none) %}
+  {#-
+      The validated config of a cdc_current_state model.
+      Of the model being run (see the materialization's doc), or of `node_config` (a model's config in the graph: the model a unit test tests).
+  -#}
+  {%- set config = config if node_config is none else node_config -%}
   {%- set unique_key = config.get('unique_key') -%}
   {%- if unique_key is string -%}{%- set unique_key = [unique_key] -%}{%- endif -%}
   {%- if not unique_key -%}

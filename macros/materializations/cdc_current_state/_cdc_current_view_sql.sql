@@ -1,7 +1,13 @@
 {% macro _cdc_current_view_sql(target_relation, state_relation, columns, unique_key, delete_mode, carry=none, columns_on_read={}, unpublished_columns=[]) %}
+  {#- The published view of a cdc_current_state state table (_cdc_current_rows_sql). -#}
+create or replace view {{ target_relation }} as
+{{ cdc_lakehouse._cdc_current_rows_sql(state_relation, columns, unique_key, delete_mode, carry, columns_on_read, unpublished_columns) }}
+{% endmacro %}
+
+{% macro _cdc_current_rows_sql(state, columns, unique_key, delete_mode, carry=none, columns_on_read={}, unpublished_columns=[]) %}
   {#-
-      The published view of a cdc_current_state state table.
-      The published view of a state table: compacted rows (cdc_bucket >= 0) whose key
+      The current rows of a state table: the published view's query.
+      `state`: the table, or a query of its rows in parentheses. The view reads compacted rows (cdc_bucket >= 0) whose key
       has no change in the delta partition (-2), plus the delta; a row older than its
       source table's truncate marker (-1) counts as deleted. Deleted keys are left out
       (hard) or flagged (soft). Delta and markers are small, so both joins are
@@ -13,19 +19,18 @@
       unpublished_columns (config cdc_unpublished_columns): read by those expressions, not
       shown.
   -#}
-create or replace view {{ target_relation }} as
 with
 
 compacted as (
 
-    select * from {{ state_relation }}
+    select * from {{ state }} as state_rows
     where cdc_bucket >= 0
 
 ),
 
 changed as (
 
-    select * from {{ state_relation }}
+    select * from {{ state }} as state_rows
     where cdc_bucket = {{ cdc_lakehouse._cdc_partition('delta') }}
 
 ),
@@ -33,7 +38,7 @@ changed as (
 truncates as (
 
     select _cdc_source_id, _cdc_sort_key as truncated_before
-    from {{ state_relation }}
+    from {{ state }} as state_rows
     where cdc_bucket = {{ cdc_lakehouse._cdc_partition('truncate_markers') }}
 
 ),
