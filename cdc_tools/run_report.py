@@ -23,6 +23,8 @@ from cdc_tools.local_spark import REPO_ROOT
 
 Sql = Callable[[str], list[dict]]
 WIDTH, HEIGHT, MARGIN = 720, 260, 48
+# the legend's column, right of the plot: bars and lines never cover it
+LEGEND = 260
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 
 
@@ -34,6 +36,7 @@ class Plot:
     y_label: str
     series: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     bars: bool = False
+    x_unit: str = "loads"
 
     @property
     def points(self) -> int:
@@ -78,7 +81,7 @@ def collect(sql: Sql, silver: str) -> list[Plot]:
         "quarantined": list(quarantined.items()),
     }
     reasons.series = {"quarantined": sorted(by_reason.items())} if by_reason else {}
-    durations = Plot("Seconds per layer, per build", "seconds", bars=True)
+    durations = Plot("Seconds per layer, per build", "seconds", bars=True, x_unit="builds")
     for row in _rows(
         sql,
         "select date_format(run_started_at, 'yyyy-MM-dd HH:mm:ss') as run, layer, "
@@ -124,7 +127,7 @@ def _svg(plot: Plot) -> str:
         if coords:
             shapes.append(f'<polyline points="{" ".join(coords)}" fill="none" stroke="{colour}"/>')
     legend = "".join(
-        f'<text x="{WIDTH - MARGIN}" y="{MARGIN + 14 * i}" text-anchor="end" '
+        f'<text x="{WIDTH - MARGIN + 12}" y="{MARGIN + 14 * i}" '
         f'fill="{COLOURS[i % len(COLOURS)]}" font-size="11">{html.escape(name)}</text>'
         for i, (name, _) in enumerate(series[:12])
     )
@@ -135,10 +138,11 @@ def _svg(plot: Plot) -> str:
         f'<text x="4" y="{MARGIN - 8}" font-size="11">{html.escape(plot.y_label)} '
         f"(max {top:g})</text>"
         f'<text x="{MARGIN}" y="{HEIGHT - 8}" font-size="11">{len(labels)} '
-        f"{'loads' if labels else 'no data'}</text>"
+        f"{plot.x_unit if labels else 'no data'}</text>"
     )
     return (
-        f'<svg class="plot" data-points="{plot.points}" width="{WIDTH}" height="{HEIGHT}" '
+        f'<svg class="plot" data-points="{plot.points}" width="{WIDTH + LEGEND}" '
+        f'height="{HEIGHT}" '
         f'xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{html.escape(plot.title)}">'
         f"{axes}{''.join(shapes)}{legend}</svg>"
     )
