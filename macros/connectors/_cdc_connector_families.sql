@@ -9,13 +9,5 @@
         DataWorks, Canal, Maxwell and OGG come before debezium_relational, whose detect is broad
         (any `op` or `source`: OGG messages may carry a stray `source` object).
     -#}
-    {{ return(var('cdc_connector_families', [
-        'debezium_flattened',
-        'alibaba_dataworks',
-        'canal',
-        'maxwell',
-        'ogg',
-        'debezium_mongodb',
-        'debezium_relational',
-    ])) }}
+    {{ return(cdc_lakehouse.cdc_var('cdc_connector_families')) }}
 {% endmacro %}

@@ -27,7 +27,7 @@
         ) }}
     {%- endif -%}
     {%- set target_scale = (dtype.split(',')[1] | replace(')', '') | int) if ',' in dtype else 0 -%}
-    {%- set default_mode = var('cdc_decimal_handling', 'precise') -%}
+    {%- set default_mode = cdc_lakehouse.cdc_var('cdc_decimal_handling') -%}
     {%- if default_mode not in ['precise', 'double', 'string'] -%}
         {{ exceptions.raise_compiler_error(
             "var cdc_decimal_handling is '" ~ default_mode ~ "'; accepted: precise, double, string"

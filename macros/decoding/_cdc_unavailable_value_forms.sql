@@ -49,7 +49,7 @@
         those of _cdc_unavailable_value_forms: what an array decoder leaves as it is, so that
         the carry-over still recognises it. Empty when the var is empty.
     -#}
-    {%- set placeholder = var('cdc_unavailable_value_placeholder', '__debezium_unavailable_value') -%}
+    {%- set placeholder = cdc_lakehouse.cdc_var('cdc_unavailable_value_placeholder') -%}
     {%- if not placeholder -%}{{ return([]) }}{%- endif -%}
     {%- set arrays = [] -%}
     {%- for form in cdc_lakehouse._cdc_unavailable_value_forms(placeholder) if form.text.startswith('[') -%}

@@ -65,7 +65,7 @@
             {{ cdc_lakehouse._cdc_latest_versions_grouped(this, registry_through) }}
         {%- endcall -%}
         {%- if cdc_lakehouse._cdc_latest_versions_rows(target)
-              > compacted_rows * (1 + var('cdc_latest_versions_growth', 1.0) | float) -%}
+              > compacted_rows * (1 + cdc_lakehouse.cdc_var('cdc_latest_versions_growth') | float) -%}
             {%- set compacted_rows = cdc_lakehouse._cdc_compact_latest_versions(target) -%}
         {%- endif -%}
     {%- endif -%}

@@ -3,7 +3,7 @@
         The landing folder: var `cdc_landing_dir` (env CDC_LANDING_DIR), trimmed.
         A compile error names both when it is empty.
     -#}
-    {%- set landing_dir = var('cdc_landing_dir', env_var('CDC_LANDING_DIR', 'landing')) | trim -%}
+    {%- set landing_dir = cdc_lakehouse.cdc_var('cdc_landing_dir') | trim -%}
     {%- if landing_dir == '' -%}
         {{ exceptions.raise_compiler_error(
             "cdc_landing_dir is empty: set the dbt var cdc_landing_dir or the environment "

@@ -20,7 +20,7 @@
             options (
                 path '{{ cdc_lakehouse._cdc_escape_string(landing_dir) }}',
                 recursiveFileLookup 'true',
-                pathGlobFilter '{{ cdc_lakehouse._cdc_escape_string(var("cdc_landing_glob")) }}'
+                pathGlobFilter '{{ cdc_lakehouse._cdc_escape_string(cdc_lakehouse.cdc_var("cdc_landing_glob")) }}'
             )
         {%- endcall -%}
     {%- endif -%}

@@ -8,10 +8,10 @@
         every file; this view's path is one glob, `<common folder>/{file,file,...}`, with
         the glob characters of the names escaped, so only the listed files are read.
         Returns none (read through the whole-folder view instead) for an empty list or
-        more than `var('cdc_landing_glob_max_files', 2000)` files.
+        more than var `cdc_landing_glob_max_files` files.
     -#}
     {%- if not execute or paths is none or paths | length == 0
-          or paths | length > var('cdc_landing_glob_max_files', 2000) | int -%}
+          or paths | length > cdc_lakehouse.cdc_var('cdc_landing_glob_max_files') | int -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set view_name = '_cdc_new_landing_files' -%}

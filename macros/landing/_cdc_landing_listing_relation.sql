@@ -13,8 +13,8 @@
     {%- set registered = cdc_lakehouse._cdc_invocation_cache('landing_views') -%}
     {%- if execute and view_name not in registered -%}
         {%- set files = cdc_lakehouse._cdc_landing_files_relation() -%}
-        {%- set ignored = var('cdc_landing_ignored_names', []) -%}
-        {%- set unlisted = var('cdc_landing_unlisted_files', true)
+        {%- set ignored = cdc_lakehouse.cdc_var('cdc_landing_ignored_names') -%}
+        {%- set unlisted = cdc_lakehouse.cdc_var('cdc_landing_unlisted_files')
               and cdc_lakehouse._cdc_function_exists('cdc_landing_unlisted_files') -%}
         {%- do registered.update({view_name: true}) -%}
         {%- call statement('cdc_register_landing_listing', fetch_result=False) -%}
@@ -41,7 +41,7 @@
                 from (
                     select inline(cdc_landing_unlisted_files(
                         '{{ cdc_lakehouse._cdc_escape_string(cdc_lakehouse._cdc_landing_dir()) }}',
-                        '{{ cdc_lakehouse._cdc_escape_string(var("cdc_landing_glob")) }}',
+                        '{{ cdc_lakehouse._cdc_escape_string(cdc_lakehouse.cdc_var("cdc_landing_glob")) }}',
                         array({% for name in ignored %}'{{ cdc_lakehouse._cdc_escape_string(name) }}'{{ ', ' if not loop.last }}{% endfor %})
                     ))
                 ) as hidden

@@ -7,7 +7,7 @@
         Nothing for other commands, or when no model ran (no statement at all). Var
         cdc_record_run_durations: false turns it off.
     -#}
-    {%- if not execute or not var('cdc_record_run_durations', true)
+    {%- if not execute or not cdc_lakehouse.cdc_var('cdc_record_run_durations')
           or flags.WHICH not in ('build', 'run') -%}
         {{ return('') }}
     {%- endif -%}

@@ -6,7 +6,7 @@
         the build, `warn` only warns (assert_no_new_quarantined_messages).
     -#}
     {%- set accepted = ['error', 'warn'] -%}
-    {%- set value = var('cdc_unread_source_severity', 'error') -%}
+    {%- set value = cdc_lakehouse.cdc_var('cdc_unread_source_severity') -%}
     {%- if value is not string or value | lower not in accepted -%}
         {{ exceptions.raise_compiler_error(
             "var cdc_unread_source_severity=" ~ value ~ " is not one of: " ~ accepted | join(', ')

@@ -12,7 +12,7 @@
                                                had read before it (_cdc_record_read_through)
     -#}
     {%- set accepted = ['loaded', 'all'] -%}
-    {%- set mode = var('cdc_test_scope', env_var('CDC_TEST_SCOPE', 'loaded')) -%}
+    {%- set mode = cdc_lakehouse.cdc_var('cdc_test_scope') -%}
     {%- if mode not in accepted -%}
         {{ exceptions.raise_compiler_error(
             "var cdc_test_scope='" ~ mode ~ "' is not one of: " ~ accepted | join(', ')) }}

@@ -11,7 +11,7 @@
         when nothing of it was loaded for `max_quiet_hours` (its event time may be null, as
         that of a transaction-metadata topic is).
     -#}
-    {%- set patterns = var('cdc_replayed_sources', []) if replayed_sources is none else replayed_sources -%}
+    {%- set patterns = cdc_lakehouse.cdc_var('cdc_replayed_sources') if replayed_sources is none else replayed_sources -%}
     {%- set patterns = [patterns] if patterns is string else (patterns or []) | list -%}
     {%- set is_replayed = cdc_lakehouse.cdc_source_matches({'database': patterns}, source_column, "''", "''")
           if patterns else 'false' %}

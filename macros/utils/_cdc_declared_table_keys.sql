@@ -11,7 +11,7 @@
         contracts (`meta.cdc_document`) declare no row key.
     -#}
     {%- set from_var = [] -%}
-    {%- for name, columns in var('cdc_table_keys', {}).items() -%}
+    {%- for name, columns in cdc_lakehouse.cdc_var('cdc_table_keys').items() -%}
         {%- set parts = (name | string).split('.') -%}
         {%- if parts | length > 3 -%}
             {{ exceptions.raise_compiler_error(

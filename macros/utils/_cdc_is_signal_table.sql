@@ -8,7 +8,7 @@
         cdc_source_matches matches it (case-insensitively; a part in double quotes
         exactly); the parts it leaves out are `*`. An empty list marks no table.
     -#}
-    {%- set entries = var('cdc_signal_tables', ['debezium_signal']) -%}
+    {%- set entries = cdc_lakehouse.cdc_var('cdc_signal_tables') -%}
     {%- if entries is string or entries is mapping or entries is not iterable
             or entries | reject('string') | list -%}
         {{ exceptions.raise_compiler_error(

@@ -6,9 +6,9 @@
         reconciliation alone; a project whose gold models opt in one by one (their own
         `cdc_snapshot_reconciliation` config, the var off) sets `cdc_snapshots_enabled: true`.
     -#}
-    {%- set enabled = var('cdc_snapshots_enabled', none) -%}
+    {%- set enabled = cdc_lakehouse.cdc_var('cdc_snapshots_enabled') -%}
     {%- if enabled is none -%}
-        {{ return(var('cdc_snapshot_reconciliation', 'off') != 'off') }}
+        {{ return(cdc_lakehouse.cdc_var('cdc_snapshot_reconciliation') != 'off') }}
     {%- endif -%}
     {%- if enabled is not boolean and enabled not in ['true', 'false'] -%}
         {{ exceptions.raise_compiler_error(

@@ -9,7 +9,7 @@
         the table (with `db`, a SQL expression, as the database when given). Null when the
         message has no topic (a plain landing file).
     -#}
-    {%- set mapped = var('cdc_topic_tables', {}) -%}
+    {%- set mapped = cdc_lakehouse.cdc_var('cdc_topic_tables') -%}
     {%- set db_sql = db if db is not none else 'cast(null as string)' -%}
     case
     {%- for name, identity in mapped.items() %}

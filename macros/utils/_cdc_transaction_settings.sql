@@ -7,7 +7,7 @@
         ever) and `release` (var `cdc_transaction_release`: transaction ids applied as they
         are).
     -#}
-    {%- set sources = var('cdc_transaction_consistent_sources', []) -%}
+    {%- set sources = cdc_lakehouse.cdc_var('cdc_transaction_consistent_sources') -%}
     {%- set sources = [sources] if sources is string else sources -%}
     {%- if sources is none -%}
         {%- set sources = [] -%}
@@ -18,13 +18,13 @@
             "var cdc_transaction_consistent_sources: expected a list of source database names "
             ~ "or glob patterns (e.g. ['erp', 'crm_*']), got: " ~ sources) }}
     {%- endif -%}
-    {%- set wait = var('cdc_transaction_wait_max_hours', none) -%}
+    {%- set wait = cdc_lakehouse.cdc_var('cdc_transaction_wait_max_hours') -%}
     {%- if wait is not none and (wait is string or wait is not number or wait <= 0) -%}
         {{ exceptions.raise_compiler_error(
             "var cdc_transaction_wait_max_hours: expected a number of hours > 0 or null "
             ~ "(wait until the transaction completes), got: " ~ wait) }}
     {%- endif -%}
-    {%- set release = var('cdc_transaction_release', []) -%}
+    {%- set release = cdc_lakehouse.cdc_var('cdc_transaction_release') -%}
     {%- set release = [release] if release is string else (release or []) -%}
     {%- if release is mapping or (release | reject('string') | list | length) > 0 -%}
         {{ exceptions.raise_compiler_error(

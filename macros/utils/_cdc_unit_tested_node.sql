@@ -19,7 +19,7 @@
     {%- set arguments = modules.re.sub('(^|[,(]\\s*)([A-Za-z_]\\w*)\\s*=(?!=)', '\\1\\2: ', call.group(1) | trim) -%}
     {%- set found = fromyaml('{' ~ arguments ~ '}') or {} -%}
   {%- endif -%}
-  {%- set declared = var('cdc_unit_test_model', {}) or {} -%}
+  {%- set declared = cdc_lakehouse.cdc_var('cdc_unit_test_model') or {} -%}
   {%- set config = {} -%}
   {%- do config.update(found) -%}
   {%- do config.update(declared.get('config', {})) -%}

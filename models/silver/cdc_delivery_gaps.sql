@@ -1,7 +1,7 @@
 {{ config(materialized='cdc_view') }}
 
 {%- set transactions = _cdc_transaction_settings() -%}
-{%- set tolerant_topics = var('cdc_gap_tolerant_topics', []) -%}
+{%- set tolerant_topics = cdc_lakehouse.cdc_var('cdc_gap_tolerant_topics') -%}
 {%- set tolerant_topics = [tolerant_topics] if tolerant_topics is string else (tolerant_topics or []) -%}
 
 -- What did not arrive. Kafka offsets: per topic and partition, every range of offsets

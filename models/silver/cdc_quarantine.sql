@@ -4,7 +4,7 @@
 -- cdc_typed_change_logs names, models of the root project (which lists its own there;
 -- cdc_tools.scaffold registers what it writes) or `<package>.<model>`. A typed model
 -- missing from it fails compilation with a message that says so.
-{%- for typed_change_log in var('cdc_typed_change_logs', []) %}
+{%- for typed_change_log in cdc_lakehouse.cdc_var('cdc_typed_change_logs') %}
 {%- set package, name = (typed_change_log.split('.', 1) if '.' in typed_change_log
     else [project_name, typed_change_log]) %}
 -- depends_on: {{ ref(package, name) }}

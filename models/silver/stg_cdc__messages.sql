@@ -35,7 +35,7 @@
     {%- set new_messages = '_loaded_at > ' ~ watermark if watermark else 'true' %}
     {#- how many: bronze's last write counted them when it loaded exactly these -#}
     {%- if _cdc_rows_loaded_after(ref('bronze_cdc_messages'), watermark[10:-1] if watermark else none)
-            <= var('cdc_family_probe_max_messages', 50000) | int %}
+            <= cdc_lakehouse.cdc_var('cdc_family_probe_max_messages') | int %}
         {%- set families = _cdc_present_families(ref('bronze_cdc_messages'), new_messages) %}
     {%- endif %}
 {%- endif %}

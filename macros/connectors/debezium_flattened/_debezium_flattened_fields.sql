@@ -6,7 +6,7 @@
         letters, digits and `_` only.
     -#}
     {%- set name = 'cdc_flattened_' ~ kind ~ '_prefix' -%}
-    {%- set prefix = var(name, '__') | string -%}
+    {%- set prefix = cdc_lakehouse.cdc_var(name) | string -%}
     {%- if not modules.re.fullmatch('[A-Za-z0-9_]+', prefix) -%}
         {{ exceptions.raise_compiler_error(
             "var " ~ name ~ " '" ~ prefix ~ "': letters, digits and _ only"
@@ -111,7 +111,7 @@
         `cdc_flattened_topics` (default none): its records are flattened whether or not they
         carry added fields, and its tombstones are deletes of their key.
     -#}
-    {%- set patterns = var('cdc_flattened_topics', []) -%}
+    {%- set patterns = cdc_lakehouse.cdc_var('cdc_flattened_topics') -%}
     {%- if patterns is string -%}
         {%- set patterns = [patterns] -%}
     {%- endif -%}

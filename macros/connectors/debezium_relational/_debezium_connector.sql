@@ -20,7 +20,7 @@
         guessed.
     -#}
     {%- set accepted = ['oracle', 'sqlserver', 'db2', 'postgresql', 'mysql', 'ticdc', 'debezium'] -%}
-    {%- set overrides = var('cdc_connector_overrides', []) -%}
+    {%- set overrides = cdc_lakehouse.cdc_var('cdc_connector_overrides') -%}
     case
     {%- for override in overrides %}
         {%- if override.get('connector') not in accepted or not override.get('pattern') -%}

@@ -31,7 +31,7 @@
   -#}
   {%- set config = config if node_config is none else node_config -%}
   {%- set placeholder = config.get('cdc_unavailable_value_placeholder',
-        var('cdc_unavailable_value_placeholder', '__debezium_unavailable_value')) -%}
+        cdc_lakehouse.cdc_var('cdc_unavailable_value_placeholder')) -%}
   {%- if not placeholder -%}{{ return(none) }}{%- endif -%}
   {%- set keys = unique_key | map('lower') | list -%}
   {%- set typed = [] -%}

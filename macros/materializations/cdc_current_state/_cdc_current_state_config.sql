@@ -26,7 +26,7 @@
     ) }}
   {%- endif -%}
   {%- set snapshot_reconciliation = config.get(
-        'cdc_snapshot_reconciliation', var('cdc_snapshot_reconciliation', 'off')) -%}
+        'cdc_snapshot_reconciliation', cdc_lakehouse.cdc_var('cdc_snapshot_reconciliation')) -%}
   {%- if snapshot_reconciliation not in ['off', 'delete'] -%}
     {{ exceptions.raise_compiler_error(
         "cdc_snapshot_reconciliation '" ~ snapshot_reconciliation ~ "' of " ~ this
@@ -56,11 +56,11 @@
       'delete_mode': delete_mode,
       'file_format': file_format,
       'merge_into': file_format in merge_formats,
-      'buckets': config.get('cdc_buckets', var('cdc_gold_buckets', 8)) | int,
-      'compaction_ratio': config.get('cdc_compaction_ratio', var('cdc_compaction_ratio', 0.1)) | float,
+      'buckets': config.get('cdc_buckets', cdc_lakehouse.cdc_var('cdc_gold_buckets')) | int,
+      'compaction_ratio': config.get('cdc_compaction_ratio', cdc_lakehouse.cdc_var('cdc_compaction_ratio')) | float,
       'change_data_feed': config.get(
-          'cdc_change_data_feed', var('cdc_gold_change_data_feed', false)) | string | lower == 'true',
+          'cdc_change_data_feed', cdc_lakehouse.cdc_var('cdc_gold_change_data_feed')) | string | lower == 'true',
       'retention_days': config.get(
-          'cdc_tombstone_retention_days', var('cdc_tombstone_retention_days', 7)) | int,
+          'cdc_tombstone_retention_days', cdc_lakehouse.cdc_var('cdc_tombstone_retention_days')) | int,
   }) }}
 {% endmacro %}

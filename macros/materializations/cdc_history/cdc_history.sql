@@ -34,7 +34,7 @@
     {{ exceptions.raise_compiler_error(
         "cdc_history model " ~ this ~ " needs config unique_key: the table's key columns") }}
   {%- endif -%}
-  {%- set compaction_ratio = config.get('cdc_compaction_ratio', var('cdc_compaction_ratio', 0.1)) | float -%}
+  {%- set compaction_ratio = config.get('cdc_compaction_ratio', cdc_lakehouse.cdc_var('cdc_compaction_ratio')) | float -%}
   {%- set target_relation = this.incorporate(type='view') -%}
   {%- set state_relation = cdc_lakehouse._cdc_companion_relation('__cdc_state') -%}
   {%- set existing_state = adapter.get_relation(
