@@ -24,7 +24,7 @@ from cdc_tools.local_spark import REPO_ROOT
 Sql = Callable[[str], list[dict]]
 WIDTH, HEIGHT, MARGIN = 720, 260, 48
 # the legend's column, right of the plot: bars and lines never cover it
-LEGEND = 260
+LEGEND = 220
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 
 

@@ -23,7 +23,7 @@ os.environ.setdefault("TZ", "UTC")
 # loaded: var cdc_test_scope); tests of the scoping pass `cdc_test_scope: loaded` themselves.
 os.environ.setdefault("CDC_TEST_SCOPE", "all")
 # The consumer project's dbt unit tests run in tests/e2e/test_unit_tests.py, not in every
-# build here (each costs about 6 s, and they check no warehouse): dbt's own switch.
+# build here (each costs 2 to 5 s, and they check no warehouse): dbt's own switch.
 os.environ.setdefault("DBT_EXCLUDE_RESOURCE_TYPES", "unit_test")
 # Every build here is small: interpreted expressions instead of generated code (the
 # profile's CDC_SPARK_CODEGEN) took 12% off a small build. The generated-code path still

@@ -26,6 +26,7 @@ UNIT_TESTS = {
     "customers_late_event",
     "customers_truncate",
     "customers_key_change",
+    "customers_unavailable_value",
     "stg_inventory__customers_types_its_contract",
 }
 # what the package's dbt project reads (its dbt_project.yml's paths)
@@ -49,6 +50,7 @@ FAILING = {
     "customers_update_after_delete",
     "customers_late_event",
     "customers_key_change",
+    "customers_unavailable_value",
     "stg_inventory__customers_types_its_contract",
 }
 
