@@ -23,9 +23,9 @@ export CDC_SPARK_JARS_DIR ?= $(CURDIR)/jars
 
 venv: check-java $(STAMP) $(BYTECODE)
 	@mkdir -p landing
-	@# a plain `dbt run` (dbt-spark method: session) registers python_udfs on the session it
-	@# creates: a .pth file in the venv installs the hook (python_udfs/session_hook.py) with
-	@# the local speed-ups of this repository's sessions (workbench/speedups)
+	@# this repository's own tooling: a .pth file in the venv installs the session hook
+	@# (cdc_tools/session_hook.py: warehouse lock, landing UDFs, Connect cursor) with the local
+	@# speed-ups of its sessions (workbench/speedups); a user's project needs none of it
 	@$(PY) -m workbench.speedups >/dev/null
 	@# the consumer project's package: a local one, installed as a link (no network)
 	@cd $(CONSUMER) && ../$(VENV)/bin/dbt deps --quiet --profiles-dir ../profiles

@@ -42,7 +42,6 @@ import socket
 import subprocess
 import sys
 import time
-import zipfile
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -247,15 +246,6 @@ def _resolve(spec: ClusterSpec) -> ClusterSpec:
     return ClusterSpec(**{**asdict(spec), **ports})
 
 
-def _zip_udfs(home: Path) -> Path:
-    """python_udfs/ as a zip for --py-files (what a cluster's executors import)."""
-    target = home / "python_udfs.zip"
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted((REPO_ROOT / "python_udfs").rglob("*.py")):
-            archive.write(path, path.relative_to(REPO_ROOT))
-    return target
-
-
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 """Processes this interpreter started, reaped by `down` (no zombies left behind)."""
 
@@ -434,7 +424,7 @@ def _submit(conf: Mapping[str, str], master_url: str, home: Path, *rest: str) ->
     argv = [str(spark_home() / "bin" / "spark-submit"), "--master", master_url]
     for key, value in conf.items():
         argv += ["--conf", f"{key}={value}"]
-    return [*argv, "--py-files", str(_zip_udfs(home)), *rest]
+    return [*argv, *rest]
 
 
 def _submit_argv(home: Path, spec: ClusterSpec, master_url: str) -> list[str]:

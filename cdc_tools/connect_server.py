@@ -8,7 +8,7 @@ under `CDC_SPARK_HOME` (default `.spark`), and the same SQL settings, here as th
 defaults. It also gets what a local session of this venv gets: the jars' globs expanded, the
 JVM preparers of the session hook (the class archive, the local file system), this
 interpreter for the UDFs' Python workers with the project on their path, and the warehouse's
-lock (`python_udfs.warehouse_lock`), held by the server for as long as it runs. A `local` dbt
+lock (`cdc_tools.warehouse_lock`), held by the server for as long as it runs. A `local` dbt
 command on the same warehouse meanwhile waits for it and says who holds it.
 
 dbt's `connect` target (`method: session`, `spark.remote`) then runs every command against
@@ -93,7 +93,7 @@ def server_conf(target: str = "local", port: int = DEFAULT_PORT) -> dict[str, st
     plus the Hive catalog and the gRPC binding."""
     if target not in LOCAL_TARGETS:
         raise ConnectServerError(f"no in-process profile target {target!r}: one of {LOCAL_TARGETS}")
-    from python_udfs import session_hook
+    from cdc_tools import session_hook
 
     conf: dict[str, str] = {**local_spark_conf(target), **HIVE_CATALOG}
     session_hook.prepare_jvm_options(conf)
@@ -193,7 +193,7 @@ def up(port: int = DEFAULT_PORT, target: str = "local", home: Path | None = None
 def serve(conf: dict[str, str]) -> None:
     """In the server's own process (started by `up`): take the warehouse's lock, keep it
     open across `exec`, and become spark-submit (the JVM then holds the lock)."""
-    from python_udfs import warehouse_lock
+    from cdc_tools import warehouse_lock
 
     sys.argv = ["spark-connect-server", conf["spark.connect.grpc.binding.port"]]
     os.environ[warehouse_lock.TIMEOUT_ENV] = "0"  # a warehouse in use: stop, say by whom

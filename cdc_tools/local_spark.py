@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from python_udfs.session_hook import expand_jar_globs
+from cdc_tools.session_hook import expand_jar_globs
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PROFILES_DIR = REPO_ROOT / "profiles"
@@ -119,9 +119,9 @@ def remote_url() -> str | None:
 def get_local_spark():  # type: ignore[no-untyped-def]
     """Create (or return) the process's Spark session with the local profile's settings.
 
-    The project's Python UDFs (`python_udfs.register`) are registered on it, and Spark's
+    The landing listing's Java UDFs (`landing_udfs.register`) are registered on it, and Spark's
     Python workers run this interpreter unless PYSPARK_PYTHON says otherwise. The
-    warehouse's lock is taken first (`python_udfs.warehouse_lock`): another process using
+    warehouse's lock is taken first (`cdc_tools.warehouse_lock`): another process using
     the same Spark home is waited for.
 
     With DBT_TARGET=connect it is a client session of the target's Spark Connect server
@@ -136,7 +136,7 @@ def get_local_spark():  # type: ignore[no-untyped-def]
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
-    from python_udfs import warehouse_lock
+    from cdc_tools import warehouse_lock
 
     conf = local_spark_conf()
     warehouse_lock.acquire(conf)  # also done by the session hook; the lock is re-entrant
@@ -145,10 +145,10 @@ def get_local_spark():  # type: ignore[no-untyped-def]
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
-    import python_udfs
-    from python_udfs.session_hook import quiet_query_context_logs
+    from cdc_tools import landing_udfs
+    from cdc_tools.session_hook import quiet_query_context_logs
 
-    python_udfs.register(spark)
+    landing_udfs.register(spark)
     quiet_query_context_logs()
     return spark
 

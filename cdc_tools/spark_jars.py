@@ -256,8 +256,8 @@ def build_landing_files_jar(folder: Path) -> Path | None:
 
     `cdc-landing-files-<hash>.jar` in the jars folder, named by a hash of the source and of
     pyspark's Spark and Hadoop jars (built again when either changes); the local profile
-    passes it to every session, and `python_udfs.register` registers its functions. Without
-    `javac` it says so and returns None.
+    passes it to every session, and `cdc_tools.landing_udfs.register` registers its
+    functions. Without `javac` it says so and returns None.
     """
     spark = pyspark_jars()
     if spark is None:

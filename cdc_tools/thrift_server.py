@@ -2,10 +2,10 @@
 
 Submitted with `spark-submit --master spark://...` (the Thrift Server's usual launcher,
 `start-thriftserver.sh`, submits the class `HiveThriftServer2` the same way). This driver
-starts `HiveThriftServer2` on its own session, after registering the project's Python UDFs
-on it (`python_udfs.register`), so that every JDBC session of dbt's `thrift` target sees
+starts `HiveThriftServer2` on its own session, after registering the landing listing's Java
+UDFs on it (`landing_udfs.register`), so that every JDBC session of dbt's `thrift` target sees
 them: `spark.sql.hive.thriftServer.singleSession=true` makes all JDBC sessions share this
-one. The UDFs run on the executors, which get `python_udfs` from `--py-files`.
+one.
 
 Before it serves, it marks Hive's built-in function registration as done
 (`skip_hive_function_registration`): pyspark's jars lack `hive-llap-common`, so that
@@ -60,11 +60,11 @@ def skip_hive_function_registration(jvm) -> None:  # type: ignore[no-untyped-def
 def main() -> int:
     from pyspark.sql import SparkSession
 
-    import python_udfs
+    from cdc_tools import landing_udfs
 
     spark = SparkSession.builder.enableHiveSupport().getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
-    python_udfs.register(spark)
+    landing_udfs.register(spark)
     jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]
     skip_hive_function_registration(jvm)
     jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2.startWithContext(

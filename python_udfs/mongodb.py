@@ -1,8 +1,8 @@
 """Folding Debezium MongoDB change events into current documents (pure Python, no Spark).
 
 Spark SQL cannot apply a MongoDB update to a JSON document (no recursion over JSON, and
-VARIANT has no update functions in Spark 4.0), so this module does it; `python_udfs.register`
-exposes it to SQL. Public API:
+VARIANT has no update functions in Spark 4.0), so this module does it; Spark's `transform` clause
+runs it (`transform.py`). Public API:
 
 * `normalise_document(text)`: extended JSON (canonical, relaxed, legacy) to the Debezium
   normal form, compact text;

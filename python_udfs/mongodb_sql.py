@@ -1,7 +1,7 @@
 """The SQL functions' row logic: plain Python values in, never an exception out.
 
-Spark hands pandas UDFs their nulls as None, NaN or pandas' NA depending on the column
-type; these functions treat any non-string input as null. Errors become values.
+Any non-string input is null (the pipe of transform.py gives None; a pandas caller gives
+NaN or NA). Errors become values.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def _dumps(results: list[FoldResult]) -> str:
 
 
 def fold_json(base_doc: object, base_partial: object, changes_json: object) -> str | None:
-    """`cdc_mongodb_fold` for one row: the JSON array of `{doc, partial, error}`.
+    """One key's changes folded (`mongodb_fold`): a JSON array of `{doc, partial, error}`.
 
     A null `changes_json` gives null. If it cannot be read as a JSON array the result is
     one element carrying the base and `error` = `malformed_changes: ...`.

@@ -83,7 +83,7 @@ def wait_until_it_holds_the_warehouse(
     """Wait until `process` holds the warehouse of `spark_home` (its lock file names it), at
     most `timeout` seconds (without a lock there is nothing to see: the test's next steps say
     what happened); fails with the tail of `log` if the process ends first."""
-    from python_udfs.warehouse_lock import LOCK_FILE_NAME, holder
+    from cdc_tools.warehouse_lock import LOCK_FILE_NAME, holder
 
     lock_file = spark_home / LOCK_FILE_NAME
     deadline = time.monotonic() + timeout

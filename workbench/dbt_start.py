@@ -12,7 +12,7 @@ machine is shared) per phase:
 - parse: `ManifestLoader.get_full_manifest`: full, partial or skipped (nothing changed);
 - manifest: writing `manifest.json` and `semantic_manifest.json`;
 - session: dbt-spark's `open` (the Python side of the session start; the JVM is apart);
-- udfs: `python_udfs.register` (inside the session's start);
+- udfs: `landing_udfs.register` (inside the session's start);
 - run_results: writing `run_results.json`;
 - rest: everything else of the process (the nodes, the relation cache, exit);
 - jvm: the CPU of the process's children (the `local` target's Spark JVM), from /proc.
@@ -109,8 +109,9 @@ def register_adapter(*args, **kwargs):
     return result
 manifest_module.register_adapter = register_adapter
 try:
-    import python_udfs
-    wrap(python_udfs, "register", "udfs")
+    from cdc_tools import landing_udfs
+
+    wrap(landing_udfs, "register", "udfs")
 except ImportError:
     pass
 

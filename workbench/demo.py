@@ -213,7 +213,7 @@ def run_user_files(landing: Path) -> int:
 
 
 def main() -> int:
-    from python_udfs.session_hook import ConnectServerUnreachable
+    from cdc_tools.session_hook import ConnectServerUnreachable
 
     link_package(CONSUMER_DIR)  # what `dbt deps` installs for the consumer project
     user_dir = os.environ.get("CDC_LANDING_DIR")

@@ -42,7 +42,7 @@ import org.apache.spark.util.HadoopFSUtils;
  * a topic's files after the topic, so the files of {@code __debezium-heartbeat.<server>} are
  * hidden, and an interrupted upload leaves a zero-byte file. Bronze lists them with {@link
  * UnlistedFiles} (SQL {@code cdc_landing_unlisted_files}) and reads the hidden ones with {@link
- * FileContent} (SQL {@code cdc_landing_file_content}); {@code python_udfs.register} registers
+ * FileContent} (SQL {@code cdc_landing_file_content}); {@code cdc_tools.landing_udfs.register} registers
  * both, as Java UDFs.
  *
  * <p>They run in Spark's tasks (on a cluster's executors), with the Hadoop configuration of

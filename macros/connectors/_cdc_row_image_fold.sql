@@ -4,7 +4,7 @@
         The fold of row changes onto their rows, for the families whose update images may
         be partial (_cdc_folded_families): array<struct<doc, partial, error, previous>>, one
         element per change of `changes` (sorted; fields _cdc_key, _cdc_op, _cdc_after,
-        _message_id, is_key_change, carried_base), as cdc_mongodb_fold returns for documents
+        _message_id, is_key_change, carried_base), as the document fold (python_udfs/) returns for documents
         plus the row before the change (`previous`). `bases` maps each key to the row it
         starts from (struct<doc, partial>). An insert or snapshot read is the whole row; an
         update sets the columns its image carries on the row before it (a column carried as

@@ -39,6 +39,9 @@ cdc_latest_versions_growth: 1.0
 cdc_transaction_consistent_sources: []
 cdc_transaction_wait_max_hours: null
 cdc_transaction_release: []
+# MongoDB documents: the Python the transform clause runs (docs/formats.md)
+cdc_python: python3
+cdc_python_udfs_dir: null
 # gold (docs/gold.md)
 cdc_gold_file_format: "{{ env_var('CDC_GOLD_FILE_FORMAT', 'parquet') }}"
 cdc_gold_buckets: 8

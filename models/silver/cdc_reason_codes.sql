@@ -219,13 +219,6 @@ reason_codes as (
             || 'table: a full document or row replaces the partial one.'
         ),
         (
-            'document_fold_unavailable',
-            'document',
-            'The Python UDF cdc_mongodb_fold is not registered in the Spark session.',
-            'Register python_udfs (python_udfs/README.md) and rebuild int_cdc__document_changes '
-            || 'with --full-refresh.'
-        ),
-        (
             'fold_failed',
             'document',
             'The document fold returned no result for a change.',

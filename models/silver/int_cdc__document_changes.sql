@@ -17,7 +17,7 @@
 
 -- Every change of a document collection (MongoDB) with the whole document after it: the
 -- change's full document, or its patch folded onto the document before it, in source
--- order (cdc_mongodb_fold, python_udfs/); and every keyed change of a family whose update
+-- order (python_udfs/transform.py, run by Spark's transform clause); and every keyed change of a family whose update
 -- images may be partial (OGG's compressed updates, _cdc_folded_families) with the whole
 -- row after it, its columns set on the row before it (_cdc_row_image_fold). A key change
 -- (a message that deletes one key and writes another) starts the new key from the row
@@ -280,6 +280,51 @@ grouped as (
 
 ),
 
+document_groups as (
+
+    -- a document's changes, as the fold reads them (python_udfs/mongodb_sql.py: fold_json)
+    select
+        _cdc_source_id,
+        fold_group,
+        _cdc_envelope,
+        bases[fold_group].doc as base_doc,
+        cast(bases[fold_group].partial as string) as base_partial,
+        to_json(transform(changes, change_row -> named_struct(
+            'op', change_row._cdc_op,
+            'after', change_row._cdc_after,
+            'patch', change_row.patch_parts.patch,
+            'update_description', named_struct(
+                'updatedFields', change_row.patch_parts.update_description.updatedFields,
+                'removedFields', change_row.patch_parts.update_description.removedFields,
+                'truncatedArrays', transform(
+                    change_row.patch_parts.update_description.truncatedArrays,
+                    truncated -> named_struct(
+                        'field', truncated.field, 'size', cast(truncated.size as int)
+                    )
+                )
+            ),
+            -- a document never seen starts from its `_id` as sent
+            'key', coalesce(concat('{"_id":', change_row.patch_parts.id, '}'), fold_group)
+        ))) as changes_json
+    from grouped
+    where {{ _cdc_in_list('_cdc_envelope', _cdc_document_families()) }}
+
+),
+
+document_folds as (
+
+    -- each document's changes folded onto its base, in source order, by the package's
+    -- Python (Spark SQL's transform clause: no UDF to register)
+    {{ _cdc_python_transform(
+        'mongodb_fold',
+        ['_cdc_source_id', 'fold_group', '_cdc_envelope'],
+        ['base_doc', 'base_partial', 'changes_json'],
+        'document_groups',
+        'results_json'
+    ) }}
+
+),
+
 folded as (
 
     select
@@ -287,30 +332,9 @@ folded as (
         case
             when not {{ _cdc_in_list('grouped._cdc_envelope', _cdc_document_families()) }}
                 then {{ _cdc_row_image_fold('grouped.bases', 'grouped.changes') }}
-            {% if not skip_run and _cdc_function_exists('cdc_mongodb_fold') -%}
             else transform(
                 from_json(
-                    cdc_mongodb_fold(
-                        bases[fold_group].doc,
-                        bases[fold_group].partial,
-                        to_json(transform(changes, change_row -> named_struct(
-                            'op', change_row._cdc_op,
-                            'after', change_row._cdc_after,
-                            'patch', change_row.patch_parts.patch,
-                            'update_description', named_struct(
-                                'updatedFields', change_row.patch_parts.update_description.updatedFields,
-                                'removedFields', change_row.patch_parts.update_description.removedFields,
-                                'truncatedArrays', transform(
-                                    change_row.patch_parts.update_description.truncatedArrays,
-                                    truncated -> named_struct(
-                                        'field', truncated.field, 'size', cast(truncated.size as int)
-                                    )
-                                )
-                            ),
-                            -- a document never seen starts from its `_id` as sent
-                            'key', coalesce(concat('{"_id":', change_row.patch_parts.id, '}'), fold_group)
-                        )))
-                    ),
+                    document_folds.results_json,
                     'array<struct<doc: string, partial: boolean, error: string>>'
                 ),
                 -- the document before each change: the one the change before it left
@@ -318,23 +342,15 @@ folded as (
                     'doc', result.doc,
                     'partial', result.partial,
                     'error', result.error,
-                    'previous', case when i = 0 then bases[fold_group].doc end
+                    'previous', case when i = 0 then grouped.bases[grouped.fold_group].doc end
                 )
             )
-            {% else -%}
-            else
-            -- the Python UDF is not registered in this session: every change is quarantined
-            -- (nothing is lost: rebuild this model with --full-refresh once it is registered)
-            transform(changes, change_row -> named_struct(
-                'doc', cast(null as string),
-                'partial', false,
-                'error', 'document_fold_unavailable: the SQL function cdc_mongodb_fold is not '
-                    || 'registered in this Spark session (python_udfs/README.md)',
-                'previous', cast(null as string)
-            ))
-            {%- endif %}
         end as results
     from grouped
+    left outer join document_folds
+        on grouped._cdc_source_id = document_folds._cdc_source_id
+        and grouped.fold_group = document_folds.fold_group
+        and grouped._cdc_envelope = document_folds._cdc_envelope
 
 ),
 

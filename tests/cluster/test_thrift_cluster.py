@@ -29,6 +29,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -255,6 +256,8 @@ def thrift_build(
         "CDC_LANDING_DIR": LANDING,
         # a build stopped with SIGABRT writes every thread's Python stack to its log
         "PYTHONFAULTHANDLER": "1",
+        # the MongoDB fold's Python, through a wrapper that records the process it ran below
+        "CDC_PYTHON": str(_recording_python()),
     }
     target = project.target_path.parent / f"{name}-target"
     dbt = str(Path(sys.executable).parent / "dbt")
@@ -546,17 +549,27 @@ def test_cluster_gold_equals_the_oracle_and_the_local_target(  # type: ignore[no
     print(f"\nbatch {batch}: gold rows on both targets: {counts}")
 
 
-def test_the_python_udfs_ran_on_the_executor(cluster, dbt_project) -> None:  # type: ignore[no-untyped-def]
-    """The MongoDB documents were folded (test above) by `cdc_mongodb_fold`, a Python UDF:
-    its Python workers run below the executor JVM, not in the Thrift Server's driver."""
-    running_now = processes(cluster)
-    executors = [p.pid for p in running_now if p.role == "executor"]
-    from cdc_tools.processes import descendants, proc_table
+# where the wrapper of the MongoDB fold's Python (var cdc_python) writes its parent's pid
+PYTHON_RECORD = Path(tempfile.gettempdir()) / f"cdc-cluster-{os.getpid()}" / "python-parents.txt"
 
-    parents = {pid: stat.ppid for pid, stat in proc_table().items()}
-    below = [pid for executor in executors for pid in descendants(executor, parents)]
-    workers = [pid for pid in below if b"pyspark" in Path(f"/proc/{pid}/cmdline").read_bytes()]
-    assert workers, f"no Python worker below the executors (pids {executors})"
+
+def _recording_python() -> Path:
+    """A `python3` that appends its parent's pid to PYTHON_RECORD, then runs Python."""
+    wrapper = PYTHON_RECORD.with_name("recording-python")
+    wrapper.parent.mkdir(parents=True, exist_ok=True)
+    wrapper.write_text(f'#!/bin/sh\necho "$PPID" >> {PYTHON_RECORD}\nexec python3 "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper
+
+
+def test_the_document_fold_ran_on_the_executor(cluster, dbt_project) -> None:  # type: ignore[no-untyped-def]
+    """The MongoDB documents were folded (test above) by the package's Python, through Spark's
+    transform clause: its processes ran below the executor JVM, not the Thrift Server's
+    driver."""
+    executors = {p.pid for p in processes(cluster) if p.role == "executor"}
+    parents = {int(line) for line in PYTHON_RECORD.read_text().split()}
+    assert parents, "the fold's Python never ran"
+    assert parents <= executors, f"the fold ran below {parents}, the executors are {executors}"
 
 
 def test_gold_on_the_clusters_connect_server_equals_the_oracle_and_the_local_target(  # type: ignore[no-untyped-def]

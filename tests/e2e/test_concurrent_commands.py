@@ -1,7 +1,7 @@
 """Two `dbt` commands started at once on one local warehouse run one after the other.
 
 The embedded Derby metastore admits one process; before the warehouse lock
-(`python_udfs/warehouse_lock.py`) the second command printed thousands of lines of Derby and
+(`cdc_tools/warehouse_lock.py`) the second command printed thousands of lines of Derby and
 Hive stack traces. Now it says, in one line, which command holds the warehouse, waits for
 it and then runs; both succeed and gold is what one run gives. Two processes on a Spark home
 of their own (this pytest process holds the shared session's): the `dbt` command, and a
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from cdc_tools.local_spark import REPO_ROOT
-from python_udfs.warehouse_lock import holder
+from cdc_tools.warehouse_lock import holder
 from tests.conftest import process_env, wait_until_it_holds_the_warehouse
 from workbench.oracle_check import COMPARED_MODELS
 from workbench.simulator import SimConfig, simulate, write_batch

@@ -180,7 +180,7 @@ def _client_run(state: connect_server.ConnectState, script: str, arg: str) -> di
 
 def _lock_taken_by_another_process(home: Path) -> subprocess.CompletedProcess[str]:
     code = (
-        "import sys; from pathlib import Path; from python_udfs import warehouse_lock; "
+        "import sys; from pathlib import Path; from cdc_tools import warehouse_lock; "
         f"warehouse_lock.acquire_path(Path({str(home)!r}) / 'warehouse.lock')"
     )
     env = {**os.environ, "CDC_WAREHOUSE_LOCK_TIMEOUT": "0", "PYTHONPATH": str(REPO_ROOT)}
@@ -245,11 +245,11 @@ def test_a_client_runs_on_the_servers_settings_and_udfs(server, tmp_path: Path) 
     assert not [w for w in result["warnings"] if "CANNOT_MODIFY_CONFIG" in w], result["warnings"]
     local = local_spark_conf("local")
     assert result["settings"] == {key: local[key] for key in RUNTIME_KEYS}
-    assert result["content"] == probe.read_text()  # read by python_udfs on a server worker
+    assert result["content"] == probe.read_text()  # read by the landing UDF on the server
 
 
 def test_dbt_sparks_cursor_sends_one_call_per_statement(server) -> None:  # type: ignore[no-untyped-def]
-    """dbt-spark's session cursor on a Connect client (python_udfs.connect_cursor): each
+    """dbt-spark's session cursor on a Connect client (cdc_tools.connect_cursor): each
     statement is one call to the server (no `spark.sql` then `schema` then `collect`, no
     reattachable execution to release), an insert runs once, a query's rows and columns are
     the ones `spark.sql(...).collect()` and `.schema` give, and an analysis error is dbt's
@@ -316,8 +316,8 @@ def test_no_server_at_the_endpoint_is_said_with_the_remedy() -> None:
     not gRPC's retries (a listening socket passes the check)."""
     import socket
 
+    from cdc_tools import session_hook
     from cdc_tools.cluster import free_port
-    from python_udfs import session_hook
 
     url = f"sc://127.0.0.1:{free_port()}"
     with pytest.raises(session_hook.ConnectServerUnreachable, match="make spark-up"):

@@ -1,19 +1,23 @@
 """This project as a dbt package: a host dbt project of its own installs it and builds gold.
 
-The host project is written in a temporary folder as the README ("Install as a
-package") tells a user to: a `packages.yml` pointing at this repository, its own
-`dbt_project.yml` (the vars naming its typed change logs, the dispatch that puts its macros
-and this package's before dbt's), two source-table contracts in its own YAML (a Debezium
-`customers` table, every type of the simulated connector, and a Canal `accounts` table with
-a composite key), their typed change logs (one line of SQL each) and two gold models of its
-own. `dbt deps` installs the package (a local package: no network), `dbt build` runs the
-package's bronze and silver and the host's models on simulated sources: a SQL Server
-Debezium connector and Canal, both redelivering messages, with truncates and key changes.
-After each of two batches (the second an incremental run) the host's gold equals the
-simulators' oracles (the source database's state, kept by executing the statements, never
-by replaying the messages); the package's example tables are not built; the host's own
-`spark__cdc_after_staging` (a package macro dispatched in the namespace `cdc_lakehouse`)
-is the one the package's materialization called, for both gold models.
+The host project is written in a temporary folder as the README ("Install as a package")
+tells a user to: its `packages.yml` pointing at this repository, the README's profile as
+written there, its own `dbt_project.yml` (the vars naming its typed change logs and its
+landing folder, the dispatch that puts its macros and this package's before dbt's), two
+source-table contracts in its own YAML (a Debezium `customers` table, every type of the
+simulated connector, and a Canal `accounts` table with a composite key), their typed change
+logs (one line of SQL each) and two gold models of its own. `dbt deps` and `dbt build` run
+as a user runs them: subprocesses of a virtualenv that holds the pinned packages and no code
+of this repository (no session hook, no `PYTHONPATH`), in an environment without the
+project's variables. The build runs the package's bronze, silver and `captured_rows` and the
+host's models on simulated sources: a SQL Server Debezium connector and Canal, both
+redelivering messages, with truncates and key changes, and a MongoDB collection (patches
+folded by the package's Python through Spark's `transform` clause). After each of two
+batches (the second an incremental run) the host's gold and the documents of
+`captured_rows` equal the simulators' oracles (the source's state, kept by executing the
+statements, never by replaying the messages); the package's example tables are not built;
+the host's own `spark__cdc_after_staging` (a package macro dispatched in the namespace
+`cdc_lakehouse`) is the one the package's materialization called, for both gold models.
 """
 
 from __future__ import annotations
@@ -21,20 +25,27 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
+import os
+import re
+import subprocess
+import sys
+import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 
-from cdc_tools.dbt_invoke import run_dbt
 from cdc_tools.local_spark import REPO_ROOT
 from tests.conftest import DbtProject
+from tests.corpus.captured_state import typed
 from workbench.consumer import CONSUMER_DIR
 from workbench.simulator import TABLES, SimConfig, simulate
 from workbench.simulator.alibaba_sim import AlibabaSimResult, simulate_canal
 from workbench.simulator.alibaba_source import AlibabaSimConfig
 from workbench.simulator.landing import write_batch
+from workbench.simulator.mongodb import MongoSimResult, simulate_mongodb
+from workbench.simulator.mongodb_config import MongoSimConfig
 from workbench.simulator.simulation import SimResult
 
 pytestmark = pytest.mark.spark
@@ -42,6 +53,10 @@ pytestmark = pytest.mark.spark
 HOST = "shop_host"
 DEBEZIUM_DB = "HOSTDB"
 CANAL_DB = "host_canal"
+MONGO_DB = "host_docs"
+# the gold tables the host's on-run-end hook writes as parquet for the test to read (the
+# build's metastore is its own process's)
+EXPORTED = ("crm_customers", "store_accounts", "captured_rows")
 # the line the host's own spark__cdc_after_staging logs (tests/e2e: the dispatch override)
 OVERRIDE_LOG = "shop_host cdc_after_staging:"
 
@@ -122,32 +137,56 @@ AFTER_STAGING_MACRO = """{% macro spark__cdc_after_staging(relation) %}
 """.replace("OVERRIDE_LOG", OVERRIDE_LOG)
 
 
+EXPORT_MACRO = """{% macro export_gold(folder) %}
+    {#- the test's, not the README's: gold as parquet files the test's own session reads -#}
+    {%- if execute -%}
+        {%- for name in NAMES -%}
+            {%- do run_query("insert overwrite directory '" ~ folder ~ "/" ~ name
+                ~ "' using parquet select * from " ~ target.schema ~ "_gold." ~ name) -%}
+        {%- endfor -%}
+    {%- endif -%}
+{% endmacro %}
+""".replace("NAMES", json.dumps(list(EXPORTED)))
+
+
+def readme_block(first_line: str) -> str:
+    """The README's fenced block that starts with `first_line`, as a user copies it."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    found = re.search(r"```yaml\n(" + re.escape(first_line) + r"\n.*?)```", readme, re.DOTALL)
+    assert found, f"README.md has no yaml block starting with {first_line!r}"
+    return found.group(1)
+
+
 def write_host_project(root: Path, package_path: Path = REPO_ROOT) -> Path:
     """The host project of the README's section, in `root`; returns `root`."""
+    profile = yaml.safe_load(readme_block("# profiles.yml"))
     customers = _customers_contract()
     customer_columns = [c["name"] for c in customers["columns"]]
     files = {
         "packages.yml": yaml.safe_dump({"packages": [{"local": str(package_path)}]}),
+        "profiles.yml": readme_block("# profiles.yml"),
         "dbt_project.yml": yaml.safe_dump(
             {
                 "name": HOST,
                 "version": "1.0.0",
                 "config-version": 2,
-                "profile": "cdc_spark",
-                "vars": {"cdc_typed_change_logs": ["stg_crm__customers", "stg_store__accounts"]},
+                "profile": next(iter(profile)),
+                "vars": {
+                    "cdc_landing_dir": str(root / "landing"),
+                    "cdc_typed_change_logs": ["stg_crm__customers", "stg_store__accounts"],
+                },
                 "dispatch": [
                     {"macro_namespace": "cdc_lakehouse", "search_order": [HOST, "cdc_lakehouse"]},
                     {"macro_namespace": "dbt", "search_order": [HOST, "cdc_lakehouse", "dbt"]},
                 ],
                 "models": {
-                    # a package model the host does without
-                    "cdc_lakehouse": {"gold": {"captured_rows": {"+enabled": False}}},
                     HOST: {
                         "+file_format": "parquet",
                         "staging": {"+schema": "silver"},
                         "marts": {"+schema": "gold"},
                     },
                 },
+                "on-run-end": [f"{{{{ export_gold('{root / 'exported'}') }}}}"],
             },
             sort_keys=False,
         ),
@@ -181,6 +220,7 @@ def write_host_project(root: Path, package_path: Path = REPO_ROOT) -> Path:
             "stg_store__accounts", ["region", "account_no"], list(ACCOUNTS_COLUMNS)
         ),
         "macros/cdc_after_staging.sql": AFTER_STAGING_MACRO,
+        "macros/export_gold.sql": EXPORT_MACRO,
     }
     for name, text in files.items():
         path = root / name
@@ -190,7 +230,7 @@ def write_host_project(root: Path, package_path: Path = REPO_ROOT) -> Path:
 
 
 @functools.cache
-def _simulations() -> tuple[SimResult, AlibabaSimResult]:
+def _simulations() -> tuple[SimResult, AlibabaSimResult, MongoSimResult]:
     debezium = simulate(
         SimConfig(seed=301, flavour="sqlserver", database=DEBEZIUM_DB, server="hostsrv",
                   transactions=40, batches=2, pk_change_probability=0.1)
@@ -199,7 +239,12 @@ def _simulations() -> tuple[SimResult, AlibabaSimResult]:
         AlibabaSimConfig(seed=302, database=CANAL_DB, batches=2, transactions=25,
                          redeliver_fraction=0.1)
     )  # fmt: skip
-    return debezium, canal
+    mongodb = simulate_mongodb(
+        MongoSimConfig(seed=303, server="hostmongo", database=MONGO_DB, generation="oplog",
+                       schemas_enable=False, full_document=True, redeliver_fraction=0.15,
+                       v2_patch_fraction=0.3, transactions=30, batches=2)
+    )  # fmt: skip
+    return debezium, canal, mongodb
 
 
 def _canal_value(column: str, raw: str | None) -> object:
@@ -216,27 +261,78 @@ def _canal_value(column: str, raw: str | None) -> object:
     return raw
 
 
+# what a user's shell has; nothing of this project's (DBT_*, CDC_*, PYTHONPATH, SPARK_LOCAL_IP)
+USER_ENVIRONMENT = ("PATH", "HOME", "LANG", "JAVA_HOME", "TMPDIR")
+
+
 @pytest.fixture(scope="module")
-def host(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def clean_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A virtualenv with the pinned packages of this one and none of its code: no `.pth` hook
+    (a directory named by a `.pth` line has its own `.pth` files skipped), no `cdc_tools`,
+    `python_udfs` or `workbench` importable."""
+    venv = tmp_path_factory.mktemp("clean_venv")
+    subprocess.run(
+        [getattr(sys, "_base_executable", sys.executable), "-m", "venv", "--without-pip", venv],
+        check=True,
+    )
+    python = venv / "bin" / "python"
+    site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    Path(site, "pinned.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    probe = (
+        "import importlib.util as u, sys; "
+        "found = [m for m in ('cdc_tools', 'python_udfs', 'workbench') if u.find_spec(m)]; "
+        "assert not found, found; assert u.find_spec('dbt.adapters.spark'); "
+        "assert not [m for m in sys.modules if m.startswith('pyspark')]"
+    )
+    subprocess.run([python, "-c", probe], check=True, cwd=venv, env=_user_environment())
+    return python
+
+
+def _user_environment() -> dict[str, str]:
+    return {name: os.environ[name] for name in USER_ENVIRONMENT if name in os.environ}
+
+
+def user_dbt(python: Path, root: Path, *args: str) -> str:
+    """`dbt <args>` as a user runs it in the host project's folder; its output."""
+    done = subprocess.run(
+        [python, "-c", "from dbt.cli.main import cli; cli()", *args],
+        cwd=root, env=_user_environment(), capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, f"dbt {' '.join(args)} failed:\n{done.stdout[-6000:]}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def host(clean_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = write_host_project(tmp_path_factory.mktemp("host_project"))
-    run_dbt(["deps"], project_dir=root)  # `dbt deps` takes no target path
+    user_dbt(clean_python, root, "deps")
     yield root
-    dbt_project.spark.sql(f"drop database if exists {dbt_project.schema} cascade")  # type: ignore[attr-defined]
 
 
-def _land(dbt_project: DbtProject, batch: int) -> None:
-    debezium, canal = _simulations()
-    write_batch(debezium.batches[batch], dbt_project.landing / "debezium", batch, "value_lines",
+def _land(root: Path, batch: int) -> None:
+    debezium, canal, mongodb = _simulations()
+    landing = root / "landing"
+    write_batch(debezium.batches[batch], landing / "debezium", batch, "value_lines",
                 shuffle=True, duplicate_fraction=0.1, seed=batch)  # fmt: skip
-    write_batch(canal.batches[batch], dbt_project.landing / "canal", batch, "kcat")
+    write_batch(canal.batches[batch], landing / "canal", batch, "kcat")
+    write_batch(mongodb.batches[batch], landing / "mongodb", batch, "value_lines")
+
+
+def _exported(dbt_project: DbtProject, root: Path) -> None:
+    """The build's exported gold as temporary views `host_<name>` of the test's session."""
+    for name in EXPORTED:
+        frame = dbt_project.spark.read.parquet(str(root / "exported" / name))  # type: ignore[attr-defined]
+        frame.createOrReplaceTempView(f"host_{name}")
 
 
 def _assert_gold_is_the_source(dbt_project: DbtProject, batch: int) -> None:
-    debezium, canal = _simulations()
-    gold = dbt_project.layer("gold")
+    debezium, canal, mongodb = _simulations()
     expected_customers = debezium.expected[batch]["customers"]
     columns = TABLES["customers"].column_names
-    rows = dbt_project.sql(f"select {', '.join(columns)} from {gold}.crm_customers")
+    rows = dbt_project.sql(f"select {', '.join(columns)} from host_crm_customers")
     actual_customers = {(row["id"],): row for row in rows}
     assert len(rows) == len(actual_customers)
     assert len(expected_customers) > 10
@@ -253,20 +349,34 @@ def _assert_gold_is_the_source(dbt_project: DbtProject, batch: int) -> None:
         }
         for row in expected_accounts.rows
     }
-    rows = dbt_project.sql(f"select {', '.join(ACCOUNTS_COLUMNS)} from {gold}.store_accounts")
+    rows = dbt_project.sql(f"select {', '.join(ACCOUNTS_COLUMNS)} from host_store_accounts")
     actual = {(r["region"], r["account_no"]): r for r in rows}
     assert len(rows) == len(actual)
     assert len(wanted) > 3
     assert actual == wanted
 
+    rows = dbt_project.sql(
+        "select _cdc_source_id, _cdc_key, _cdc_row_json, _cdc_is_partial from host_captured_rows"
+    )
+    for namespace in mongodb.namespaces.values():
+        own = [row for row in rows if row["_cdc_source_id"] == namespace]
+        documents = {row["_cdc_key"]: typed(json.loads(row["_cdc_row_json"])) for row in own}
+        assert len(documents) == len(own), f"{namespace}: a key appears twice"
+        visible = mongodb.expected_visible[batch].get(namespace, {})
+        assert visible, f"{namespace}: the oracle holds no document"
+        assert documents == {key: typed(json.loads(doc)) for key, doc in visible.items()}
+        flagged = {row["_cdc_key"] for row in own if row["_cdc_is_partial"]}
+        assert flagged == set(mongodb.expected_partial[batch].get(namespace, {})), namespace
+
 
 @pytest.mark.parametrize("batch", [0, 1])
 def test_host_project_builds_gold_equal_to_the_sources(
-    dbt_project: DbtProject, host: Path, batch: int
+    dbt_project: DbtProject, clean_python: Path, host: Path, batch: int
 ) -> None:
-    _land(dbt_project, batch)
-    result = dbt_project.run("build", project_dir=host)
-    built = {r.node.unique_id for r in result.result.results}
+    _land(host, batch)
+    user_dbt(clean_python, host, "build")
+    results = json.loads((host / "target" / "run_results.json").read_text())["results"]
+    built = {result["unique_id"] for result in results}
     # the host's models and the package's, not the package's example tables
     assert {
         f"model.{HOST}.crm_customers",
@@ -275,19 +385,21 @@ def test_host_project_builds_gold_equal_to_the_sources(
         f"model.{HOST}.stg_store__accounts",
         "model.cdc_lakehouse.bronze_cdc_messages",
         "model.cdc_lakehouse.stg_cdc__messages",
+        "model.cdc_lakehouse.int_cdc__document_changes",
+        "model.cdc_lakehouse.captured_rows",
         "model.cdc_lakehouse.cdc_quarantine",
     } <= built
-    # not the example tables, nor the package model the host disabled
     assert not {u for u in built if "inventory" in u or "shop_customers" in u}, built
-    assert "model.cdc_lakehouse.captured_rows" not in built
+    _exported(dbt_project, host)
     _assert_gold_is_the_source(dbt_project, batch)
     if batch == 1:
         # the second build merged each gold model's batch on read: the package's
-        # materialization called the host's dispatched spark__cdc_after_staging
-        log = (dbt_project.target_path / "logs" / "dbt.log").read_text()
+        # materialization called the host's dispatched spark__cdc_after_staging, for the
+        # host's gold models and the package's own
+        log = (host / "logs" / "dbt.log").read_text()
         called = {line.split(OVERRIDE_LOG, 1)[1].split()[0] for line in log.splitlines()
                   if OVERRIDE_LOG in line}  # fmt: skip
-        assert called == {"crm_customers", "store_accounts"}, called
+        assert called == {"crm_customers", "store_accounts", "captured_rows"}, called
 
 
 # A contract written the way YAML invites a mistake: in a flow mapping the comma of
@@ -321,8 +433,9 @@ def test_host_compile_errors_name_the_fix(dbt_project: DbtProject, host: Path) -
         # one node per command: dbt compile stops at the first node that fails
         for node in ("cdc_quarantine", "stg_crm__flow"):
             result = dbt_project.run(
-                "compile", "--select", node, project_dir=host, expect_success=False
-            )
+                "compile", "--select", node, "--profile", "cdc_spark",
+                project_dir=host, expect_success=False,
+            )  # fmt: skip
             assert not result.success, node
             messages[node] = str(result.exception) + " ".join(
                 str(r.message) for r in getattr(result.result, "results", None) or []

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from python_udfs import session_hook
+from cdc_tools import session_hook
 from workbench import speedups
 from workbench.speedups import jvm_class_archive
 

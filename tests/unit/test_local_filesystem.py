@@ -115,7 +115,7 @@ def test_the_hook_adds_the_jar_before_naming_the_archive(
     import pyspark
     from pyspark import SparkContext
 
-    from python_udfs import session_hook
+    from cdc_tools import session_hook
     from workbench import speedups
 
     monkeypatch.delenv(jvm_class_archive.ENABLED_ENV, raising=False)

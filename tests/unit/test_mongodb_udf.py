@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +16,6 @@ from python_udfs.mongodb import (
     normalise_document,
 )
 from python_udfs.mongodb_sql import as_flag, fold_json, key_or_error, normalise_or_error
-from python_udfs.session_hook import pth_line
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 OID = "5eb626b3452cd570b405bf7d"
@@ -635,70 +631,6 @@ def test_fold_json() -> None:
     assert (bad["doc"], bad["partial"]) == ('{"_id":1}', True)
     assert bad["error"].startswith("malformed_changes: ")
     assert json.loads(fold_json(float("nan"), float("nan"), "[]")) == []
-
-
-# ---------------------------------------------------------------- session hook
-
-
-def test_pth_line() -> None:
-    lines = pth_line(REPO_ROOT).splitlines()
-    assert lines[0] == str(REPO_ROOT.resolve())
-    assert lines[1].startswith("import ")
-
-
-def test_install_pth_writes_the_hook_for_a_package_folder(tmp_path: Path) -> None:
-    """A host project's `python -m python_udfs` (README, "Install as a
-    package"): the .pth file names the package's folder, reached through the
-    dbt_packages symlink that `dbt deps` makes for a local package."""
-    from python_udfs.session_hook import PTH_FILE, install_pth
-
-    link = tmp_path / "dbt_packages" / "cdc_lakehouse"
-    link.parent.mkdir()
-    link.symlink_to(REPO_ROOT)
-    site = tmp_path / "site-packages"
-    site.mkdir()
-    path = install_pth(link, site)
-    assert path == site / PTH_FILE
-    assert path.read_text() == pth_line(REPO_ROOT) + "\n"
-
-
-def test_session_hook_wraps_get_or_create_lazily() -> None:
-    script = (
-        "import sys\n"
-        "from python_udfs import session_hook\n"
-        "session_hook.install()\n"
-        "assert 'pyspark' not in sys.modules, 'install imported pyspark'\n"
-        "import os; assert os.environ['PYSPARK_PYTHON']\n"
-        "from pyspark.sql.session import SparkSession\n"
-        "wrapped = SparkSession.Builder.getOrCreate\n"
-        "assert getattr(wrapped, session_hook.WRAPPED_MARKER, False), 'not wrapped'\n"
-        "session_hook.install()\n"
-        "assert SparkSession.Builder.getOrCreate is wrapped, 'wrapped twice'\n"
-        "print('ok')\n"
-    )
-    env = {key: val for key, val in os.environ.items() if key != "PYSPARK_PYTHON"}
-    env["PYTHONPATH"] = str(REPO_ROOT)
-    done = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "ok"
-
-
-def test_session_hook_patches_an_already_imported_module() -> None:
-    script = (
-        "import pyspark.sql.session as s\n"
-        "from python_udfs import session_hook\n"
-        "session_hook.install()\n"
-        "assert getattr(s.SparkSession.Builder.getOrCreate, session_hook.WRAPPED_MARKER)\n"
-        "print('ok')\n"
-    )
-    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
-    done = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "ok"
 
 
 def test_set_nested_field_and_array_element_by_name() -> None:

@@ -12,7 +12,7 @@ import yaml
 
 from cdc_tools import spark_jars
 from cdc_tools.local_spark import PROFILES_DIR
-from python_udfs.session_hook import expand_jar_globs
+from cdc_tools.session_hook import expand_jar_globs
 
 
 def _lock_with(tmp_path: Path, files: dict[str, bytes]) -> Path:

@@ -1,4 +1,4 @@
-"""python_udfs.warehouse_lock: one process at a time on a local warehouse, no Spark needed."""
+"""cdc_tools.warehouse_lock: one process at a time on a local warehouse, no Spark needed."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from cdc_tools import warehouse_lock
 from cdc_tools.local_spark import REPO_ROOT
-from python_udfs import warehouse_lock
 
 HOLD = """
 import sys, time
 from pathlib import Path
-from python_udfs import warehouse_lock
+from cdc_tools import warehouse_lock
 warehouse_lock.acquire_path(Path(sys.argv[1]))
 print("held", flush=True)
 time.sleep(float(sys.argv[2]))

@@ -32,7 +32,7 @@ START_MODULES: tuple[str, ...] = (
     "pyspark.sql.session",
     "pyspark.testing.utils",
     "pyspark.sql.connect.session",
-    "python_udfs.spark_udfs",
+    "cdc_tools.landing_udfs",
     "cdc_tools.dbt_invoke",
 )
 # compiled whole: the modules of these a run imports on the way (tasks, parsers, events)

@@ -1,13 +1,13 @@
 """Register the project's UDFs on every Spark session a process creates, without Spark code.
 
 dbt-spark's `method: session` connection calls `SparkSession.builder...getOrCreate()` itself,
-so a plain `dbt run` never calls `python_udfs.register`. `install()` wraps
+so a plain `dbt run` never calls `landing_udfs.register`. `install()` wraps
 `SparkSession.Builder.getOrCreate` so that it does. It is meant to run at interpreter start
 from a `.pth` file in the venv (see `pth_line`), so it must stay cheap: it does not import
 pyspark, it waits for pyspark to be imported (a `sys.meta_path` finder) and patches
 `pyspark.sql.session` right after the module has run.
 
-The wrapper also takes the local warehouse's lock (`python_udfs.warehouse_lock`) before the
+The wrapper also takes the local warehouse's lock (`cdc_tools.warehouse_lock`) before the
 first session of the process is created, so that two `dbt` commands on one `.spark/` run
 one after the other instead of failing inside Derby, and hands the builder's options to the
 JVM preparers a process added (`add_jvm_preparer`) before the first session starts its JVM
@@ -16,7 +16,7 @@ JVM preparers a process added (`add_jvm_preparer`) before the first session star
 A Spark Connect client (`spark.remote`, the `connect` target) has no JVM or warehouse of its
 own: the wrapper then sends the server the settings a session may change, once per session
 (`_get_or_create_remote`), registers the UDFs on the server's session, gives dbt-spark's
-cursor one call to the server per statement (`python_udfs.connect_cursor`), and runs
+cursor one call to the server per statement (`cdc_tools.connect_cursor`), and runs
 statements without pyspark's reattachable executions (a stream the client could resume after
 a broken connection, released by a call of its own: about 28 ms a statement on a local
 server; `CDC_CONNECT_REATTACHABLE=true` keeps them).
@@ -70,27 +70,27 @@ def quiet_query_context_logs() -> None:
 
 
 def _register_once(session: Any) -> None:
-    """`python_udfs.register(session)` unless done already; never fails session creation."""
+    """`landing_udfs.register(session)` unless done already; never fails session creation."""
     if getattr(session, REGISTERED_MARKER, False):
         return
     try:
-        import python_udfs
+        from cdc_tools import landing_udfs
 
-        python_udfs.register(session)
+        landing_udfs.register(session)
         setattr(session, REGISTERED_MARKER, True)
     except Exception as exc:  # noqa: BLE001 - a missing UDF must not cost the session
-        warnings.warn(f"python_udfs: UDF registration failed: {exc!r}", stacklevel=2)
+        warnings.warn(f"session hook: UDF registration failed: {exc!r}", stacklevel=2)
 
 
 def _lock_warehouse(options: Any) -> None:
     """Hold the local warehouse's lock before Spark opens its Derby metastore
-    (`python_udfs.warehouse_lock`); waits for, or stops on, another process holding it."""
-    from python_udfs import warehouse_lock
+    (`cdc_tools.warehouse_lock`); waits for, or stops on, another process holding it."""
+    from cdc_tools import warehouse_lock
 
     try:
         warehouse_lock.acquire(options)
     except OSError as exc:  # an unwritable folder: Derby's own check is all that is left
-        warnings.warn(f"python_udfs: warehouse lock not taken: {exc!r}", stacklevel=3)
+        warnings.warn(f"session hook: warehouse lock not taken: {exc!r}", stacklevel=3)
 
 
 JvmPreparer = Callable[[dict[str, Any]], None]
@@ -153,7 +153,7 @@ def _prepare_the_jvm(builder: Any) -> None:
         if SparkContext._gateway is None and isinstance(options, dict):
             prepare_jvm_options(options)
     except Exception as exc:  # noqa: BLE001 - a preparer only saves time, never costs a session
-        warnings.warn(f"python_udfs: JVM options not prepared: {exc!r}", stacklevel=3)
+        warnings.warn(f"session hook: JVM options not prepared: {exc!r}", stacklevel=3)
 
 
 REMOTE_OPTION = "spark.remote"
@@ -225,7 +225,7 @@ def _get_or_create_remote(builder: Any, original: Callable[..., Any], url: str) 
         session.client.disable_reattachable_execute()
     dbt_session = sys.modules.get(DBT_SESSION_MODULE)
     if dbt_session is not None:  # dbt's cursor: one call per query (connect_cursor)
-        from python_udfs import connect_cursor
+        from cdc_tools import connect_cursor
 
         connect_cursor.patch(dbt_session.Cursor)
     if _APPLIED.get(id(session)) != wanted:
@@ -311,7 +311,7 @@ def install() -> None:
         sys.meta_path.insert(0, _SessionModuleFinder())
 
 
-HOOK_MODULE = "python_udfs.session_hook"
+HOOK_MODULE = "cdc_tools.session_hook"
 
 
 def pth_line(repo_root: str | Path, hook: str = HOOK_MODULE) -> str:
@@ -338,8 +338,8 @@ def install_pth(
 ) -> Path:
     """Write the `.pth` file (`pth_line`) into `site_packages` (default: this interpreter's
     purelib, its venv's), so that every Python process of the venv registers the UDFs on
-    the sessions it creates; returns its path. `make venv` runs it for this repository; a
-    project that installs this one as a dbt package runs it with the package's folder."""
+    the sessions it creates; returns its path. `make venv` runs it for this repository's
+    own tooling; a project that installs the package needs none."""
     import sysconfig
 
     folder = Path(site_packages or sysconfig.get_paths()["purelib"])
@@ -349,8 +349,8 @@ def install_pth(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m python_udfs [REPO_ROOT]` (__main__.py): install_pth (default: the folder
-    holding this package, the repository or a host project's dbt_packages/cdc_lakehouse)."""
+    """`python -m cdc_tools.session_hook [REPO_ROOT]`: install_pth (default: this
+    repository)."""
     args = list(sys.argv[1:] if argv is None else argv)
     root = Path(args[0]) if args else Path(__file__).resolve().parents[1]
     print(f"wrote {install_pth(root)}: sessions of this Python register the UDFs of {root}")
