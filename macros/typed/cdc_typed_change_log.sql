@@ -27,7 +27,7 @@
     {%- set meta = (tested.config.get('meta') if tested is not none else config.get('meta')) or {} -%}
     {%- set source = cdc_lakehouse.cdc_source_contract(meta, this) -%}
     {%- set key = meta.get('cdc_key') or [] -%}
-    {%- set contract = cdc_lakehouse._cdc_contract_columns(tested) -%}
+    {%- set contract = cdc_lakehouse._cdc_contract_columns(tested if tested is not none else model, meta) -%}
     {%- if execute -%}
         {%- if source is none and tested is not none -%}
             {{ exceptions.raise_compiler_error(
@@ -179,9 +179,9 @@ final as (
 select * from final
 {% endmacro %}
 
-{% macro _cdc_contract_columns(tested=none) %}
+{% macro _cdc_contract_columns(node, meta) %}
     {#-
-        The columns of a typed contract, from the model's YAML columns.
+        The columns of a typed contract, from `node`'s YAML columns (`meta`: its config's).
         [{name, quoted, source_name, types_key, image_keys, value, text, data_type,
         encoding}] from the model's YAML columns. `name` is the column's name as written
         there (the source's own name, any characters, case kept), `quoted` that name as an
@@ -197,8 +197,7 @@ select * from final
         (_cdc_escape_string, cdc_quote).
     -#}
     {%- set contract = [] -%}
-    {%- set node = tested if tested is not none else model -%}
-    {%- set meta_document = ((tested.config.get('meta') if tested is not none else config.get('meta')) or {}).get('cdc_document', false) -%}
+    {%- set meta_document = meta.get('cdc_document', false) -%}
     {%- if execute -%}
         {%- for column in node.columns.values() if not column.name.startswith('_') -%}
             {%- set column_meta = column.meta or {} -%}

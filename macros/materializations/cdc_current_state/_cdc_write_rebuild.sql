@@ -26,11 +26,7 @@
   {%- endif -%}
   {#- one pass over the change log: the watermark, and whether the carry-over could change
       any row (when not, the build leaves it out) -#}
-  {%- set carry_count = "0" -%}
-  {%- if plan.carry is not none -%}
-    {%- set carry_count = "count_if(" ~ ("_cdc_error_reason is null and " if plan.readable_only else "")
-          ~ cdc_lakehouse._cdc_carry_needed_condition(plan.carry) ~ ")" -%}
-  {%- endif -%}
+  {%- set carry_count = cdc_lakehouse._cdc_carry_needed_count(plan.carry, plan.readable_only) -%}
   {%- set first_pass = run_query(
         "select cast(max(_loaded_at) as string), " ~ carry_count ~ " from (" ~ sql ~ ")").rows[0] -%}
   {% call statement('main') %}

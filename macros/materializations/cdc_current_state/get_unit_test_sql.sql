@@ -39,9 +39,8 @@
   {#- as the rebuild: the carry-over only when a given row could need it (_cdc_write_rebuild) -#}
   {%- set carried = none -%}
   {%- if carry is not none -%}
-    {%- set needed = run_query(
-          "select count_if(" ~ ("_cdc_error_reason is null and " if readable_only else "")
-          ~ cdc_lakehouse._cdc_carry_needed_condition(carry) ~ ") from (" ~ changes_sql ~ ")").rows[0][0] -%}
+    {%- set needed = run_query("select " ~ cdc_lakehouse._cdc_carry_needed_count(carry, readable_only)
+          ~ " from (" ~ changes_sql ~ ")").rows[0][0] -%}
     {%- set carried = carry if needed | int > 0 else none -%}
   {%- endif -%}
   {%- set state_sql = cdc_lakehouse._cdc_state_merge_sql(

@@ -1,0 +1,9 @@
+{% macro _cdc_carry_needed_count(carry, readable_only) %}
+  {#- The count of change rows the carry-over could change, as a SQL aggregate ('0' without one).
+      The rebuild and a unit test leave the carry-over out when it is 0. -#}
+  {%- if carry is none -%}
+    {{ return('0') }}
+  {%- endif -%}
+  {{ return('count_if(' ~ ('_cdc_error_reason is null and ' if readable_only else '')
+      ~ cdc_lakehouse._cdc_carry_needed_condition(carry) ~ ')') }}
+{% endmacro %}
