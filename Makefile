@@ -10,7 +10,8 @@ BYTECODE := $(VENV)/.bytecode-$(shell cat requirements.lock pyproject.toml | md5
 
 export DBT_PROFILES_DIR := $(CURDIR)/profiles
 export SPARK_LOCAL_IP := 127.0.0.1
-export PYTHONPATH := $(CURDIR)
+# the package's tooling (cdc_tools) at the root, the test rig (workbench) beside the consumer
+export PYTHONPATH := $(CURDIR):$(CURDIR)/integration_tests
 # dbt (and the project's tools) run on the consumer project, which installs the package at
 # the root as a user's project does: `dbt build` here builds the examples too
 export DBT_PROJECT_DIR := $(CURDIR)/integration_tests
@@ -25,7 +26,7 @@ venv: check-java $(STAMP) $(BYTECODE)
 	@mkdir -p landing
 	@# this repository's own tooling: a .pth file in the venv installs the session hook
 	@# (cdc_tools/session_hook.py: warehouse lock, landing UDFs, Connect cursor) with the local
-	@# speed-ups of its sessions (workbench/speedups); a user's project needs none of it
+	@# speed-ups of its sessions (integration_tests/workbench/speedups); a user's project needs none of it
 	@$(PY) -m workbench.speedups >/dev/null
 	@# the consumer project's package: a local one, installed as a link (no network)
 	@cd $(CONSUMER) && ../$(VENV)/bin/dbt deps --quiet --profiles-dir ../profiles
@@ -38,8 +39,8 @@ setup: venv
 	@# compiled with Maven into capture/target/ for the tests on real databases (tests/realdb/)
 	@$(PY) -m workbench.realdb.capture --build
 	@# once: the classes a Spark driver loads, archived for every later session to map
-	@# (workbench/speedups/jvm_class_archive.py), after the driver's local file system
-	@# (workbench/speedups/local_filesystem.py: no chmod process per file)
+	@# (integration_tests/workbench/speedups/jvm_class_archive.py), after the driver's local file system
+	@# (integration_tests/workbench/speedups/local_filesystem.py: no chmod process per file)
 	@$(PY) -m workbench.speedups.build
 
 check-java:

@@ -314,16 +314,19 @@ def install() -> None:
 HOOK_MODULE = "cdc_tools.session_hook"
 
 
-def pth_line(repo_root: str | Path, hook: str = HOOK_MODULE) -> str:
-    """The lines of a venv `.pth` file that put the repo on `sys.path` and call the
-    `install()` of module `hook` (default: this one).
+def pth_line(
+    repo_root: str | Path, hook: str = HOOK_MODULE, extra_paths: Sequence[str | Path] = ()
+) -> str:
+    """The lines of a venv `.pth` file that put the repo (and `extra_paths`) on `sys.path`
+    and call the `install()` of module `hook` (default: this one).
 
-    The second line is skipped quietly if the repo has moved, so a stale `.pth` file does
+    The import line is skipped quietly if the repo has moved, so a stale `.pth` file does
     not print an error in every Python process of the venv.
     """
     root = Path(repo_root).resolve()
+    paths = "".join(f"{Path(path).resolve()}\n" for path in extra_paths)
     return (
-        f"{root}\n"
+        f"{root}\n{paths}"
         "import importlib.util as _u; "
         f'_u.find_spec("{hook.split(".")[0]}") is not None and '
         f'__import__("{hook}", fromlist=["install"]).install()\n'
@@ -334,7 +337,10 @@ PTH_FILE = "cdc_python_udfs.pth"
 
 
 def install_pth(
-    repo_root: str | Path, site_packages: str | Path | None = None, hook: str = HOOK_MODULE
+    repo_root: str | Path,
+    site_packages: str | Path | None = None,
+    hook: str = HOOK_MODULE,
+    extra_paths: Sequence[str | Path] = (),
 ) -> Path:
     """Write the `.pth` file (`pth_line`) into `site_packages` (default: this interpreter's
     purelib, its venv's), so that every Python process of the venv registers the UDFs on
@@ -344,7 +350,7 @@ def install_pth(
 
     folder = Path(site_packages or sysconfig.get_paths()["purelib"])
     path = folder / PTH_FILE
-    path.write_text(pth_line(repo_root, hook) + "\n")
+    path.write_text(pth_line(repo_root, hook, extra_paths) + "\n")
     return path
 
 

@@ -71,7 +71,7 @@ def process_env(spark_home: Path, schema: str, landing: Path, **extra: str) -> d
         "CDC_SCHEMA": schema,
         "CDC_LANDING_DIR": str(landing),
         "DBT_PROFILES_DIR": str(PROFILES_DIR),
-        "PYTHONPATH": str(REPO_ROOT),
+        "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(REPO_ROOT / "integration_tests")]),
         "SPARK_LOCAL_IP": "127.0.0.1",
         **extra,
     }

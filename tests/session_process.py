@@ -2,7 +2,7 @@
 
 For a module whose session needs what the workers' sessions lack, such as the Kafka jars
 (`CDC_SPARK_KAFKA=true`): adding them to the workers' sessions would change their class path
-and so miss the JVM class archive `make setup` wrote for it (workbench/speedups). One process
+and so miss the JVM class archive `make setup` wrote for it (workbench.speedups). One process
 for the module's builds and reads: one JVM start and dbt's partial parsing kept between
 builds. Requests and answers are JSON lines; everything else the process prints goes to
 its log.

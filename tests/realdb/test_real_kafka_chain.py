@@ -10,7 +10,7 @@ all, flushed before the engine commits its offsets. Its topics are created befor
 three partitions, as a user creates them (the broker creates none). Nothing lands as files:
 bronze reads the topics with the Kafka vars. After every batch (workload, capture until the
 watermark row, `dbt build` of captured_rows and what feeds it, incremental after the first),
-each table's current rows in `captured_rows` equal the database's (workbench/realdb/compare.py),
+each table's current rows in `captured_rows` equal the database's (workbench.realdb.compare),
 and bronze holds every offset the broker has, once. A second database, `shop_kafka_flat`, is
 captured through Debezium's ExtractNewRecordState (issue 73: `add.fields` db, schema, table,
 lsn; `add.headers` op, source.ts_ms; deletes rewritten, tombstones after them): its records

@@ -13,7 +13,7 @@ the sink files' keys come from the schema-change topic's table definitions. Afte
 batch (workload, capture until the watermark row, `dbt build` of captured_rows and what
 feeds it, incremental after the first), each table's current rows in `captured_rows` equal
 the database's, value by value, in the normal form of each type stated in
-workbench/realdb/compare_mariadb.py; nothing is quarantined.
+workbench.realdb.compare_mariadb; nothing is quarantined.
 
 A build of its own: a real server and a capture (a JVM of its own) that no other module's
 landing folder may share.

@@ -20,7 +20,7 @@ streaming, TRUNCATE not skipped.
 After every batch (workload, capture until the watermark row, `dbt build` of captured_rows
 and what feeds it, incremental after the first), each table's current rows in `captured_rows`
 equal the database's, value by value, in the normal form of each type stated in
-workbench/realdb/compare.py; nothing is quarantined. From the second batch on, the typed gold
+workbench.realdb.compare; nothing is quarantined. From the second batch on, the typed gold
 models scaffolded from `shop`'s bronze are compared too.
 
 A build of its own: real servers and a capture (a JVM of its own) that no other module's

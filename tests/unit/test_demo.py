@@ -4,6 +4,7 @@ build counts as a failed check."""
 
 from __future__ import annotations
 
+import os
 from fnmatch import fnmatch
 from pathlib import Path
 from types import SimpleNamespace
@@ -82,7 +83,6 @@ def test_the_demo_on_the_connect_target_without_a_server_says_how_to_start_one(
 ) -> None:
     """`DBT_TARGET=connect make demo` before `make spark-up`: one line with the remedy, no
     stack trace, exit code 1."""
-    import os
     import subprocess
     import sys
 
@@ -95,7 +95,7 @@ def test_the_demo_on_the_connect_target_without_a_server_says_how_to_start_one(
         "CDC_SPARK_REMOTE": f"sc://127.0.0.1:{free_port()}",
         "CDC_LANDING_DIR": str(tmp_path / "landing"),
         "DBT_PROFILES_DIR": str(PROFILES_DIR),
-        "PYTHONPATH": str(REPO_ROOT),
+        "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(REPO_ROOT / "integration_tests")]),
     }
     done = subprocess.run(
         [sys.executable, "-m", "workbench.demo"],

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 CAPTURE_DIR = REPO_ROOT / "capture"
 TARGET = CAPTURE_DIR / "target"
 MAVEN_HINT = (

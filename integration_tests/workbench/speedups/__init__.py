@@ -37,7 +37,9 @@ def main() -> int:
     session hook of its tooling (`cdc_tools.session_hook`) and the speed-ups."""
     from cdc_tools import session_hook
 
-    root = Path(__file__).resolve().parents[2]
-    path = session_hook.install_pth(root, hook="workbench.speedups")
+    root = Path(__file__).resolve().parents[3]
+    path = session_hook.install_pth(
+        root, hook="workbench.speedups", extra_paths=[root / "integration_tests"]
+    )
     print(f"wrote {path}: sessions of this Python register the UDFs and speed-ups of {root}")
     return 0

@@ -33,7 +33,7 @@ from typing import Any
 
 ENABLED_ENV = "CDC_JVM_CLASS_ARCHIVE"
 DIR_ENV = "CDC_JVM_CLASS_ARCHIVE_DIR"
-DEFAULT_DIR = Path(__file__).resolve().parents[2] / ".spark" / "jvm"
+DEFAULT_DIR = Path(__file__).resolve().parents[3] / ".spark" / "jvm"
 JAVA_OPTIONS_KEY = "spark.driver.extraJavaOptions"
 # settings that change the driver's class path: part of the archive's name
 CLASS_PATH_KEYS: tuple[str, ...] = ("spark.driver.extraClassPath", "spark.jars")

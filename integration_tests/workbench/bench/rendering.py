@@ -16,11 +16,11 @@ from workbench.spark_profile import PROFILE_HEADERS as SPARK_PROFILE_HEADERS
 from workbench.tables import markdown_table, text_table
 
 BUDGET_TITLE = (
-    "Statements per node against the budget of its kind (workbench/bench/budget.py; the "
+    "Statements per node against the budget of its kind (workbench.bench.budget; the "
     "statements dbt sent, from its log, the most one node of the kind sent):"
 )
 PROFILE_TITLE = (
-    "Where each step's time went, by node kind (workbench/bench/node_profile.py: node s from "
+    "Where each step's time went, by node kind (workbench.bench.node_profile: node s from "
     "run_results.json; statements and their seconds from dbt's log; client s = node s - "
     "statement s, dbt's own work):"
 )

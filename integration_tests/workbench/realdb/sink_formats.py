@@ -24,7 +24,7 @@ from pathlib import Path
 from cdc_tools.spark_jars import jars_dir, pyspark_jars_dir
 
 SOURCE = Path(__file__).resolve().parent / "jvm" / "CdcSinkFormatWriter.java"
-TARGET_DIR = Path(__file__).resolve().parents[2] / "capture" / "target"
+TARGET_DIR = Path(__file__).resolve().parents[3] / "capture" / "target"
 _BUILDING = threading.Lock()
 
 
