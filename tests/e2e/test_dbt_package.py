@@ -37,7 +37,7 @@ import pytest
 import yaml
 
 from cdc_tools.local_spark import REPO_ROOT
-from tests.conftest import DbtProject
+from tests.conftest import COLD_JVM_OPTIONS, DbtProject
 from tests.corpus.captured_state import typed
 from workbench.consumer import CONSUMER_DIR
 from workbench.simulator import TABLES, SimConfig, simulate
@@ -157,6 +157,26 @@ def readme_block(first_line: str) -> str:
     return found.group(1)
 
 
+# what the suite's sessions set for speed on small data (profiles/profiles.yml, conftest):
+# whole-stage code generation off, few shuffle partitions, a JIT that compiles less
+SUITE_SPEED = {
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.shuffle.partitions": "4",
+}
+
+
+def _with_suite_speed(profile: dict) -> dict:
+    """The README's profile, its outputs with the suite's speed settings added (nothing the
+    package needs: the settings gold depends on are the README's)."""
+    for entry in profile.values():
+        for output in entry["outputs"].values():
+            parameters = output.setdefault("server_side_parameters", {})
+            parameters.update(SUITE_SPEED)
+            options = parameters.get("spark.driver.extraJavaOptions", "")
+            parameters["spark.driver.extraJavaOptions"] = f"{options} {COLD_JVM_OPTIONS}".strip()
+    return profile
+
+
 def write_host_project(root: Path, package_path: Path = REPO_ROOT) -> Path:
     """The host project of the README's section, in `root`; returns `root`."""
     profile = yaml.safe_load(readme_block("# profiles.yml"))
@@ -164,7 +184,7 @@ def write_host_project(root: Path, package_path: Path = REPO_ROOT) -> Path:
     customer_columns = [c["name"] for c in customers["columns"]]
     files = {
         "packages.yml": yaml.safe_dump({"packages": [{"local": str(package_path)}]}),
-        "profiles.yml": readme_block("# profiles.yml"),
+        "profiles.yml": yaml.safe_dump(_with_suite_speed(profile), sort_keys=False),
         "dbt_project.yml": yaml.safe_dump(
             {
                 "name": HOST,
