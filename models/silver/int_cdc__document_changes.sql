@@ -282,14 +282,18 @@ grouped as (
 
 document_groups as (
 
-    -- a document's changes, as the fold reads them (python_udfs/mongodb_sql.py: fold_json)
+    -- a document's changes, as the fold reads them (python_udfs/mongodb_sql.py: fold_json);
+    -- every group goes through, a row image's with no changes (the fold answers null): with
+    -- no filter here, this read of `grouped` is the one `folded` makes, and Spark computes
+    -- it once (a reused exchange) instead of twice
+    {%- set is_document = _cdc_in_list('_cdc_envelope', _cdc_document_families()) %}
     select
         _cdc_source_id,
         fold_group,
         _cdc_envelope,
-        bases[fold_group].doc as base_doc,
+        case when {{ is_document }} then bases[fold_group].doc end as base_doc,
         cast(bases[fold_group].partial as string) as base_partial,
-        to_json(transform(changes, change_row -> named_struct(
+        case when {{ is_document }} then to_json(transform(changes, change_row -> named_struct(
             'op', change_row._cdc_op,
             'after', change_row._cdc_after,
             'patch', change_row.patch_parts.patch,
@@ -305,9 +309,8 @@ document_groups as (
             ),
             -- a document never seen starts from its `_id` as sent
             'key', coalesce(concat('{"_id":', change_row.patch_parts.id, '}'), fold_group)
-        ))) as changes_json
+        ))) end as changes_json
     from grouped
-    where {{ _cdc_in_list('_cdc_envelope', _cdc_document_families()) }}
 
 ),
 
