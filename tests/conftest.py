@@ -40,6 +40,11 @@ os.environ.setdefault("CDC_SPARK_CODEGEN", "false")
 COLD_JVM_OPTIONS = os.environ.get(
     "CDC_TEST_COLD_JVM_OPTIONS", "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m"
 )
+# PYTHONPATH of the suite's subprocesses, as the Makefile's: the package's tooling (cdc_tools)
+# at the root, the test rig (workbench) beside the consumer project
+RIG_PYTHONPATH = os.pathsep.join(
+    str(Path(__file__).resolve().parents[1] / folder) for folder in ("", "integration_tests")
+)
 if hasattr(time, "tzset"):
     time.tzset()
 
@@ -62,7 +67,7 @@ def process_env(spark_home: Path, schema: str, landing: Path, **extra: str) -> d
     test's process holds the session's): this repo on the path, its profiles, loopback, the
     cold JVM's options (COLD_JVM_OPTIONS), a schema prefix and landing folder; `extra` adds
     or replaces variables."""
-    from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
+    from cdc_tools.local_spark import PROFILES_DIR
 
     return {
         **os.environ,
@@ -71,7 +76,7 @@ def process_env(spark_home: Path, schema: str, landing: Path, **extra: str) -> d
         "CDC_SCHEMA": schema,
         "CDC_LANDING_DIR": str(landing),
         "DBT_PROFILES_DIR": str(PROFILES_DIR),
-        "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(REPO_ROOT / "integration_tests")]),
+        "PYTHONPATH": RIG_PYTHONPATH,
         "SPARK_LOCAL_IP": "127.0.0.1",
         **extra,
     }

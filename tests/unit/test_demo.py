@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.conftest import RIG_PYTHONPATH
 from workbench.demo import (
     DemoSchemaInUse,
     demo_configs,
@@ -87,7 +88,7 @@ def test_the_demo_on_the_connect_target_without_a_server_says_how_to_start_one(
     import sys
 
     from cdc_tools.cluster import free_port
-    from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
+    from cdc_tools.local_spark import PROFILES_DIR
 
     env = {
         **os.environ,
@@ -95,7 +96,7 @@ def test_the_demo_on_the_connect_target_without_a_server_says_how_to_start_one(
         "CDC_SPARK_REMOTE": f"sc://127.0.0.1:{free_port()}",
         "CDC_LANDING_DIR": str(tmp_path / "landing"),
         "DBT_PROFILES_DIR": str(PROFILES_DIR),
-        "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(REPO_ROOT / "integration_tests")]),
+        "PYTHONPATH": RIG_PYTHONPATH,
     }
     done = subprocess.run(
         [sys.executable, "-m", "workbench.demo"],
