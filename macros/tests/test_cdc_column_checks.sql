@@ -17,36 +17,17 @@
     {{ config(fail_calc='coalesce(sum(failures), 0)') }}
     {%- set checks = cdc_lakehouse._cdc_column_checks_list(not_null, accepted_values) -%}
     {%- set model_name = cdc_lakehouse._cdc_escape_string(cdc_lakehouse._cdc_tested_model_name()) -%}
-    {%- set failing = [] -%}
-    {%- for check in checks -%}
-        {%- set column = cdc_lakehouse.cdc_quote(check.column) -%}
-        {%- set condition = '(' ~ check.where ~ ') and ' if check.where else '' -%}
-        {%- set found = {} -%}
-        {%- if check.check == 'not_null' -%}
-            {%- do found.update({'test': column ~ ' is null', 'value': 'cast(null as string)', 'accepted': 'cast(null as string)'}) -%}
-        {%- else -%}
-            {%- set listed = [] -%}
-            {%- set literals = [] -%}
-            {%- for value in check['values'] -%}
-                {%- do listed.append(value | string) -%}
-                {%- do literals.append("'" ~ cdc_lakehouse._cdc_escape_string(value) ~ "'") -%}
-            {%- endfor -%}
-            {%- do found.update({
-                'test': column ~ ' is not null and cast(' ~ column ~ ' as string) not in (' ~ literals | join(', ') ~ ')',
-                'value': 'cast(' ~ column ~ ' as string)',
-                'accepted': "'" ~ cdc_lakehouse._cdc_escape_string(listed | join(', ')) ~ "'"}) -%}
-        {%- endif -%}
-        {%- do failing.append(
-            'case when ' ~ condition ~ found.test ~ ' then named_struct('
-            ~ "'check_name', '" ~ check.check ~ "', "
-            ~ "'column_name', '" ~ cdc_lakehouse._cdc_escape_string(check.column) ~ "', "
-            ~ "'failing_value', " ~ found.value ~ ", "
-            ~ "'accepted', " ~ found.accepted ~ ", "
-            ~ "'condition', " ~ ("'" ~ cdc_lakehouse._cdc_escape_string(check.where) ~ "'" if check.where else 'cast(null as string)')
-            ~ ') end') -%}
-    {%- endfor %}
+    {%- set failing = cdc_lakehouse._cdc_column_checks_failing(checks) -%}
+    {%- set recorded = cdc_lakehouse._cdc_recorded_check() %}
 with
 
+{%- if recorded is not none %}
+counted as (
+    {{ cdc_lakehouse._cdc_recorded_rows_sql(recorded, {
+          'check_name': 'string', 'column_name': 'string', 'failing_value': 'string',
+          'accepted': 'string', 'condition': 'string', 'failing_rows': 'bigint'}) }}
+)
+{%- else %}
 failing_checks as (
 
     -- every check of a row that fails it, in one pass over the model
@@ -76,7 +57,7 @@ counted as (
         failed.condition
 
 )
-
+{%- endif %}
 select
     '{{ model_name }}' as model_name,
     column_name,
@@ -149,4 +130,37 @@ from counted
     {%- endif -%}
     {%- set node = graph.nodes.get(attached) if execute else none -%}
     {{ return(node.name if node else attached.split('.')[-1]) }}
+{% endmacro %}
+
+{% macro _cdc_column_checks_failing(checks) %}
+    {#- Per check of _cdc_column_checks_list, a struct of a row that fails it, else null, as SQL. -#}
+    {%- set failing = [] -%}
+    {%- for check in checks -%}
+        {%- set column = cdc_lakehouse.cdc_quote(check.column) -%}
+        {%- set condition = '(' ~ check.where ~ ') and ' if check.where else '' -%}
+        {%- set found = {} -%}
+        {%- if check.check == 'not_null' -%}
+            {%- do found.update({'test': column ~ ' is null', 'value': 'cast(null as string)', 'accepted': 'cast(null as string)'}) -%}
+        {%- else -%}
+            {%- set listed = [] -%}
+            {%- set literals = [] -%}
+            {%- for value in check['values'] -%}
+                {%- do listed.append(value | string) -%}
+                {%- do literals.append("'" ~ cdc_lakehouse._cdc_escape_string(value) ~ "'") -%}
+            {%- endfor -%}
+            {%- do found.update({
+                'test': column ~ ' is not null and cast(' ~ column ~ ' as string) not in (' ~ literals | join(', ') ~ ')',
+                'value': 'cast(' ~ column ~ ' as string)',
+                'accepted': "'" ~ cdc_lakehouse._cdc_escape_string(listed | join(', ')) ~ "'"}) -%}
+        {%- endif -%}
+        {%- do failing.append(
+            'case when ' ~ condition ~ found.test ~ ' then named_struct('
+            ~ "'check_name', '" ~ check.check ~ "', "
+            ~ "'column_name', '" ~ cdc_lakehouse._cdc_escape_string(check.column) ~ "', "
+            ~ "'failing_value', " ~ found.value ~ ", "
+            ~ "'accepted', " ~ found.accepted ~ ", "
+            ~ "'condition', " ~ ("'" ~ cdc_lakehouse._cdc_escape_string(check.where) ~ "'" if check.where else 'cast(null as string)')
+            ~ ') end') -%}
+    {%- endfor -%}
+    {{ return(failing) }}
 {% endmacro %}

@@ -35,7 +35,15 @@
         {%- do touched_gold.append('touched.' ~ model_column ~ ' <=> gold.' ~ model_column) -%}
     {%- endfor -%}
 
-{%- if scope.kind == 'nothing' %}
+    {%- set recorded = cdc_lakehouse._cdc_recorded_check() -%}
+    {%- set recorded_columns = {} -%}
+    {%- for column in key_columns -%}
+        {%- do recorded_columns.update({column: 'string'}) -%}
+    {%- endfor -%}
+    {%- do recorded_columns.update({'gold_position': 'string', 'latest_position': 'string', 'latest_op': 'string', 'truncated_at': 'string'}) -%}
+{%- if recorded is not none %}
+{{ cdc_lakehouse._cdc_recorded_rows_sql(recorded, recorded_columns) }}
+{%- elif scope.kind == 'nothing' %}
 -- this build loaded nothing into the change log: nothing to check
 select cast(null as string) as gold_position where false
 {%- else %}

@@ -292,3 +292,90 @@ def test_killed_build_recovers_on_the_next_run(tmp_path) -> None:  # type: ignor
     assert recovered.returncode == 0, recovered.stdout[-4000:] + recovered.stderr[-4000:]
     [report] = [line for line in recovered.stdout.splitlines() if line.startswith("VERIFY ")]
     assert json.loads(report.removeprefix("VERIFY ")) == []
+
+
+# ------------------------------------------ a build checks what the gold write staged
+# Defined in a copy of the project, this damages what the customers run staged, before the
+# run overwrites its state with it: the first live key of the batch twice, the second one
+# lost, and a copy of the first with a null id.
+DAMAGE_STAGING = """
+{% macro spark__cdc_after_staging(relation) %}
+    {%- if relation.identifier == 'customers' -%}
+        {%- set staging = relation.incorporate(path={'identifier': 'customers__cdc_staging'}, type='table') -%}
+        {%- set batch = relation.incorporate(path={'identifier': 'customers__cdc_batch'}, type='table') -%}
+        {%- set keys -%}
+            select staged.id from {{ staging }} as staged
+            where not staged._cdc_is_deleted and staged.cdc_bucket = -2 and exists (
+                select 1 from {{ batch }} as batch
+                where batch.id = staged.id and batch._cdc_source_id = staged._cdc_source_id)
+            order by staged.id limit 2
+        {%- endset -%}
+        {%- set ids = run_query(keys).columns[0].values() -%}
+        {%- set columns = [] -%}
+        {%- for column in adapter.get_columns_in_relation(staging) -%}
+            {%- do columns.append('null as id' if column.name == 'id' else '`' ~ column.name ~ '`') -%}
+        {%- endfor -%}
+        {%- do run_query('drop table if exists ' ~ staging ~ '_damaged') -%}
+        {%- do run_query('create table ' ~ staging ~ '_damaged using parquet as '
+              ~ 'select * from ' ~ staging ~ ' where id != ' ~ ids[1]
+              ~ ' union all select * from ' ~ staging ~ ' where id = ' ~ ids[0]
+              ~ ' union all select ' ~ columns | join(', ') ~ ' from ' ~ staging ~ ' where id = ' ~ ids[0]) -%}
+        {%- do run_query('insert overwrite table ' ~ staging ~ ' select * from ' ~ staging ~ '_damaged') -%}
+        {%- do run_query('drop table ' ~ staging ~ '_damaged') -%}
+        {{ log('DAMAGED ' ~ ids | join(','), info=True) }}
+    {%- endif -%}
+{% endmacro %}
+"""
+RECORDED = "the write of this build checked what it wrote"
+CHECKED_CONFIG = SimConfig(
+    seed=78, flavour="sqlserver", database="CHECK_MSS", server="check", batches=3, transactions=30
+)
+LOADED_DELTA = {"cdc_test_scope": "loaded", "cdc_compaction_ratio": 100}
+
+
+def test_a_build_checks_what_the_gold_write_staged(dbt_project, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Within `dbt build`, the gold write checks what it staged (unique key, column checks,
+    position against the batch) and the data tests read what it recorded, without a query
+    of the state: a damaged staging fails all three."""
+    damaging = dbt_project.copy_project(tmp_path / "damaging_project")
+    (damaging / "macros" / "spark__cdc_after_staging.sql").write_text(DAMAGE_STAGING)
+    result = simulate(CHECKED_CONFIG)
+    landing = dbt_project.landing / CHECKED_CONFIG.database
+    selected = ("--select", "+customers", "--indirect-selection", "cautious")
+    write_batch(result.batches[0], landing, 0, "kcat")
+    dbt_project.run("run", *selected)  # the state exists: the builds below are incremental
+    write_batch(result.batches[1], landing, 1, "kcat")
+    clean = dbt_project.run("build", *selected, vars=LOADED_DELTA)
+    recorded = {
+        r.node.name: str(r.status)
+        for r in clean.result.results
+        if r.node.resource_type == "test" and RECORDED in (r.node.compiled_code or "")
+    }
+    write_batch(result.batches[2], landing, 2, "kcat")
+    damaged = dbt_project.run("build", *selected, vars=LOADED_DELTA, expect_success=False,
+                              project_dir=damaging)
+    tests = {
+        r.node.name: r for r in damaged.result.results if r.node.resource_type == "test"
+    }
+    failed = {name: r for name, r in tests.items() if str(r.status) == "fail"}
+    assert {name.split("_customers")[0] for name in failed} == {
+        "cdc_lakehouse_cdc_unique_key",
+        "cdc_lakehouse_cdc_column_checks",
+        "cdc_lakehouse_cdc_position_not_behind_change_log",
+    }, sorted(failed)
+    for name, test in failed.items():
+        assert RECORDED in test.node.compiled_code, (name, test.node.compiled_code)
+        assert test.failures and test.failures > 0, name
+    rows = {
+        name.split("_customers")[0]: dbt_project.sql(test.node.compiled_code)
+        for name, test in failed.items()
+    }
+    [duplicate] = rows["cdc_lakehouse_cdc_unique_key"]
+    [lost] = rows["cdc_lakehouse_cdc_position_not_behind_change_log"]
+    assert int(duplicate["row_count"]) == 2
+    assert lost["id"] != duplicate["id"] and lost["latest_op"] in ("c", "u", "r"), lost
+    assert [r["message"] for r in rows["cdc_lakehouse_cdc_column_checks"]] == [
+        "1 row of customers has a null id"
+    ]
+    # the build before the damage read the same records and passed
+    assert recorded and set(recorded.values()) == {"pass"}, recorded

@@ -51,11 +51,14 @@
   {{ cdc_lakehouse._cdc_record_run(plan.state_relation, cdc_lakehouse._cdc_run_properties(
         plan.state_relation, batch.loaded_through, 'staged', kind)) }}
   {{ cdc_lakehouse.cdc_after_staging(this) }}
+  {#- the package's data tests of the model, over what it staged: recorded with the run -#}
+  {%- set checks = cdc_lakehouse._cdc_state_checks(plan, batch.sql, kind) -%}
   {#- a delta run without a truncate stages the delta partition alone -#}
   {{ cdc_lakehouse._cdc_apply_staging(plan.state_relation, plan.staging_relation, kind,
         delta_only=kind == 'delta' and batch.truncates == 0) }}
-  {%- do plan.update({'run_record': cdc_lakehouse._cdc_run_properties(
-        plan.state_relation, batch.loaded_through, 'applied', kind)}) -%}
+  {%- set run_record = cdc_lakehouse._cdc_run_properties(plan.state_relation, batch.loaded_through, 'applied', kind) -%}
+  {%- do run_record.update(checks) -%}
+  {%- do plan.update({'run_record': run_record}) -%}
   {%- if carry is not none %}
   {{ adapter.drop_relation(plan.candidates_relation) }}
   {%- endif %}
