@@ -1,12 +1,14 @@
 {% macro _cdc_recordable_tests(node, state_columns) %}
-    {#- The data tests of `node` its write records (cdc_recorded_check), as {key, kind, kwargs}. -#}
+    {#- The selected data tests of `node` its write records (_cdc_recorded_check), as {key, kind, kwargs}. -#}
     {%- set recordable = ['cdc_unique_key', 'cdc_column_checks', 'cdc_position_not_behind_change_log'] -%}
     {%- if not execute or flags.WHICH != 'build' or flags.FULL_REFRESH
           or cdc_lakehouse.cdc_var('cdc_test_scope') == 'all' -%}
         {{ return([]) }}
     {%- endif -%}
     {%- set found = [] -%}
-    {%- for test in graph.nodes.values() if test.resource_type == 'test' and test.attached_node == node.unique_id -%}
+    {%- set selected = selected_resources or [] -%}
+    {%- for test in graph.nodes.values() if test.resource_type == 'test' and test.attached_node == node.unique_id
+          and (not selected or test.unique_id in selected) -%}
         {%- set metadata = test.get('test_metadata') or {} -%}
         {%- set kwargs = metadata.get('kwargs') or {} -%}
         {%- set where = (test.config.get('where') or '') | trim -%}

@@ -301,8 +301,11 @@ def test_killed_build_recovers_on_the_next_run(tmp_path) -> None:  # type: ignor
 DAMAGE_STAGING = """
 {% macro spark__cdc_after_staging(relation) %}
     {%- if relation.identifier == 'customers' -%}
-        {%- set staging = relation.incorporate(path={'identifier': 'customers__cdc_staging'}, type='table') -%}
-        {%- set batch = relation.incorporate(path={'identifier': 'customers__cdc_batch'}, type='table') -%}
+        {%- set staging = relation.incorporate(
+              path={'identifier': 'customers__cdc_staging'}, type='table') -%}
+        {%- set damaged = staging ~ '_damaged' -%}
+        {%- set batch = relation.incorporate(
+              path={'identifier': 'customers__cdc_batch'}, type='table') -%}
         {%- set keys -%}
             select staged.id from {{ staging }} as staged
             where not staged._cdc_is_deleted and staged.cdc_bucket = -2 and exists (
@@ -313,16 +316,20 @@ DAMAGE_STAGING = """
         {%- set ids = run_query(keys).columns[0].values() -%}
         {%- set columns = [] -%}
         {%- for column in adapter.get_columns_in_relation(staging) -%}
-            {%- do columns.append('null as id' if column.name == 'id' else '`' ~ column.name ~ '`') -%}
+            {%- do columns.append(
+                  'null as id' if column.name == 'id' else '`' ~ column.name ~ '`') -%}
         {%- endfor -%}
-        {%- do run_query('drop table if exists ' ~ staging ~ '_damaged') -%}
-        {%- do run_query('create table ' ~ staging ~ '_damaged using parquet as '
-              ~ 'select * from ' ~ staging ~ ' where id != ' ~ ids[1]
-              ~ ' union all select * from ' ~ staging ~ ' where id = ' ~ ids[0]
-              ~ ' union all select ' ~ columns | join(', ') ~ ' from ' ~ staging ~ ' where id = ' ~ ids[0]) -%}
-        {%- do run_query('insert overwrite table ' ~ staging ~ ' select * from ' ~ staging ~ '_damaged') -%}
-        {%- do run_query('drop table ' ~ staging ~ '_damaged') -%}
-        {{ log('DAMAGED ' ~ ids | join(','), info=True) }}
+        {%- set rows -%}
+            select * from {{ staging }} where id != {{ ids[1] }}
+            union all select * from {{ staging }} where id = {{ ids[0] }}
+            union all select {{ columns | join(', ') }} from {{ staging }}
+            where id = {{ ids[0] }}
+        {%- endset -%}
+        {%- do run_query('drop table if exists ' ~ damaged) -%}
+        {%- do run_query('create table ' ~ damaged ~ ' using parquet as ' ~ rows) -%}
+        {%- do run_query(
+              'insert overwrite table ' ~ staging ~ ' select * from ' ~ damaged) -%}
+        {%- do run_query('drop table ' ~ damaged) -%}
     {%- endif -%}
 {% endmacro %}
 """
@@ -352,11 +359,10 @@ def test_a_build_checks_what_the_gold_write_staged(dbt_project, tmp_path) -> Non
         if r.node.resource_type == "test" and RECORDED in (r.node.compiled_code or "")
     }
     write_batch(result.batches[2], landing, 2, "kcat")
-    damaged = dbt_project.run("build", *selected, vars=LOADED_DELTA, expect_success=False,
-                              project_dir=damaging)
-    tests = {
-        r.node.name: r for r in damaged.result.results if r.node.resource_type == "test"
-    }
+    damaged = dbt_project.run(
+        "build", *selected, vars=LOADED_DELTA, expect_success=False, project_dir=damaging
+    )
+    tests = {r.node.name: r for r in damaged.result.results if r.node.resource_type == "test"}
     failed = {name: r for name, r in tests.items() if str(r.status) == "fail"}
     assert {name.split("_customers")[0] for name in failed} == {
         "cdc_lakehouse_cdc_unique_key",

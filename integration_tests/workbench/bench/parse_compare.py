@@ -9,7 +9,7 @@ shared):
   it (every family: a run this large is not probed), and copy bronze twice: as it is
   (`bronze_text`) and with `try_parse_json(message_value)` beside the text
   (`bronze_variant`), what bronze would write to hand silver a parsed message.
-- `measure` (take every slot: `HEAVY_SLOTS=1 /work/bin/heavy ...`): the same statements on
+- `measure` (alone on the machine): the same statements on
   both sides, alternating A and B round after round (the first round warms the JVM and is
   left out):
 

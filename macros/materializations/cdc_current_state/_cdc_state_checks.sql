@@ -1,6 +1,14 @@
 {% macro _cdc_state_checks(plan, batch_sql, kind) %}
-  {#- The package's data tests of the model over what this run staged, as cdc.check.* properties. -#}
+  {#- The package's data tests of the model over what this run staged (`batch_sql` none: nothing new), as cdc.check.* properties. -#}
   {%- set tests = cdc_lakehouse._cdc_recordable_tests(model, plan.state_columns) -%}
+  {%- set properties = {} -%}
+  {%- if batch_sql is none -%}
+    {#- the run found no new change: it staged nothing, and nothing fails -#}
+    {%- for test in tests -%}
+      {%- do properties.update({test.key: invocation_id ~ ':0:'}) -%}
+    {%- endfor -%}
+    {{ return(properties) }}
+  {%- endif -%}
   {%- if not tests -%}
     {{ return({}) }}
   {%- endif -%}
@@ -121,7 +129,6 @@
   {%- for row in run_query(query).rows -%}
     {%- do found.update({row[0] | int: row[1] ~ ':' ~ row[2]}) -%}
   {%- endfor -%}
-  {%- set properties = {} -%}
   {%- for test in tests -%}
     {%- do properties.update({test.key: invocation_id ~ ':' ~ found.get(loop.index0, '0:')}) -%}
   {%- endfor -%}

@@ -17,6 +17,7 @@
   {%- set batch = cdc_lakehouse._cdc_new_changes(
         plan, sql, watermark, batch_relation=plan.batch_relation, questions=questions) -%}
   {%- if batch.loaded_through is none -%}
+    {%- do plan.update({'run_record': cdc_lakehouse._cdc_state_checks(plan, none, 'none')}) -%}
     {{ cdc_lakehouse._cdc_main_unchanged('no new changes') }}
     {{ return('') }}
   {%- endif -%}
