@@ -60,12 +60,15 @@ def _server_user() -> str | None:
     raise RuntimeError("running as root, and no `postgres` or `nobody` user to run PostgreSQL as")
 
 
-# Logical decoding for Debezium's pgoutput plugin; durability off (a throwaway server).
+# Logical decoding for Debezium's pgoutput plugin; durability off (a throwaway server). Each
+# source database keeps its replication slot (`cdc_<database>`) for the server's life, and the
+# suite's real-database modules share one server per worker: 10 sources when one worker runs
+# them all (8 slots ran out when the modules' order put them together).
 SETTINGS = {
     "listen_addresses": "'127.0.0.1'",
     "wal_level": "logical",
-    "max_replication_slots": "8",
-    "max_wal_senders": "8",
+    "max_replication_slots": "32",
+    "max_wal_senders": "16",
     "fsync": "off",
     "synchronous_commit": "off",
     "full_page_writes": "off",
