@@ -1,8 +1,7 @@
 {% macro _cdc_recordable_tests(node, state_columns) %}
     {#- The selected data tests of `node` its write records (_cdc_recorded_check), as {key, kind, kwargs}. -#}
     {%- set recordable = ['cdc_unique_key', 'cdc_column_checks', 'cdc_position_not_behind_change_log'] -%}
-    {%- if not execute or flags.WHICH != 'build' or flags.FULL_REFRESH
-          or cdc_lakehouse.cdc_var('cdc_test_scope') == 'all' -%}
+    {%- if not cdc_lakehouse._cdc_checks_are_recorded() -%}
         {{ return([]) }}
     {%- endif -%}
     {%- set found = [] -%}
@@ -24,7 +23,7 @@
         {%- if metadata.get('name') in recordable and metadata.get('namespace') in [none, 'cdc_lakehouse']
               and where in ['', '__cdc_loaded_in_this_run__'] and columns and not unknown
               and not kwargs.get('change_key_columns') -%}
-            {%- do found.append({'key': 'cdc.check.' ~ local_md5(test.unique_id)[:16], 'kind': metadata.name, 'kwargs': kwargs}) -%}
+            {%- do found.append({'key': cdc_lakehouse._cdc_check_property(test.unique_id), 'kind': metadata.name, 'kwargs': kwargs}) -%}
         {%- endif -%}
     {%- endfor -%}
     {{ return(found) }}
@@ -32,8 +31,7 @@
 
 {% macro _cdc_recorded_check() %}
     {#- What the write of this build recorded for the data test being compiled, or none. -#}
-    {%- if not execute or flags.WHICH != 'build' or flags.FULL_REFRESH
-          or cdc_lakehouse.cdc_var('cdc_test_scope') == 'all' -%}
+    {%- if not cdc_lakehouse._cdc_checks_are_recorded() -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set node = graph.nodes.get(model.get('attached_node') or '') -%}
@@ -44,7 +42,7 @@
     {%- if state is none -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set value = cdc_lakehouse._cdc_table_properties(state).get('cdc.check.' ~ local_md5(model.unique_id)[:16]) -%}
+    {%- set value = cdc_lakehouse._cdc_table_properties(state).get(cdc_lakehouse._cdc_check_property(model.unique_id)) -%}
     {%- set parts = (value or '').split(':', 2) -%}
     {%- if parts | length != 3 or parts[0] != invocation_id -%}
         {{ return(none) }}
@@ -68,4 +66,15 @@ select {{ nulls | join(', ') }} where false
 select {{ selected | join(', ') }}
 from (select explode(from_json(cast(unbase64('{{ recorded.rows }}') as string), 'array<array<string>>')) as failure) as recorded
     {%- endif %}
+{% endmacro %}
+
+{% macro _cdc_checks_are_recorded() %}
+    {#- Whether this invocation's gold writes record their checks: a `dbt build` that checks what it loaded. -#}
+    {{ return(execute and flags.WHICH == 'build' and not flags.FULL_REFRESH
+        and cdc_lakehouse.cdc_var('cdc_test_scope') != 'all') }}
+{% endmacro %}
+
+{% macro _cdc_check_property(test_id) %}
+    {#- The state's table property that holds what its write recorded of the test `test_id`. -#}
+    {{ return('cdc.check.' ~ local_md5(test_id)[:16]) }}
 {% endmacro %}

@@ -9,9 +9,13 @@
         `changes` when they differ from the model's (a gold column named after a source
         column it renames), in the same order; names are quoted (cdc_quote).
     -#}
-    {%- set change_columns = cdc_lakehouse._cdc_column_names(changes) -%}
-    {%- set model_columns = cdc_lakehouse._cdc_column_names(model) -%}
-    {%- set scope = cdc_lakehouse.cdc_test_scope(changes) if '__cdc_loaded_in_this_run__' in (config.get('where') or '')
+    {#- what the gold write recorded of this test in this build (_cdc_recorded_check): the
+        relations are then not read, not even described -#}
+    {%- set recorded = cdc_lakehouse._cdc_recorded_check() -%}
+    {%- set change_columns = cdc_lakehouse._cdc_column_names(changes) if recorded is none else [] -%}
+    {%- set model_columns = cdc_lakehouse._cdc_column_names(model) if recorded is none else [] -%}
+    {%- set scope = cdc_lakehouse.cdc_test_scope(changes)
+          if recorded is none and '__cdc_loaded_in_this_run__' in (config.get('where') or '')
           else {'kind': 'all'} -%}
     {%- set scoped = scope.kind != 'all' -%}
     {%- set change_keys = change_key_columns or key_columns -%}
@@ -35,7 +39,6 @@
         {%- do touched_gold.append('touched.' ~ model_column ~ ' <=> gold.' ~ model_column) -%}
     {%- endfor -%}
 
-    {%- set recorded = cdc_lakehouse._cdc_recorded_check() -%}
     {%- set recorded_columns = {} -%}
     {%- for column in key_columns -%}
         {%- do recorded_columns.update({column: 'string'}) -%}
