@@ -21,9 +21,11 @@ A public macro of `macros/<...>/<folder>/` is documented in
 `test_<name>`, materializations as dbt names their macro:
 `materialization_<name>_<adapter>`), with a description and the arguments of the Jinja
 signature, same names, same order, each with a type and a description. A private macro or
-an implementation has no YAML entry and opens its body with a Jinja comment
-(`{#- What it does. -#}`) whose first line says what it does, a sentence of its own (it ends
-with a full stop; more lines may follow).
+an implementation opens its body with a Jinja comment (`{#- What it does. -#}`) whose first
+line says what it does, a sentence of its own (it ends with a full stop); what more it needs
+to say goes into an entry of the same YAML file (checked as a public macro's entry is).
+Prose lives in YAML and in docs/, not in comments: `{# #}` lines are at most
+MAX_COMMENT_SHARE of the lines under macros/ (the anchors: 4-7 %).
 
 Signatures are read from the SQL files with a regular expression (fast, no dbt needed);
 tests/unit/test_macro_docs.py also runs `dbt parse` to check that dbt finds the same macros.
@@ -53,6 +55,8 @@ _BLOCK = re.compile(
 )
 _ADAPTER = re.compile(r"adapter\s*=\s*['\"](\w+)['\"]")
 _LEADING_COMMENT = re.compile(r"\s*\{#-?(?P<text>.*?)-?#\}", re.DOTALL)
+_COMMENT = re.compile(r"\{#.*?#\}", re.DOTALL)
+MAX_COMMENT_SHARE = 0.07
 _HOOK_ROW = re.compile(r"^\|\s*`(?P<hook>\w+)\((?P<arguments>[^)]*)\)`\s*\|", re.MULTILINE)
 
 
@@ -291,21 +295,17 @@ def find_problems(
     for signature in signatures:
         defined.add(signature.name)
         doc = by_name.get(signature.name)
+        expected_yaml = yaml_path_for(signature.path.parent)
         if not is_public(signature.name):
             kind = "private" if is_private(signature.name) else "an implementation"
-            if doc is not None:
-                problems.append(
-                    f"{signature.name}: {kind}, documented in {doc.path}: drop its entry"
-                    " (a leading `{#- ... -#}` comment documents it)"
-                )
             if not signature.has_leading_comment:
                 problems.append(
                     f"{signature.name} ({signature.path}): {kind}, its body does not open"
                     " with a `{#- What it does. -#}` comment (a first line that ends with '.')"
                 )
-            continue
-        expected_yaml = yaml_path_for(signature.path.parent)
-        if doc is None:
+            if doc is None:
+                continue
+        elif doc is None:
             problems.append(
                 f"{signature.name} ({signature.path}): no entry in {expected_yaml}"
                 f" (arguments: {', '.join(signature.arguments) or 'none'})"
@@ -335,12 +335,36 @@ def find_problems(
     return problems
 
 
+def comment_lines(text: str) -> int:
+    """How many lines of `text` hold a `{# #}` comment."""
+    return sum(match.group(0).count("\n") + 1 for match in _COMMENT.finditer(text))
+
+
+def comment_share(macros_dir: Path) -> tuple[int, int]:
+    """(comment lines, lines) of the SQL files under `macros_dir`."""
+    texts = [path.read_text(encoding="utf-8") for path in sorted(macros_dir.rglob("*.sql"))]
+    return sum(map(comment_lines, texts)), sum(len(text.splitlines()) for text in texts)
+
+
+def comment_problems(macros_dir: Path) -> list[str]:
+    comments, lines = comment_share(macros_dir)
+    if lines and comments > MAX_COMMENT_SHARE * lines:
+        return [
+            f"{macros_dir}: {comments} of {lines} lines ({comments / lines:.0%}) are `{{# #}}`"
+            f" comments, more than {MAX_COMMENT_SHARE:.0%}: say it in the folder's YAML"
+            " entries or in docs/"
+        ]
+    return []
+
+
 def check(macros_dir: Path = MACROS_DIR) -> list[str]:
     interface_path = interface_path_for(macros_dir)
     interface = family_interface(
         interface_path.read_text(encoding="utf-8") if interface_path.is_file() else ""
     )
-    return find_problems(macro_signatures(macros_dir), macro_docs(macros_dir), interface)
+    return find_problems(
+        macro_signatures(macros_dir), macro_docs(macros_dir), interface
+    ) + comment_problems(macros_dir)
 
 
 def yaml_stub(signature: MacroSignature) -> str:

@@ -171,8 +171,13 @@ _FAMILY = [
     [
         (
             [_sig("_m", ("a",), _SIG.path)],
+            [_doc("_m", ("b",))],
+            "_m: YAML arguments (b) differ from the signature (a)",
+        ),
+        (
+            [_sig("_m", ("a",), _SIG.path, commented=False)],
             [_doc("_m", ("a",))],
-            "_m: private, documented in macros/utils/_utils__macros.yml: drop its entry",
+            "_m (macros/utils/m.sql): private, its body does not open with a `{#-",
         ),
         (
             [_sig("_m", ("a",), _SIG.path, commented=False)],
@@ -193,9 +198,9 @@ _FAMILY = [
         ),
         (_FAMILY[1:], [], "connector family fam: no hook detect"),
         (
-            [*_FAMILY, _sig("fam__key", ("message", "announced_key")), _SIG],
-            [_doc(), _doc("fam__key", ("message", "announced_key"))],
-            "fam__key: an implementation, documented in",
+            [*_FAMILY, _SIG],
+            [_doc(), _doc("fam__key", ("message", "announced_key"), Path("macros/x/_x.yml"))],
+            "fam__key: documented in macros/x/_x.yml, not in macros/connectors/fam/",
         ),
         (
             [_SIG, _sig("default__m", ("a",), _SIG.path)],
@@ -215,6 +220,29 @@ def test_find_problems_reports_private_macros_and_implementations(
 def test_find_problems_accepts_a_family_and_a_dispatch_implementation() -> None:
     signatures = [*_FAMILY, _SIG, _sig("default__m", ("a", "b"), _SIG.path)]
     assert find_problems(signatures, [_doc()], _INTERFACE) == []
+
+
+def test_find_problems_accepts_an_entry_of_a_private_macro() -> None:
+    signatures = [_SIG, _sig("_m", ("a",), _SIG.path)]
+    assert find_problems(signatures, [_doc(), _doc("_m", ("a",))]) == []
+
+
+def test_check_fails_when_comments_outgrow_their_share(tmp_path: Path) -> None:
+    copy = tmp_path / "macros"
+    copy.mkdir()
+    (copy / "m.sql").write_text(
+        "{% macro _m() %}\n    {#- What it does. -#}\n    select 1\n{% endmacro %}\n"
+        + "-- a line\n" * 36
+    )
+    assert macro_docs.comment_problems(copy) == []
+    (copy / "m.sql").write_text(
+        "{% macro _m() %}\n    {#- What it does.\n    Why,\n    and how,\n    at length. -#}\n"
+        "    select 1\n{% endmacro %}\n" + "-- a line\n" * 36
+    )
+    assert macro_docs.comment_problems(copy) == [
+        f"{copy}: 4 of 43 lines (9%) are `{{# #}}` comments, more than 7%: say it in the"
+        " folder's YAML entries or in docs/"
+    ]
 
 
 def test_the_interface_page_names_the_hooks_cdc_family_hook_knows() -> None:
