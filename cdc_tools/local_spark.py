@@ -56,9 +56,11 @@ TABLE_FORMATS = ("parquet", "delta", "iceberg")
 
 
 def local_target() -> str:
-    """The profile's target a local session is made for: DBT_TARGET if it names an in-process
-    one (`local`, `delta`, `iceberg`, `s3`), else `local`."""
-    target = os.environ.get("DBT_TARGET", "local")
+    """The profile's target a local session is made for: the profile's own `target` (DBT_TARGET,
+    else the target of CDC_GOLD_FILE_FORMAT) if it names an in-process one (`local`, `delta`,
+    `iceberg`, `s3`), else `local`."""
+    profiles = yaml.safe_load((PROFILES_DIR / "profiles.yml").read_text())
+    target = _render(str(profiles["cdc_spark"]["target"]))
     return target if target in LOCAL_TARGETS else "local"
 
 

@@ -1,8 +1,8 @@
 """The Delta Lake scenario of tests/e2e/test_delta_gold.py, run in processes of their own.
 
 Delta's catalog is a static setting of a Spark session, and the pytest workers hold one on the
-`local` target, so this runs on sessions of the `delta` target (DBT_TARGET=delta, gold models
-with CDC_GOLD_FILE_FORMAT=delta) in new processes:
+`local` target, so this runs on sessions of the `delta` target (which CDC_GOLD_FILE_FORMAT=delta
+chooses, as it chooses the gold models' format) in new processes:
 `python -m tests.e2e.delta_gold_scenario <work folder> first|resume`.
 
 `first`: batch 0 (a first `dbt run`, some of its changes withheld) and its checks, then batch

@@ -2,8 +2,8 @@
 
 Builds of their own, in processes of their own: Delta's catalog is a static setting of a Spark
 session and this worker's session is on the `local` target. The processes
-(tests/e2e/delta_gold_scenario.py) run on the `delta` target with every gold model on
-`file_format: delta` (var `cdc_gold_file_format`). The first builds batch 0 and is SIGKILLed
+(tests/e2e/delta_gold_scenario.py) run with `CDC_GOLD_FILE_FORMAT=delta` alone: every gold
+model on `file_format: delta`, and the profile's `delta` target, which the format chooses. The first builds batch 0 and is SIGKILLed
 inside batch 1's customers MERGE; the `dbt` command reruns batch 1's build, and a second
 process started meanwhile waits for the warehouse, then replays the same files, runs the
 maintenance operations and rebuilds with `--full-refresh`, comparing gold and
@@ -116,11 +116,11 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict:  # type: ignore[ty
         spark_home,
         "t_delta",
         work / "landing",
-        DBT_TARGET="delta",
         CDC_GOLD_FILE_FORMAT="delta",
         CDC_SPARK_JARS_DIR=str(jars),
         PYTHONUNBUFFERED="1",
     )
+    env.pop("DBT_TARGET", None)  # the format chooses the target (profiles/profiles.yml)
     env.pop("CDC_WAREHOUSE_LOCK_TIMEOUT", None)
     scenario = [sys.executable, "-m", "tests.e2e.delta_gold_scenario", str(work)]
     first = subprocess.Popen(

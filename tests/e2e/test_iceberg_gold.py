@@ -6,7 +6,7 @@ Server with the schema wrapper, Db2), Canal flat messages and Maxwell's daemon (
 records keyed as Maxwell keys them), the last two with key changes, a table without a primary
 key, truncates (Canal) and redelivered messages. One process of its own (why: the catalog is
 a static setting, and the pytest workers hold a session on the `local` target) runs with
-`DBT_TARGET=iceberg` and `CDC_GOLD_FILE_FORMAT=iceberg`: a full build on the first batch, an
+`CDC_GOLD_FILE_FORMAT=iceberg` alone (the profile's target follows it): a full build on the first batch, an
 incremental build on the second, then `dbt run-operation cdc_expire_snapshots`. After each,
 gold equals the source databases (`compare_database` for the Debezium sources;
 `captured_rows` against the Canal and Maxwell oracles, as tests/e2e/test_alibaba_sources.py
@@ -175,8 +175,9 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     tmp = tmp_path_factory.mktemp("iceberg")
     env = process_env(
         tmp / "spark", SCHEMA, tmp / "landing",
-        DBT_TARGET="iceberg", CDC_GOLD_FILE_FORMAT="iceberg", CDC_SPARK_JARS_DIR=str(jars),
+        CDC_GOLD_FILE_FORMAT="iceberg", CDC_SPARK_JARS_DIR=str(jars),
     )  # fmt: skip
+    env.pop("DBT_TARGET", None)  # the format chooses the target (profiles/profiles.yml)
     command = [sys.executable, "-m", "tests.e2e.test_iceberg_gold", str(tmp)]
     done = subprocess.run(
         command, env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=1500

@@ -5,12 +5,13 @@ profiles' jar glob reaches Spark as a list of files."""
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import pytest
 import yaml
 
-from cdc_tools import spark_jars
+from cdc_tools import local_spark, spark_jars
 from cdc_tools.local_spark import PROFILES_DIR
 from cdc_tools.session_hook import expand_jar_globs
 
@@ -162,6 +163,41 @@ def test_the_profiles_jar_glob_reaches_spark_as_files(tmp_path: Path) -> None:
     unset = {"spark.jars": ""}
     expand_jar_globs(unset)
     assert "spark.jars" not in unset
+
+
+@pytest.mark.parametrize(
+    ("environment", "target"),
+    [
+        ({}, "local"),
+        ({"CDC_GOLD_FILE_FORMAT": "parquet"}, "local"),
+        ({"CDC_GOLD_FILE_FORMAT": "delta"}, "delta"),
+        ({"CDC_GOLD_FILE_FORMAT": "iceberg"}, "iceberg"),
+        ({"CDC_GOLD_FILE_FORMAT": "delta", "DBT_TARGET": "s3"}, "s3"),
+        ({"CDC_GOLD_FILE_FORMAT": "iceberg", "DBT_TARGET": "connect"}, "connect"),
+    ],
+)
+def test_gold_format_chooses_the_profile_target(
+    monkeypatch: pytest.MonkeyPatch, environment: dict[str, str], target: str
+) -> None:
+    """One variable chooses gold's format and the session it needs: the profile's `target`,
+    rendered by dbt's own profile renderer, is DBT_TARGET, else the format's target; the
+    Python that starts a session for dbt (local_spark.local_target) reads the same line."""
+    from argparse import Namespace
+
+    from dbt.config.renderer import ProfileRenderer
+    from dbt.flags import set_from_args
+    from dbt_common.context import set_invocation_context
+
+    for name in ("DBT_TARGET", "CDC_GOLD_FILE_FORMAT"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    set_from_args(Namespace(), None)
+    set_invocation_context(dict(os.environ))
+    raw = yaml.safe_load((PROFILES_DIR / "profiles.yml").read_text())["cdc_spark"]["target"]
+    assert ProfileRenderer({}).render_value(raw) == target
+    in_process = target if target in local_spark.LOCAL_TARGETS else "local"
+    assert local_spark.local_target() == in_process
 
 
 def test_the_format_targets_pass_the_jars_and_their_catalog() -> None:
