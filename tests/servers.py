@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from cdc_tools.cluster import port_open
+from workbench.servers.cluster import port_open
 
 
 @contextmanager

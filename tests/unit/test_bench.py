@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools import processes
 from workbench import bench, spark_profile
 from workbench.bench import StepResult, formats
+from workbench.servers import processes
 
 
 # ------------------------------------------------------------------- planning

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cdc_tools.local_spark import REPO_ROOT
-from cdc_tools.processes import CLOCK_TICKS, sample_tree
 from workbench.bench.settings import SAMPLE_INTERVAL_S
+from workbench.servers.processes import CLOCK_TICKS, sample_tree
 
 
 @dataclass

@@ -17,8 +17,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cdc_tools.cluster import free_port
 from workbench.realdb.server import ThrowawayServer, open_session
+from workbench.servers.cluster import free_port
 
 INSTALL_HINT = (
     "MariaDB's server binaries ({missing}) were not found on PATH or in /usr/sbin, /usr/bin. "

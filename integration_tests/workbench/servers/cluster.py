@@ -1,15 +1,15 @@
 """A Spark standalone cluster on this machine, for dbt's `thrift` target.
 
-`python -m cdc_tools.cluster up` starts, from the installed pyspark distribution and on
+`python -m workbench.servers.cluster up` starts, from the installed pyspark distribution and on
 127.0.0.1 only:
 
 1. a standalone **master** (`org.apache.spark.deploy.master.Master`);
 2. one **worker** (`org.apache.spark.deploy.worker.Worker`), which starts the executor JVM
    of each application in its own process;
-3. a **Hive metastore service** (`cdc_tools/metastore_server.py`: Derby behind Hive's
+3. a **Hive metastore service** (`metastore_server.py` beside this file: Derby behind Hive's
    metastore Thrift API), which the Thrift Server reaches by `hive.metastore.uris`, as a
    cluster's Spark reaches its shared metastore;
-4. the **Spark Thrift Server** (`HiveThriftServer2`, started by `cdc_tools/thrift_server.py`)
+4. the **Spark Thrift Server** (`HiveThriftServer2`, started by `thrift_server.py` beside this file)
    submitted to that master with `spark-submit`, with its own warehouse, and the project's
    Python UDFs shipped to the executors (`--py-files`);
 5. with `--connect-port` (`ClusterSpec.connect_port`), a **Spark Connect server** submitted
@@ -22,7 +22,7 @@ this machine, each `dbt` command then paying neither the JVM's start nor its war
 
 Everything lives under one folder (default `.cluster/`, git-ignored): logs, the metastore,
 the warehouse, the worker's work folder, and `cluster.json` (ports and process ids).
-`python -m cdc_tools.cluster down` stops what `up` started (each process group, then
+`python -m workbench.servers.cluster down` stops what `up` started (each process group, then
 anything left holding a port); `status` prints the state file.
 
 dbt reaches the Thrift Server with the `thrift` target of profiles/profiles.yml:
@@ -51,7 +51,12 @@ from cdc_tools.local_spark import REPO_ROOT, local_jars, table_format_conf
 DEFAULT_HOME = REPO_ROOT / ".cluster"
 LOOPBACK = "127.0.0.1"
 STATE_FILE = "cluster.json"
-THRIFT_SERVER_SCRIPT = REPO_ROOT / "cdc_tools" / "thrift_server.py"
+THRIFT_SERVER_SCRIPT = Path(__file__).with_name("thrift_server.py")
+# the lab (workbench, beside the consumer project) and the package's tooling (cdc_tools, at
+# the root): the path of every Python process the servers start (the metastore service's,
+# the Thrift Server's driver, the UDFs' workers)
+LAB_ROOT = Path(__file__).resolve().parents[2]
+SERVER_PYTHONPATH = os.pathsep.join([str(REPO_ROOT), str(LAB_ROOT)])
 START_TIMEOUT_S = 180.0
 
 
@@ -219,7 +224,7 @@ def cluster_env(
             "SPARK_DAEMON_JAVA_OPTS": _java_options(home, java_options),
             "PYSPARK_PYTHON": sys.executable,
             "PYSPARK_DRIVER_PYTHON": sys.executable,
-            "PYTHONPATH": str(REPO_ROOT),
+            "PYTHONPATH": SERVER_PYTHONPATH,
         }
     )
     return env
@@ -240,7 +245,7 @@ def _resolve(spec: ClusterSpec) -> ClusterSpec:
         elif port_open(port):
             raise ClusterError(
                 f"port {port} ({name}) on {LOOPBACK} is in use: stop what holds it "
-                f"(python -m cdc_tools.cluster down), or choose another port"
+                f"(python -m workbench.servers.cluster down), or choose another port"
             )
         ports[name] = port
     return ClusterSpec(**{**asdict(spec), **ports})
@@ -336,7 +341,7 @@ def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterSta
         java_options = _java_options(home, spec.java_options)
         metastore = _start(
             "metastore",
-            [sys.executable, "-m", "cdc_tools.metastore_server", "--home", str(home),
+            [sys.executable, "-m", "workbench.servers.metastore_server", "--home", str(home),
              "--port", str(spec.metastore_port), f"--java-options={java_options}"],
             env, home,
         )  # fmt: skip
@@ -564,7 +569,7 @@ class ClusterProcess:
 
 def processes(state: ClusterState) -> list[ClusterProcess]:
     """Every live process the cluster runs: the three `up` started and their descendants."""
-    from cdc_tools.processes import descendants, proc_table
+    from workbench.servers.processes import descendants, proc_table
 
     table = proc_table()
     parents = {pid: stat.ppid for pid, stat in table.items()}
@@ -634,7 +639,7 @@ def running(home: Path, spec: ClusterSpec | None = None) -> Iterator[ClusterStat
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m cdc_tools.cluster", description=__doc__.split("\n\n")[0]
+        prog="python -m workbench.servers.cluster", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("command", choices=["up", "down", "status"])
     parser.add_argument(

@@ -1,6 +1,6 @@
 """A long-lived local Spark: a Spark Connect server on 127.0.0.1, for dbt's `connect` target.
 
-`python -m cdc_tools.connect_server up` (`make spark-up`) starts Spark's Connect server
+`python -m workbench.servers.connect_server up` (`make spark-up`) starts Spark's Connect server
 (`SparkConnectServer`, from the installed pyspark distribution) in the background with the
 settings of the profile's `local` target (profiles/profiles.yml: one source of truth, read by
 `server_conf`): the same master, driver memory, Java options, warehouse and Derby metastore
@@ -31,9 +31,11 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from cdc_tools.cluster import (
+from cdc_tools.local_spark import LOCAL_TARGETS, local_spark_conf
+from workbench.servers.cluster import (
     HIVE_CATALOG,
     SERVER_CLASS,
+    SERVER_PYTHONPATH,
     ClusterError,
     alive,
     connect_jar,
@@ -41,7 +43,6 @@ from cdc_tools.cluster import (
     port_open,
     spark_home,
 )
-from cdc_tools.local_spark import LOCAL_TARGETS, REPO_ROOT, local_spark_conf
 
 LOOPBACK = "127.0.0.1"
 DEFAULT_PORT = 15002
@@ -124,7 +125,8 @@ def submit_argv(conf: dict[str, str]) -> list[str]:
 def server_env() -> dict[str, str]:
     """The server's environment: loopback only, this interpreter and the project for the
     Python workers."""
-    paths = [str(REPO_ROOT), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
+    inherited = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    paths = [*SERVER_PYTHONPATH.split(os.pathsep), *[p for p in inherited if p]]
     return {
         **os.environ,
         "SPARK_HOME": str(spark_home()),
@@ -161,7 +163,7 @@ def up(port: int = DEFAULT_PORT, target: str = "local", home: Path | None = None
     conf = server_conf(target, port)
     with log.open("ab") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "cdc_tools.connect_server", "serve", "--conf-json",
+            [sys.executable, "-m", "workbench.servers.connect_server", "serve", "--conf-json",
              json.dumps(conf)],
             env=server_env(),
             stdout=out,
@@ -237,7 +239,7 @@ def down(home: Path | None = None) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m cdc_tools.connect_server", description=__doc__.split("\n\n")[0]
+        prog="python -m workbench.servers.connect_server", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("command", choices=["up", "down", "status", "serve"])
     parser.add_argument(

@@ -1,7 +1,7 @@
 """Processes from /proc: parent, CPU ticks and resident memory of a process and its tree.
 
 Used by the benchmark (`workbench.bench`, peak memory and CPU of a measured run) and by the
-local cluster (`cdc_tools.cluster`, every process the cluster started, to stop them all).
+local cluster (`workbench.servers.cluster`, every process the cluster started, to stop them all).
 """
 
 from __future__ import annotations
