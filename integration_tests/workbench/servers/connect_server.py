@@ -27,7 +27,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from workbench.servers.cluster import (
     alive,
     connect_jar,
     free_port,
+    poll_until,
     port_open,
     spark_home,
 )
@@ -173,21 +173,24 @@ def up(port: int = DEFAULT_PORT, target: str = "local", home: Path | None = None
         )  # fmt: skip
     url = f"sc://{LOOPBACK}:{port}"
     state = ConnectState(process.pid, port, url, str(home), str(log), target)
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while not port_open(port):
+
+    def listening() -> bool:
+        if port_open(port):
+            return True
         if process.poll() is not None:
             tail = "".join(log.read_text(errors="replace").splitlines(keepends=True)[-15:])
             raise ConnectServerError(
                 f"the Spark Connect server exited with code {process.returncode} before "
                 f"listening on {LOOPBACK}:{port}; see {log}:\n{tail}"
             )
-        if time.monotonic() > deadline:
-            _stop(process.pid)
-            raise ConnectServerError(
-                f"the Spark Connect server did not listen on {LOOPBACK}:{port} within "
-                f"{START_TIMEOUT_S:.0f} s; see {log}"
-            )
-        time.sleep(0.25)
+        return False
+
+    if not poll_until(listening, START_TIMEOUT_S, 0.25):
+        _stop(process.pid)
+        raise ConnectServerError(
+            f"the Spark Connect server did not listen on {LOOPBACK}:{port} within "
+            f"{START_TIMEOUT_S:.0f} s; see {log}"
+        )
     (folder / STATE_FILE).write_text(json.dumps(asdict(state), indent=2) + "\n")
     return state
 
@@ -209,19 +212,19 @@ def serve(conf: dict[str, str]) -> None:
 def _stop(pid: int, timeout: float = STOP_TIMEOUT_S) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    poll_until(lambda: not alive(pid), timeout, 0.2)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
     # the rest of its group (the JVM's children) holds the warehouse lock until it is gone
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(pid, 0)
-        except (ProcessLookupError, PermissionError):
-            return
-        time.sleep(0.1)
+    poll_until(lambda: not _group_alive(pid), timeout, 0.1)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
 
 
 def down(home: Path | None = None) -> str | None:
