@@ -204,7 +204,9 @@ def serve(conf: dict[str, str]) -> None:
     os.environ[warehouse_lock.TIMEOUT_ENV] = "0"  # a warehouse in use: stop, say by whom
     warehouse_lock.acquire(conf)
     for fd in warehouse_lock.held_descriptors():
-        os.set_inheritable(fd, True)
+        # a copy of the lock's descriptor, kept across exec: the same open file, so the
+        # same lock (the lock's own descriptor is filelock's, closed at exec)
+        os.set_inheritable(os.dup(fd), True)
     argv = submit_argv(conf)
     os.execv(argv[0], argv)
 
