@@ -91,7 +91,10 @@ lint: venv
 	@mkdir -p $(LINT_LANDING) && rm -rf $(LINT_LANDING)/*
 	$(LINT_ENV) $(PY) -m sqlfluff lint --processes 2 models macros tests/dbt
 	cd $(CONSUMER) && $(LINT_ENV) ../$(PY) -m sqlfluff lint --processes 2 models macros
-	$(PY) -m cdc_tools.check_yaml
+	@# every YAML file git knows of or would add (not ignored ones) parses: pre-commit-hooks'
+	@# check-yaml, the pre-commit hook's command
+	set -o pipefail; git ls-files -z --cached --others --exclude-standard -- '*.yml' '*.yaml' \
+	  | xargs -0 $(PY) -m pre_commit_hooks.check_yaml --allow-multiple-documents
 
 # two pytest workers (pytest-xdist), each with its own Spark session and metastore; a test
 # module runs whole on one worker (its module fixtures build once), and so do the modules
