@@ -427,8 +427,6 @@ def test_write_report_links_the_plot(tmp_path: Path) -> None:
 def test_run_measured_shows_dbt_node_lines_as_they_come(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from workbench.bench import sampling
-
     lines = [
         "12:00:00  Running with dbt=1.11",
         "12:00:01  1 of 2 START sql table model a ..... [RUN]",
