@@ -91,7 +91,10 @@ lint: venv
 	@mkdir -p $(LINT_LANDING) && rm -rf $(LINT_LANDING)/*
 	$(LINT_ENV) $(PY) -m sqlfluff lint --processes 2 models macros tests/dbt
 	cd $(CONSUMER) && $(LINT_ENV) ../$(PY) -m sqlfluff lint --processes 2 models macros
-	$(PY) -m cdc_tools.check_yaml
+	@# every YAML file git knows of or would add (not ignored ones) parses: pre-commit-hooks'
+	@# check-yaml, the pre-commit hook's command
+	set -o pipefail; git ls-files -z --cached --others --exclude-standard -- '*.yml' '*.yaml' \
+	  | xargs -0 $(PY) -m pre_commit_hooks.check_yaml --allow-multiple-documents
 
 # two pytest workers (pytest-xdist), each with its own Spark session and metastore; a test
 # module runs whole on one worker (its module fixtures build once), and so do the modules
@@ -120,26 +123,26 @@ docs-serve: docs
 
 # a Spark standalone cluster on 127.0.0.1 for the `thrift` target (docs/operations.md, "Running on a Spark cluster")
 cluster-up: setup
-	$(PY) -m cdc_tools.cluster up
+	$(PY) -m workbench.servers.cluster up
 
 # one long-lived local Spark for dbt's `connect` target: a Spark Connect server on 127.0.0.1:15002
 # with the `local` target's settings and warehouse (docs/operations.md, "A long-lived local Spark");
 # SPARK_TARGET=delta or iceberg: that target's settings; stopped by make spark-down
 SPARK_TARGET ?= local
 spark-up: setup
-	$(PY) -m cdc_tools.connect_server up --target $(SPARK_TARGET)
+	$(PY) -m workbench.servers.connect_server up --target $(SPARK_TARGET)
 
 spark-down:
-	@if [ -x $(PY) ]; then $(PY) -m cdc_tools.connect_server down; fi
+	@if [ -x $(PY) ]; then $(PY) -m workbench.servers.connect_server down; fi
 
 # one long-lived Spark (the Thrift Server alone on local[2], one JVM, and its metastore service) for the `thrift`
 # target: dbt commands run again and again skip the JVM's start and warm-up
 # (docs/operations.md, "A long-lived local Spark"); stopped by make cluster-down
 spark-server-up: setup
-	$(PY) -m cdc_tools.cluster up --local
+	$(PY) -m workbench.servers.cluster up --local
 
 cluster-down:
-	@if [ -x $(PY) ]; then $(PY) -m cdc_tools.cluster down; fi
+	@if [ -x $(PY) ]; then $(PY) -m workbench.servers.cluster down; fi
 
 clean: cluster-down spark-down
 	rm -rf target logs .spark .cluster landing results

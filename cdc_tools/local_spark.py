@@ -105,7 +105,7 @@ def local_jars() -> list[str]:
 
 
 CONNECT_TARGET = "connect"
-"""The profile's target of a Spark Connect server (`cdc_tools.connect_server`)."""
+"""The profile's target of a Spark Connect server (`workbench.servers.connect_server`)."""
 
 
 def remote_url() -> str | None:

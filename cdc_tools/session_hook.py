@@ -137,7 +137,7 @@ def expand_jar_globs(options: dict[str, Any]) -> None:
 
 def prepare_jvm_options(options: dict[str, Any]) -> None:
     """Edit the settings of a JVM about to start (a session's, or a server's that
-    `cdc_tools.connect_server` starts): the globs of `spark.jars` expanded, then each
+    `workbench.servers.connect_server` starts): the globs of `spark.jars` expanded, then each
     preparer of `add_jvm_preparer`, in order."""
     expand_jar_globs(options)
     for preparer in _JVM_PREPARERS:
@@ -201,8 +201,8 @@ def check_reachable(url: str, timeout: float = 5.0) -> None:
     except OSError as exc:
         raise ConnectServerUnreachable(
             f"no Spark Connect server answers at {url} ({exc.strerror or exc}): start one with "
-            "`make spark-up` (python -m cdc_tools.connect_server up), point CDC_SPARK_REMOTE at "
-            "a running one, or use another target (DBT_TARGET=local)"
+            "`make spark-up` (python -m workbench.servers.connect_server up), point "
+            "CDC_SPARK_REMOTE at a running one, or use another target (DBT_TARGET=local)"
         ) from None
     _REACHED.add(url)
 

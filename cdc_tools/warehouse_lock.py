@@ -4,9 +4,11 @@ The `local` profile's embedded Derby metastore admits one process. A second `dbt
 started on the same `.spark/` used to print thousands of lines of Derby and Hive stack
 traces before it went on. `acquire(options)` is called by the session hook
 (`session_hook.py`) and by `cdc_tools.local_spark.get_local_spark` before a Spark session is
-created: it takes `fcntl.flock` on `<spark home>/warehouse.lock` (the folder holding the
-Derby `metastore_db`) and holds it for the life of the process (the OS releases it when the
-process ends, however it ends). The holder writes its pid and command line into the file.
+created: it takes the OS lock of `<spark home>/warehouse.lock` (the folder holding the Derby
+`metastore_db`; `filelock`, `flock` on Unix) and holds it for the life of the process (the OS
+releases it when the process ends, however it ends). The holder writes its pid and command
+line into the file once it holds it (filelock's `on_acquired`: a waiter opens the file without
+truncating it, so the record stays the holder's).
 
 A second process waits, with one line on stderr naming the command that holds the
 warehouse, and goes on when that command ends. With `CDC_WAREHOUSE_LOCK_TIMEOUT=<seconds>`
@@ -20,16 +22,16 @@ in-process on it), and nothing is locked once the process already runs a Spark c
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import re
 import sys
-import time
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
+
+from filelock import FileLock, Timeout
 
 LOCK_FILE_NAME = "warehouse.lock"
 TIMEOUT_ENV = "CDC_WAREHOUSE_LOCK_TIMEOUT"
@@ -37,7 +39,8 @@ CONNECTION_URL_KEY = "spark.hadoop.javax.jdo.option.ConnectionURL"
 POLL_SECONDS = 0.5
 
 _DERBY_NAME_ATTRIBUTE = re.compile(r";\s*databaseName=([^;]+)")
-_HELD: dict[str, int] = {}  # lock file path -> open descriptor, for the process lifetime
+# lock file path -> the lock and its open descriptor, for the process lifetime
+_HELD: dict[str, tuple[FileLock, int]] = {}
 
 
 class WarehouseBusyError(RuntimeError):
@@ -94,18 +97,6 @@ def _timeout() -> float | None:
         ) from exc
 
 
-def _try_lock(fd: int) -> bool:
-    import fcntl
-
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-            return False
-        raise
-    return True
-
-
 def _write_holder(fd: int) -> None:
     record = {
         "pid": os.getpid(),
@@ -122,35 +113,43 @@ def acquire_path(path: Path, *, stream: TextIO | None = None) -> None:
     key = str(path)
     if key in _HELD:
         return
-    if sys.platform == "win32":  # pragma: no cover - no fcntl; Derby's own check remains
+    if sys.platform == "win32":  # pragma: no cover - Windows' locks bar reading the record
         return
     timeout = _timeout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        if not _try_lock(fd):
-            out = stream or sys.stderr
-            running = describe_holder(path)
-            if timeout is not None and timeout <= 0:
-                raise WarehouseBusyError(_busy_message(path, running, timeout))
-            limit = "" if timeout is None else f" for up to {timeout:g} s"
-            print(
-                f"cdc: the warehouse {path.parent} is in use by {running}; waiting{limit} "
-                f"for it to finish (only one process may use it at a time; {TIMEOUT_ENV}=0 "
-                "stops instead of waiting)",
-                file=out,
-                flush=True,
-            )
-            deadline = None if timeout is None else time.monotonic() + timeout
-            while not _try_lock(fd):
-                if deadline is not None and time.monotonic() >= deadline:
-                    raise WarehouseBusyError(_busy_message(path, describe_holder(path), timeout))
-                time.sleep(POLL_SECONDS)
+    descriptors: list[int] = []
+
+    def held(fd: int) -> None:
         _write_holder(fd)
-    except BaseException:
-        os.close(fd)
-        raise
-    _HELD[key] = fd
+        descriptors.append(fd)
+
+    lock = FileLock(
+        path,
+        thread_local=False,  # held by the process, whichever thread took it
+        fallback_to_soft=False,  # no flock on this file system: fail, never a weaker lock
+        preserve_lock_file=True,  # the file is the holder's record
+        on_acquired=held,
+    )
+    try:
+        lock.acquire(blocking=False)
+    except Timeout:
+        running = describe_holder(path)
+        if timeout is not None and timeout <= 0:
+            raise WarehouseBusyError(_busy_message(path, running, timeout)) from None
+        limit = "" if timeout is None else f" for up to {timeout:g} s"
+        print(
+            f"cdc: the warehouse {path.parent} is in use by {running}; waiting{limit} "
+            f"for it to finish (only one process may use it at a time; {TIMEOUT_ENV}=0 "
+            "stops instead of waiting)",
+            file=stream or sys.stderr,
+            flush=True,
+        )
+        try:
+            lock.acquire(timeout=-1 if timeout is None else timeout, poll_interval=POLL_SECONDS)
+        except Timeout:
+            message = _busy_message(path, describe_holder(path), timeout)
+            raise WarehouseBusyError(message) from None
+    _HELD[key] = (lock, descriptors[0])
 
 
 def _busy_message(path: Path, running: str, timeout: float | None) -> str:
@@ -179,12 +178,12 @@ def acquire(options: Mapping[str, Any], *, stream: TextIO | None = None) -> None
 
 def held_descriptors() -> list[int]:
     """The open descriptors of the locks this process holds (a process that `exec`s a
-    server marks them inheritable, so that the server holds the lock)."""
-    return list(_HELD.values())
+    server passes on an inheritable copy of each, so that the server holds the lock)."""
+    return [fd for _, fd in _HELD.values()]
 
 
 def release_all() -> None:
     """Release every lock this process holds (for tests; the OS does it at exit)."""
     while _HELD:
-        _, fd = _HELD.popitem()
-        os.close(fd)
+        _, (lock, _) = _HELD.popitem()
+        lock.release(force=True)

@@ -89,12 +89,17 @@ def wait_until_it_holds_the_warehouse(
     most `timeout` seconds (without a lock there is nothing to see: the test's next steps say
     what happened); fails with the tail of `log` if the process ends first."""
     from cdc_tools.warehouse_lock import LOCK_FILE_NAME, holder
+    from workbench.servers.cluster import poll_until
 
     lock_file = spark_home / LOCK_FILE_NAME
-    deadline = time.monotonic() + timeout
-    while holder(lock_file).get("pid") != process.pid and time.monotonic() < deadline:
+
+    def holds() -> bool:
+        if holder(lock_file).get("pid") == process.pid:
+            return True
         assert process.poll() is None, log.read_text(errors="replace")[-4000:]
-        time.sleep(0.2)
+        return False
+
+    poll_until(holds, timeout, 0.2)
 
 
 @pytest.fixture(scope="session")

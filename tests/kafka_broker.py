@@ -15,9 +15,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from cdc_tools.cluster import free_port
 from cdc_tools.spark_jars import BROKER_JARS_DIR, BROKER_LOCK_FILE, missing_or_wrong, read_lock
 from tests.servers import serving
+from workbench.servers.cluster import free_port
 
 
 @dataclass(frozen=True)

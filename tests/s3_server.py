@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cdc_tools.cluster import free_port
 from cdc_tools.spark_jars import (
     S3_SERVER_JARS_DIR,
     S3_SERVER_LOCK_FILE,
@@ -30,6 +29,7 @@ from cdc_tools.spark_jars import (
 )
 from tests.kafka_broker import _java
 from tests.servers import serving
+from workbench.servers.cluster import free_port
 
 REGION = "us-east-1"
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from cdc_tools.cluster import port_open
+from workbench.servers.cluster import poll_until, port_open
 
 
 @contextmanager
@@ -35,13 +34,16 @@ def serving(
             start_new_session=True,
         )
         try:
-            deadline = time.monotonic() + timeout
-            while not port_open(port):
+
+            def listening() -> bool:
+                if port_open(port):
+                    return True
                 if process.poll() is not None:
                     raise RuntimeError(f"the {name} exited: see {log_path}")
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"the {name} did not start within {timeout:.0f} s")
-                time.sleep(0.2)
+                return False
+
+            if not poll_until(listening, timeout, 0.2):
+                raise RuntimeError(f"the {name} did not start within {timeout:.0f} s")
             yield process
         finally:
             if process.poll() is None:

@@ -1,6 +1,6 @@
 """The project on a distributed Spark: dbt's `thrift` target against a standalone cluster.
 
-`cdc_tools.cluster` starts, from the installed pyspark distribution and on 127.0.0.1 only,
+`workbench.servers.cluster` starts, from the installed pyspark distribution and on 127.0.0.1 only,
 a standalone master, one worker (whose executor is its own JVM) and the Spark Thrift Server
 submitted to that master, with its own metastore and warehouse, and the project's Python
 UDFs shipped to the executor. Gold is on Delta Lake there: the Thrift Server has the `delta`
@@ -35,14 +35,6 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools.cluster import (
-    ClusterError,
-    ClusterSpec,
-    ClusterState,
-    pids_naming,
-    processes,
-    running,
-)
 from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT
 from tests.conftest import COLD_JVM_OPTIONS, DbtProject
 from tests.e2e.test_mongodb_sources import _assert_documents_match, _assert_typed_customers_match
@@ -50,6 +42,14 @@ from tests.e2e.test_simulated_sources import _assert_customer_history_matches
 from tests.s3_server import S3Server, upload
 from workbench.consumer import CONSUMER_DIR
 from workbench.oracle_check import GoldReader, compare_database
+from workbench.servers.cluster import (
+    ClusterError,
+    ClusterSpec,
+    ClusterState,
+    pids_naming,
+    processes,
+    running,
+)
 from workbench.simulator import SimConfig, SimResult, simulate, write_batch
 from workbench.simulator.mongodb import MongoSimResult, simulate_mongodb
 from workbench.simulator.mongodb_config import MongoSimConfig
@@ -76,7 +76,7 @@ BUILD_TIMEOUT_S = 900.0
 beside the other worker's builds). Past this, what it waits for is written down
 (`_stop_a_stuck_build`) and the test fails with it: no build runs twice. (CI's runs of stop
 43 waited in dbt's `CloseSession` while the Thrift Server waited for Hive's function
-registration, which had failed on `LlapSigner$Signable`: `cdc_tools/thrift_server.py`
+registration, which had failed on `LlapSigner$Signable`: `workbench.servers.thrift_server`
 now skips that registration.)"""
 SERVER_CLASS_ERROR = "NoClassDefFoundError"
 

@@ -1,5 +1,5 @@
-"""The long-lived local Spark: `cdc_tools.connect_server` (make spark-up / spark-down) and the
-profile's `connect` target.
+"""The long-lived local Spark: `workbench.servers.connect_server` (make spark-up / spark-down)
+and the profile's `connect` target.
 
 One Spark Connect server, started as `make spark-up` starts it, in a Spark home of the module's
 own (its warehouse, Derby metastore and lock). Its own server because the claims are the
@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from cdc_tools import connect_server
 from cdc_tools.local_spark import PROFILES_DIR, REPO_ROOT, local_spark_conf
 from tests.conftest import COLD_JVM_OPTIONS
 from workbench.consumer import CONSUMER_DIR
+from workbench.servers import connect_server
 
 # the `local` target's settings a session may change: the server must hold the same
 RUNTIME_KEYS = (
@@ -317,7 +317,7 @@ def test_no_server_at_the_endpoint_is_said_with_the_remedy() -> None:
     import socket
 
     from cdc_tools import session_hook
-    from cdc_tools.cluster import free_port
+    from workbench.servers.cluster import free_port
 
     url = f"sc://127.0.0.1:{free_port()}"
     with pytest.raises(session_hook.ConnectServerUnreachable, match="make spark-up"):

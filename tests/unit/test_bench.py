@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from cdc_tools import processes
 from workbench import bench, spark_profile
-from workbench.bench import StepResult, formats
+from workbench.bench import StepResult, formats, sampling
 
 
 # ------------------------------------------------------------------- planning
@@ -90,41 +90,22 @@ def test_generate_source_writes_exactly_the_planned_events(
     assert _lines(increment) == 0
 
 
-# ---------------------------------------------------------------- /proc sampling
-def test_parse_stat_handles_spaces_and_parentheses_in_the_name() -> None:
-    line = "4242 (my (odd) name) S 17 4242 4242 0 -1 4194560 9 0 0 0 123 45 0 0 20 0 1 0"
-    stat = processes.parse_stat(line)
-    assert stat.ppid == 17
-    assert stat.cpu_ticks == 168
-
-
-def test_parse_stat_of_this_process() -> None:
-    stat = processes.parse_stat(Path(f"/proc/{os.getpid()}/stat").read_text())
-    assert stat.ppid == os.getppid()
-    assert stat.cpu_ticks > 0
-
-
-def test_descendants_walks_the_whole_tree() -> None:
-    parents = {2: 1, 3: 2, 4: 3, 5: 1, 6: 99}
-    assert sorted(processes.descendants(1, parents)) == [2, 3, 4, 5]
-    assert processes.descendants(4, parents) == []
-
-
-def test_rss_of_this_process_and_of_a_missing_one() -> None:
-    assert processes.rss_kb(os.getpid()) > 1000
-    assert processes.rss_kb(2**22 + 12345) == 0
+# ---------------------------------------------------------------- process-tree sampling
+def test_sample_tree_of_a_missing_process_is_empty() -> None:
+    assert sampling.sample_tree(2**22 + 12345) == sampling.TreeSample(0, {})
 
 
 def test_sample_tree_counts_child_processes() -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
     try:
         for _ in range(50):  # wait until the child is a python process with some memory
-            if processes.rss_kb(child.pid) > 1000:
+            if sampling.sample_tree(child.pid).rss_kb > 1000:
                 break
-            child.wait(timeout=0.05) if child.poll() is not None else None
-        sample = processes.sample_tree(os.getpid())
-        assert child.pid in sample.cpu_ticks
-        assert sample.rss_kb >= processes.rss_kb(os.getpid()) + processes.rss_kb(child.pid) // 2
+            time.sleep(0.05)
+        sample = sampling.sample_tree(os.getpid())
+        assert child.pid in sample.cpu_s and sample.cpu_s[os.getpid()] > 0
+        alone = sampling.sample_tree(child.pid).rss_kb
+        assert sample.rss_kb >= alone // 2 + 1000
     finally:
         child.kill()
         child.wait()
@@ -446,8 +427,6 @@ def test_write_report_links_the_plot(tmp_path: Path) -> None:
 def test_run_measured_shows_dbt_node_lines_as_they_come(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from workbench.bench import sampling
-
     lines = [
         "12:00:00  Running with dbt=1.11",
         "12:00:01  1 of 2 START sql table model a ..... [RUN]",

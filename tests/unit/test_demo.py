@@ -87,8 +87,8 @@ def test_the_demo_on_the_connect_target_without_a_server_says_how_to_start_one(
     import subprocess
     import sys
 
-    from cdc_tools.cluster import free_port
     from cdc_tools.local_spark import PROFILES_DIR
+    from workbench.servers.cluster import free_port
 
     env = {
         **os.environ,

@@ -3,7 +3,7 @@ imports none of its Python.
 
 The package is the repository's root (dbt_project.yml, models/, macros/, python_udfs/ and
 the user's commands in cdc_tools/); the consumer project (integration_tests/) and the test
-rig (integration_tests/workbench/, tests/) are not installed by anyone.
+rig (integration_tests/workbench/ with its server launchers, tests/) are not installed by anyone.
 """
 
 from __future__ import annotations

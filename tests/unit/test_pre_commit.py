@@ -6,9 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
+from pre_commit_hooks.check_yaml import main
 
-from cdc_tools.check_yaml import main, problems, yaml_files
 from cdc_tools.local_spark import REPO_ROOT
 
 CONFIG = REPO_ROOT / ".pre-commit-config.yaml"
@@ -44,19 +45,37 @@ def test_pre_commit_validates_the_config() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_check_yaml_reports_a_broken_file(tmp_path: Path) -> None:
+def test_check_yaml_reports_a_broken_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     good = tmp_path / "good.yml"
     good.write_text("models:\n  - name: a\n    description: '{{ doc(\"x\") }}'\n")
     bad = tmp_path / "bad.yml"
     bad.write_text("models:\n  - name: a\n   description: misaligned\n")
-    found = problems([good, bad])
-    assert len(found) == 1 and found[0].startswith(f"{bad}:") and "line 3" in found[0]
-    assert main([str(good)]) == 0
-    assert main([str(good), str(bad)]) == 1
+    twice = tmp_path / "twice.yml"
+    twice.write_text("models: []\nmodels: []\n")
+    assert main(["--allow-multiple-documents", str(good)]) == 0
+    capsys.readouterr()
+    assert main(["--allow-multiple-documents", str(good), str(bad)]) == 1
+    found = capsys.readouterr().out
+    assert str(bad) in found and "line 3" in found and str(good) not in found
+    assert main(["--allow-multiple-documents", str(twice)]) == 1, "a key given twice"
 
 
-def test_every_yaml_file_of_the_repo_parses() -> None:
-    files = yaml_files()
-    assert CONFIG in files and REPO_ROOT / "dbt_project.yml" in files
-    assert not any(".venv" in f.parts for f in files)
-    assert problems(files) == []
+def _yaml_files() -> list[str]:
+    """The files `make lint` checks: every YAML file git knows of or would add."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "--", "*.yml", "*.yaml"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [str(REPO_ROOT / name) for name in listed.stdout.splitlines()]
+
+
+def test_every_yaml_file_of_the_repo_parses(capsys: pytest.CaptureFixture[str]) -> None:
+    files = _yaml_files()
+    assert str(CONFIG) in files and str(REPO_ROOT / "dbt_project.yml") in files
+    assert not any("/.venv/" in f or "/dbt_packages/" in f for f in files)
+    assert main(["--allow-multiple-documents", *files]) == 0, capsys.readouterr().out

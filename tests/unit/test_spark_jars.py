@@ -241,8 +241,8 @@ def test_a_spark_started_elsewhere_gets_what_a_format_target_adds(
     """`table_format_conf` (what the cluster's Thrift Server takes for a gold format) is the
     format's profile target less `local`: its jars as absolute paths, extension, catalog and
     options; nothing for parquet."""
-    from cdc_tools.cluster import ClusterSpec, _submit_argv
     from cdc_tools.local_spark import local_spark_conf, table_format_conf
+    from workbench.servers.cluster import ClusterSpec, _submit_argv
 
     (tmp_path / "jars").mkdir()
     for name in ("delta-spark_2.13-4.0.1.jar", "delta-storage-4.0.1.jar"):
@@ -274,7 +274,7 @@ def test_a_cluster_gets_the_landing_listing_whatever_its_format(
     """The Thrift Server of a parquet cluster (no format jars) still gets bronze's listing
     helper, on its class path and shipped to the executors; the credentials of its processes'
     environment (`ClusterSpec.env`) are never in its command line."""
-    from cdc_tools.cluster import ClusterSpec, _submit_argv, cluster_env
+    from workbench.servers.cluster import ClusterSpec, _submit_argv, cluster_env
 
     (tmp_path / "jars").mkdir()
     helper = tmp_path / "jars" / "cdc-landing-files-0123456789abcdef.jar"

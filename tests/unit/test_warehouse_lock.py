@@ -82,6 +82,8 @@ def test_a_busy_warehouse_stops_with_the_command_and_the_remedy(
         assert time.monotonic() - started >= 1.0
         assert len(stream.getvalue().splitlines()) == 1
         assert f"pid {holder.pid}" in stream.getvalue()
+        # the waiters opened the file without truncating it: the record is still the holder's
+        assert warehouse_lock.holder(lock_file)["pid"] == holder.pid
     finally:
         holder.kill()
         holder.wait()

@@ -108,14 +108,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 @contextlib.contextmanager
 def warm_server(formats: Sequence[str], results_dir: Path) -> Iterator[None]:
-    """With the `connect` column: one Spark Connect server (`cdc_tools.connect_server`, the
+    """With the `connect` column: one Spark Connect server (`workbench.servers.connect_server`, the
     `local` target's settings) for the whole run, in a Spark home under the results folder,
     started before the timed steps and stopped after them; its URL and a schema prefix of
     this run go to every measured subprocess (steps.spark_env)."""
     if WARM_FORMAT not in formats:
         yield
         return
-    from cdc_tools import connect_server
+    from workbench.servers import connect_server
 
     home = results_dir / "connect-home"
     shutil.rmtree(home, ignore_errors=True)

@@ -118,9 +118,11 @@ def statements(compiled: str) -> dict[str, tuple[str, str]]:
 
 
 def _process_cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    # fields after the command: state is [0], utime [11], stime [12] (stat(5): 14 and 15)
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU time (user + system, seconds) the process has used so far."""
+    import psutil
+
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
 
 
 def executor_cpu(events: Iterable[Mapping[str, Any]]) -> dict[str, float]:

@@ -9,8 +9,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
+
 from cdc_tools.local_spark import REPO_ROOT
-from cdc_tools.processes import CLOCK_TICKS, sample_tree
 from workbench.bench.settings import SAMPLE_INTERVAL_S
 
 
@@ -22,6 +23,35 @@ class ProcessRun:
     """CPU time of the tree (user + system), up to the last sample of each process."""
     returncode: int
     samples: int
+
+
+@dataclass(frozen=True)
+class TreeSample:
+    rss_kb: int
+    """Resident memory of the process and its descendants (shared pages count per process)."""
+    cpu_s: dict[int, float]
+    """CPU time so far (user + system, seconds) of every process of the tree."""
+
+
+def sample_tree(pid: int) -> TreeSample:
+    """Memory and CPU time of `pid` and every process below it (psutil; a process that ends
+    while it is read is left out)."""
+    try:
+        root = psutil.Process(pid)
+        tree = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return TreeSample(0, {})
+    rss = 0
+    cpu: dict[int, float] = {}
+    for process in tree:
+        try:
+            with process.oneshot():
+                times = process.cpu_times()
+                rss += process.memory_info().rss // 1024
+                cpu[process.pid] = times.user + times.system
+        except psutil.Error:
+            continue  # ended, or a zombie, while we looked
+    return TreeSample(rss, cpu)
 
 
 class LogFollower:
@@ -76,7 +106,7 @@ def run_measured(
     log_path.parent.mkdir(parents=True, exist_ok=True)
     peak_kb = 0
     samples = 0
-    ticks: dict[int, int] = {}
+    cpu_s: dict[int, float] = {}
     follower = LogFollower(log_path)
     with open(log_path, "wb") as log:
         started = time.monotonic()
@@ -86,8 +116,8 @@ def run_measured(
         while True:
             sample = sample_tree(process.pid)
             peak_kb = max(peak_kb, sample.rss_kb)
-            for pid, cpu in sample.cpu_ticks.items():
-                ticks[pid] = max(ticks.get(pid, 0), cpu)
+            for pid, cpu in sample.cpu_s.items():
+                cpu_s[pid] = max(cpu_s.get(pid, 0.0), cpu)
             samples += 1
             if progress is not None:
                 for line in follower.new_lines():
@@ -101,7 +131,7 @@ def run_measured(
     if progress is not None:
         for line in follower.new_lines():
             progress(line)
-    return ProcessRun(wall, peak_kb / 1024, sum(ticks.values()) / CLOCK_TICKS, returncode, samples)
+    return ProcessRun(wall, peak_kb / 1024, sum(cpu_s.values()), returncode, samples)
 
 
 def log_tail(path: Path, lines: int = 40) -> str:

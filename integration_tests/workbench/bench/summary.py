@@ -9,8 +9,9 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from importlib import metadata
-from pathlib import Path
 from typing import Any
+
+import psutil
 
 from cdc_tools.local_spark import REPO_ROOT
 from workbench.bench.anchor_table import anchor_section
@@ -142,7 +143,7 @@ def machine_info() -> dict[str, Any]:
     info: dict[str, Any] = {
         "nproc": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
         "cpu_count": os.cpu_count(),
-        "total_memory_mb": _meminfo_mb("MemTotal"),
+        "total_memory_mb": psutil.virtual_memory().total // 2**20,
         "platform": platform.platform(),
         "python": platform.python_version(),
         "java": _java_version(),
@@ -156,16 +157,6 @@ def machine_info() -> dict[str, Any]:
         except metadata.PackageNotFoundError:
             info[package] = None
     return info
-
-
-def _meminfo_mb(key: str) -> int | None:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith(f"{key}:"):
-                return int(line.split()[1]) // 1024
-    except OSError:
-        pass
-    return None
 
 
 def _java_version() -> str | None:

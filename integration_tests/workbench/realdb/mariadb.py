@@ -13,12 +13,11 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cdc_tools.cluster import free_port
 from workbench.realdb.server import ThrowawayServer, open_session
+from workbench.servers.cluster import free_port, poll_until
 
 INSTALL_HINT = (
     "MariaDB's server binaries ({missing}) were not found on PATH or in /usr/sbin, /usr/bin. "
@@ -105,13 +104,13 @@ class MariaDbServer(ThrowawayServer):
         return argv
 
     def _wait_until_ready(self, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def ready() -> bool:
             if self.process is not None and self.process.poll() is not None:
                 raise RuntimeError(f"mariadbd ended at start:\n{self._log_tail()}")
-            if self.socket.exists() and self._ping():
-                return
-            time.sleep(0.2)
+            return self.socket.exists() and self._ping()
+
+        if poll_until(ready, timeout, 0.2):
+            return
         raise RuntimeError(f"mariadbd did not answer within {timeout:.0f} s:\n{self._log_tail()}")
 
     def _ping(self) -> bool:

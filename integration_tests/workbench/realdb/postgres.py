@@ -17,8 +17,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cdc_tools.cluster import free_port
 from workbench.realdb.server import ThrowawayServer, open_session
+from workbench.servers.cluster import free_port
 
 INSTALL_HINT = (
     "PostgreSQL's server binaries (initdb, pg_ctl, postgres, psql) were not found on PATH or "

@@ -1,4 +1,4 @@
-"""The driver of the local cluster's Spark Thrift Server (`cdc_tools.cluster`).
+"""The driver of the local cluster's Spark Thrift Server (`workbench.servers.cluster`).
 
 Submitted with `spark-submit --master spark://...` (the Thrift Server's usual launcher,
 `start-thriftserver.sh`, submits the class `HiveThriftServer2` the same way). This driver
@@ -11,7 +11,7 @@ Before it serves, it marks Hive's built-in function registration as done
 (`skip_hive_function_registration`): pyspark's jars lack `hive-llap-common`, so that
 registration fails, and a failed one hangs every later session close for good.
 
-Runs until it is stopped (SIGTERM from `python -m cdc_tools.cluster down`).
+Runs until it is stopped (SIGTERM from `python -m workbench.servers.cluster down`).
 """
 
 from __future__ import annotations

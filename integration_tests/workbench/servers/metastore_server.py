@@ -1,4 +1,4 @@
-"""A Hive metastore service on 127.0.0.1, for the Thrift Server of `cdc_tools.cluster`.
+"""A Hive metastore service on 127.0.0.1, for the Thrift Server of `workbench.servers.cluster`.
 
 Why a service: a Thrift Server with an embedded metastore keeps two of them in one JVM, the
 real one and the in-memory one of its JDBC sessions (`HiveUtils.newClientForExecution`),
@@ -10,9 +10,9 @@ Hive 2.3's own launcher (`HiveMetaStore` main) listens on every interface and ha
 setting, so this script builds the same service (`HMSHandler` behind Thrift's thread-pool
 server, the binary protocol, no SASL, no UGI) on a socket bound to 127.0.0.1, in a JVM it
 starts with Py4J from pyspark's jars (Derby and DataNucleus are among them). The JVM dies
-with this process; `python -m cdc_tools.cluster down` stops both.
+with this process; `python -m workbench.servers.cluster down` stops both.
 
-    python -m cdc_tools.metastore_server --home .cluster --port 9083
+    python -m workbench.servers.metastore_server --home .cluster --port 9083
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import sys
 import threading
 from pathlib import Path
 
-from cdc_tools.cluster import LOOPBACK, spark_home
+from workbench.servers.cluster import LOOPBACK, spark_home
 
 
 def metastore_conf(home: Path) -> dict[str, str]:

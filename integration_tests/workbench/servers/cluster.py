@@ -1,15 +1,15 @@
 """A Spark standalone cluster on this machine, for dbt's `thrift` target.
 
-`python -m cdc_tools.cluster up` starts, from the installed pyspark distribution and on
+`python -m workbench.servers.cluster up` starts, from the installed pyspark distribution and on
 127.0.0.1 only:
 
 1. a standalone **master** (`org.apache.spark.deploy.master.Master`);
 2. one **worker** (`org.apache.spark.deploy.worker.Worker`), which starts the executor JVM
    of each application in its own process;
-3. a **Hive metastore service** (`cdc_tools/metastore_server.py`: Derby behind Hive's
+3. a **Hive metastore service** (`metastore_server.py` beside this file: Derby behind Hive's
    metastore Thrift API), which the Thrift Server reaches by `hive.metastore.uris`, as a
    cluster's Spark reaches its shared metastore;
-4. the **Spark Thrift Server** (`HiveThriftServer2`, started by `cdc_tools/thrift_server.py`)
+4. the **Spark Thrift Server** (`HiveThriftServer2`, started by `thrift_server.py` beside this file)
    submitted to that master with `spark-submit`, with its own warehouse, and the project's
    Python UDFs shipped to the executors (`--py-files`);
 5. with `--connect-port` (`ClusterSpec.connect_port`), a **Spark Connect server** submitted
@@ -22,7 +22,7 @@ this machine, each `dbt` command then paying neither the JVM's start nor its war
 
 Everything lives under one folder (default `.cluster/`, git-ignored): logs, the metastore,
 the warehouse, the worker's work folder, and `cluster.json` (ports and process ids).
-`python -m cdc_tools.cluster down` stops what `up` started (each process group, then
+`python -m workbench.servers.cluster down` stops what `up` started (each process group, then
 anything left holding a port); `status` prints the state file.
 
 dbt reaches the Thrift Server with the `thrift` target of profiles/profiles.yml:
@@ -41,17 +41,24 @@ import signal
 import socket
 import subprocess
 import sys
-import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+import psutil
+import tenacity
 
 from cdc_tools.local_spark import REPO_ROOT, local_jars, table_format_conf
 
 DEFAULT_HOME = REPO_ROOT / ".cluster"
 LOOPBACK = "127.0.0.1"
 STATE_FILE = "cluster.json"
-THRIFT_SERVER_SCRIPT = REPO_ROOT / "cdc_tools" / "thrift_server.py"
+THRIFT_SERVER_SCRIPT = Path(__file__).with_name("thrift_server.py")
+# the lab (workbench, beside the consumer project) and the package's tooling (cdc_tools, at
+# the root): the path of every Python process the servers start (the metastore service's,
+# the Thrift Server's driver, the UDFs' workers)
+LAB_ROOT = Path(__file__).resolve().parents[2]
+SERVER_PYTHONPATH = os.pathsep.join([str(REPO_ROOT), str(LAB_ROOT)])
 START_TIMEOUT_S = 180.0
 
 
@@ -172,6 +179,18 @@ def port_open(port: int, host: str = LOOPBACK) -> bool:
         return sock.connect_ex((host, port)) == 0
 
 
+def poll_until(done: Callable[[], bool], timeout: float, interval: float) -> bool:
+    """Whether `done()` came true within `timeout` seconds, asked every `interval` seconds;
+    an exception `done` raises ends the wait and propagates."""
+    waiting: tenacity.Retrying = tenacity.Retrying(
+        stop=tenacity.stop_after_delay(timeout),
+        wait=tenacity.wait_fixed(interval),
+        retry=tenacity.retry_if_result(lambda result: not result),
+        retry_error_callback=lambda _state: False,
+    )
+    return bool(waiting(done))
+
+
 def spark_home() -> Path:
     import pyspark
 
@@ -219,7 +238,7 @@ def cluster_env(
             "SPARK_DAEMON_JAVA_OPTS": _java_options(home, java_options),
             "PYSPARK_PYTHON": sys.executable,
             "PYSPARK_DRIVER_PYTHON": sys.executable,
-            "PYTHONPATH": str(REPO_ROOT),
+            "PYTHONPATH": SERVER_PYTHONPATH,
         }
     )
     return env
@@ -240,7 +259,7 @@ def _resolve(spec: ClusterSpec) -> ClusterSpec:
         elif port_open(port):
             raise ClusterError(
                 f"port {port} ({name}) on {LOOPBACK} is in use: stop what holds it "
-                f"(python -m cdc_tools.cluster down), or choose another port"
+                f"(python -m workbench.servers.cluster down), or choose another port"
             )
         ports[name] = port
     return ClusterSpec(**{**asdict(spec), **ports})
@@ -271,16 +290,17 @@ def _start(
 def _wait_for(
     port: int, process: subprocess.Popen[bytes], name: str, home: Path, timeout: float
 ) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def listening() -> bool:
         if process.poll() is not None:
             raise ClusterError(
                 f"the {name} exited with code {process.returncode} before listening on "
                 f"{LOOPBACK}:{port}; see {home / 'logs' / (name + '.log')}"
             )
-        if port_open(port):
-            return
-        time.sleep(0.5)
+        return port_open(port)
+
+    if poll_until(listening, timeout, 0.5):
+        return
     raise ClusterError(
         f"the {name} did not listen on {LOOPBACK}:{port} within {timeout:.0f} s; see "
         f"{home / 'logs' / (name + '.log')}"
@@ -291,17 +311,18 @@ def _wait_for_worker(master_ui_port: int, process: subprocess.Popen[bytes], home
     """The worker registered with the master (its JSON status lists one alive worker)."""
     import urllib.request
 
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
+    def registered() -> bool:
         if process.poll() is not None:
             raise ClusterError(f"the worker exited; see {home / 'logs' / 'worker.log'}")
         with contextlib.suppress(OSError, ValueError):
             url = f"http://{LOOPBACK}:{master_ui_port}/json/"
             with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 (loopback)
                 status = json.load(response)
-            if int(status.get("aliveworkers", 0)) >= 1:
-                return
-        time.sleep(0.5)
+            return int(status.get("aliveworkers", 0)) >= 1
+        return False
+
+    if poll_until(registered, START_TIMEOUT_S, 0.5):
+        return
     raise ClusterError(f"no worker registered with the master; see {home / 'logs'}")
 
 
@@ -336,7 +357,7 @@ def up(home: Path = DEFAULT_HOME, spec: ClusterSpec | None = None) -> ClusterSta
         java_options = _java_options(home, spec.java_options)
         metastore = _start(
             "metastore",
-            [sys.executable, "-m", "cdc_tools.metastore_server", "--home", str(home),
+            [sys.executable, "-m", "workbench.servers.metastore_server", "--home", str(home),
              "--port", str(spec.metastore_port), f"--java-options={java_options}"],
             env, home,
         )  # fmt: skip
@@ -479,15 +500,11 @@ def alive(pid: int) -> bool:
     if child is not None:
         return child.poll() is None
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
-    except PermissionError:
+    except psutil.AccessDenied:
         return True
-    with contextlib.suppress(OSError):
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat.rsplit(")", 1)[1].split()[0] != "Z"
-    return True
 
 
 def _signal_group(pid: int, signum: int) -> None:
@@ -498,13 +515,10 @@ def _signal_group(pid: int, signum: int) -> None:
 def _group_members(pgid: int) -> list[int]:
     """Live processes of process group `pgid`."""
     members = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-            if fields[0] != "Z" and int(fields[2]) == pgid:
-                members.append(int(proc.name))
+    for process in psutil.process_iter(["status"]):
+        with contextlib.suppress(OSError, psutil.Error):
+            if process.info["status"] != psutil.STATUS_ZOMBIE and os.getpgid(process.pid) == pgid:
+                members.append(process.pid)
     return members
 
 
@@ -512,16 +526,14 @@ def pids_naming(path: Path) -> list[int]:
     """Live processes whose command line names `path`: every JVM of a cluster names its
     folder, and an executor names the worker's work folder (it may outlive a worker that
     was killed)."""
-    marker = str(path).encode()
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit() or int(proc.name) == os.getpid():
-            continue
-        with contextlib.suppress(OSError, IndexError):
-            alive = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-            if alive and marker in (proc / "cmdline").read_bytes():
-                pids.append(int(proc.name))
-    return pids
+    marker = str(path)
+    return [
+        process.pid
+        for process in psutil.process_iter(["cmdline", "status"])
+        if process.pid != os.getpid()
+        and process.info["status"] != psutil.STATUS_ZOMBIE
+        and marker in "\0".join(process.info["cmdline"] or ())
+    ]
 
 
 def down(home: Path = DEFAULT_HOME, timeout: float = 30.0) -> list[str]:
@@ -536,11 +548,10 @@ def down(home: Path = DEFAULT_HOME, timeout: float = 30.0) -> list[str]:
             if pid is None or not alive(pid):
                 continue
             _signal_group(pid, signal.SIGTERM)
-            deadline = time.monotonic() + timeout
             # the group: the metastore's JVM is a child of its Python process
-            while (alive(pid) or _group_members(pid)) and time.monotonic() < deadline:
-                time.sleep(0.2)
-            if alive(pid) or _group_members(pid):
+            if not poll_until(
+                lambda pid=pid: not (alive(pid) or _group_members(pid)), timeout, 0.2
+            ):
                 _signal_group(pid, signal.SIGKILL)
             stopped.append(f"{name} (pid {pid})")
     for pid in pids_naming(home / "work"):
@@ -564,62 +575,42 @@ class ClusterProcess:
 
 def processes(state: ClusterState) -> list[ClusterProcess]:
     """Every live process the cluster runs: the three `up` started and their descendants."""
-    from cdc_tools.processes import descendants, proc_table
-
-    table = proc_table()
-    parents = {pid: stat.ppid for pid, stat in table.items()}
-    sockets = _listening_sockets()
     found = []
     for name, pid in state.pids.items():
         if not alive(pid):
             continue
-        for member in [pid, *descendants(pid, parents)]:
+        try:
+            root = psutil.Process(pid)
+            members = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            continue
+        for member in members:
             try:
-                command = Path(f"/proc/{member}/cmdline").read_bytes()
-            except OSError:
+                command = member.cmdline()
+                listening = _listening(member)
+            except psutil.Error:
                 continue
             role = name
-            if b"CoarseGrainedExecutorBackend" in command:
+            if any("CoarseGrainedExecutorBackend" in arg for arg in command):
                 role = "executor"
-            elif member != pid:
-                role = "python" if b"python" in command.split(b"\0")[0] else f"{name} child"
-            found.append(
-                ClusterProcess(member, role, tuple(sorted(sockets.get(inode, "")
-                    for inode in _socket_inodes(member) if inode in sockets)))
-            )  # fmt: skip
+            elif member.pid != pid:
+                role = "python" if command and "python" in command[0] else f"{name} child"
+            found.append(ClusterProcess(member.pid, role, listening))
     return found
 
 
-def _socket_inodes(pid: int) -> list[int]:
-    inodes = []
-    with contextlib.suppress(OSError):
-        for fd in Path(f"/proc/{pid}/fd").iterdir():
-            with contextlib.suppress(OSError):
-                target = os.readlink(fd)
-                if target.startswith("socket:["):
-                    inodes.append(int(target[8:-1]))
-    return inodes
-
-
-def _listening_sockets() -> dict[int, str]:
-    """socket inode -> host:port of every listening TCP socket (from /proc/net/tcp, tcp6)."""
-    listening: dict[int, str] = {}
-    for table in ("tcp", "tcp6"):
-        with contextlib.suppress(OSError):
-            for line in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
-                fields = line.split()
-                if fields[3] != "0A":  # TCP_LISTEN
-                    continue
-                address, port = fields[1].split(":")
-                # each 32-bit word of the address is written in host (little-endian) order
-                raw = b"".join(
-                    bytes.fromhex(address[i : i + 8])[::-1] for i in range(0, len(address), 8)
-                )
-                host = ipaddress.ip_address(raw)
-                if isinstance(host, ipaddress.IPv6Address) and host.ipv4_mapped is not None:
-                    host = host.ipv4_mapped
-                listening[int(fields[9])] = f"{host}:{int(port, 16)}"
-    return listening
+def _listening(process: psutil.Process) -> tuple[str, ...]:
+    """host:port of every TCP socket `process` listens on (an IPv4-mapped IPv6 address as
+    its IPv4 one)."""
+    addresses = []
+    for connection in process.net_connections(kind="tcp"):
+        if connection.status != psutil.CONN_LISTEN:
+            continue
+        host = ipaddress.ip_address(connection.laddr.ip.split("%")[0])
+        if isinstance(host, ipaddress.IPv6Address) and host.ipv4_mapped is not None:
+            host = host.ipv4_mapped
+        addresses.append(f"{host}:{connection.laddr.port}")
+    return tuple(sorted(addresses))
 
 
 @contextlib.contextmanager
@@ -634,7 +625,7 @@ def running(home: Path, spec: ClusterSpec | None = None) -> Iterator[ClusterStat
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m cdc_tools.cluster", description=__doc__.split("\n\n")[0]
+        prog="python -m workbench.servers.cluster", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("command", choices=["up", "down", "status"])
     parser.add_argument(

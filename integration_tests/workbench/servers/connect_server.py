@@ -1,6 +1,6 @@
 """A long-lived local Spark: a Spark Connect server on 127.0.0.1, for dbt's `connect` target.
 
-`python -m cdc_tools.connect_server up` (`make spark-up`) starts Spark's Connect server
+`python -m workbench.servers.connect_server up` (`make spark-up`) starts Spark's Connect server
 (`SparkConnectServer`, from the installed pyspark distribution) in the background with the
 settings of the profile's `local` target (profiles/profiles.yml: one source of truth, read by
 `server_conf`): the same master, driver memory, Java options, warehouse and Derby metastore
@@ -27,21 +27,22 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from cdc_tools.cluster import (
+from cdc_tools.local_spark import LOCAL_TARGETS, local_spark_conf
+from workbench.servers.cluster import (
     HIVE_CATALOG,
     SERVER_CLASS,
+    SERVER_PYTHONPATH,
     ClusterError,
     alive,
     connect_jar,
     free_port,
+    poll_until,
     port_open,
     spark_home,
 )
-from cdc_tools.local_spark import LOCAL_TARGETS, REPO_ROOT, local_spark_conf
 
 LOOPBACK = "127.0.0.1"
 DEFAULT_PORT = 15002
@@ -124,7 +125,8 @@ def submit_argv(conf: dict[str, str]) -> list[str]:
 def server_env() -> dict[str, str]:
     """The server's environment: loopback only, this interpreter and the project for the
     Python workers."""
-    paths = [str(REPO_ROOT), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
+    inherited = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    paths = [*SERVER_PYTHONPATH.split(os.pathsep), *[p for p in inherited if p]]
     return {
         **os.environ,
         "SPARK_HOME": str(spark_home()),
@@ -161,7 +163,7 @@ def up(port: int = DEFAULT_PORT, target: str = "local", home: Path | None = None
     conf = server_conf(target, port)
     with log.open("ab") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "cdc_tools.connect_server", "serve", "--conf-json",
+            [sys.executable, "-m", "workbench.servers.connect_server", "serve", "--conf-json",
              json.dumps(conf)],
             env=server_env(),
             stdout=out,
@@ -171,21 +173,24 @@ def up(port: int = DEFAULT_PORT, target: str = "local", home: Path | None = None
         )  # fmt: skip
     url = f"sc://{LOOPBACK}:{port}"
     state = ConnectState(process.pid, port, url, str(home), str(log), target)
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while not port_open(port):
+
+    def listening() -> bool:
+        if port_open(port):
+            return True
         if process.poll() is not None:
             tail = "".join(log.read_text(errors="replace").splitlines(keepends=True)[-15:])
             raise ConnectServerError(
                 f"the Spark Connect server exited with code {process.returncode} before "
                 f"listening on {LOOPBACK}:{port}; see {log}:\n{tail}"
             )
-        if time.monotonic() > deadline:
-            _stop(process.pid)
-            raise ConnectServerError(
-                f"the Spark Connect server did not listen on {LOOPBACK}:{port} within "
-                f"{START_TIMEOUT_S:.0f} s; see {log}"
-            )
-        time.sleep(0.25)
+        return False
+
+    if not poll_until(listening, START_TIMEOUT_S, 0.25):
+        _stop(process.pid)
+        raise ConnectServerError(
+            f"the Spark Connect server did not listen on {LOOPBACK}:{port} within "
+            f"{START_TIMEOUT_S:.0f} s; see {log}"
+        )
     (folder / STATE_FILE).write_text(json.dumps(asdict(state), indent=2) + "\n")
     return state
 
@@ -199,7 +204,9 @@ def serve(conf: dict[str, str]) -> None:
     os.environ[warehouse_lock.TIMEOUT_ENV] = "0"  # a warehouse in use: stop, say by whom
     warehouse_lock.acquire(conf)
     for fd in warehouse_lock.held_descriptors():
-        os.set_inheritable(fd, True)
+        # a copy of the lock's descriptor, kept across exec: the same open file, so the
+        # same lock (the lock's own descriptor is filelock's, closed at exec)
+        os.set_inheritable(os.dup(fd), True)
     argv = submit_argv(conf)
     os.execv(argv[0], argv)
 
@@ -207,19 +214,19 @@ def serve(conf: dict[str, str]) -> None:
 def _stop(pid: int, timeout: float = STOP_TIMEOUT_S) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    poll_until(lambda: not alive(pid), timeout, 0.2)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
     # the rest of its group (the JVM's children) holds the warehouse lock until it is gone
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(pid, 0)
-        except (ProcessLookupError, PermissionError):
-            return
-        time.sleep(0.1)
+    poll_until(lambda: not _group_alive(pid), timeout, 0.1)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
 
 
 def down(home: Path | None = None) -> str | None:
@@ -237,7 +244,7 @@ def down(home: Path | None = None) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m cdc_tools.connect_server", description=__doc__.split("\n\n")[0]
+        prog="python -m workbench.servers.connect_server", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("command", choices=["up", "down", "status", "serve"])
     parser.add_argument(
