@@ -7,8 +7,9 @@ interface of docs/dbt/connector_families.md, a dispatched public macro), every o
 is public. The fast check reads the Jinja signatures with a regular expression and compares
 them with the YAML: a public macro without an entry, or whose documented argument names
 differ from its signature (order included), a private macro or implementation without a
-leading comment (it may also have an entry, checked as a public one's), a family hook whose arguments differ from the
-interface's, fail `test_every_public_macro_is_documented_and_every_other_commented`.
+leading comment (it may also have an entry, checked as a public one's), a family hook
+whose arguments differ from the interface's, fail
+`test_every_public_macro_is_documented_and_every_other_commented`.
 `dbt parse` (no Spark: parsing opens no connection) confirms that dbt sees the same macros,
 applies every entry and, with `validate_macro_args` and its warnings made errors, agrees on
 argument names, count and types.
