@@ -1,26 +1,5 @@
 {% macro _cdc_delta_merge_sql(changes_sql, columns, unique_key, state_relation, carry=none, small_batch=false, candidates_relation=none, candidates_only=false) %}
-  {#-
-      The new content of the delta partition of a parquet state table.
-      The new content of the delta partition (cdc_bucket = -2) of a parquet state table:
-      for each key the latest change among the stored delta and `changes_sql`, kept only
-      where it is newer than the key's compacted row (cdc_bucket >= 0). Rows older than
-      their table's latest truncate become tombstones. When the batch truncates tables,
-      the truncate markers (cdc_bucket = -1) are rewritten too; compacted rows older than
-      a marker are hidden by the published view until a compaction deletes them.
-      Cost follows the batch and the delta: the compacted buckets are only scanned for
-      their key and _cdc_sort_key columns, never rewritten; with small_batch (the caller
-      counted few batch rows) the scan is semi-joined to the batch's keys as a broadcast,
-      so that nothing of the compacted rows is shuffled.
-      carry (_cdc_carry_spec): unavailable values of the new delta rows are carried over
-      (_cdc_carry_over.sql); for that, the compacted rows of the keys that need it are read
-      (key, sort key and the carried columns). A stored create revisited for a primary-key
-      change (_cdc_carry_revisit_sql, already part of changes_sql) is written to the delta
-      even though its compacted row has the same sort key.
-      candidates_only: the query of the candidates alone (the new changes and the stored
-      delta, `_cdc_is_stored` telling them apart); candidates_relation: a table holding
-      them, read instead of computing them here (the carry-over reads them several times,
-      and Spark inlines a CTE at every reference).
-  -#}
+  {#- The new content of the delta partition of a parquet state table. -#}
   {%- set key_list = cdc_lakehouse._cdc_quote_list(unique_key) -%}
 with
 
