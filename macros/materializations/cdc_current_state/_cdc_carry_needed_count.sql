@@ -1,6 +1,5 @@
 {% macro _cdc_carry_needed_count(carry, readable_only) %}
-  {#- The count of change rows the carry-over could change, as a SQL aggregate ('0' without one).
-      The rebuild and a unit test leave the carry-over out when it is 0. -#}
+  {#- The count of change rows the carry-over could change, as a SQL aggregate ('0' without one). -#}
   {%- if carry is none -%}
     {{ return('0') }}
   {%- endif -%}

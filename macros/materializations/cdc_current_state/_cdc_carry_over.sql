@@ -1,34 +1,5 @@
-{#-
-    Carry-over of unavailable values (PostgreSQL TOAST): Debezium sends a placeholder
-    (`__debezium_unavailable_value`) for an unchanged TOASTed column in an update event and
-    in the create event of a primary-key change, in the form of the column's type (the
-    string, base64 of its bytes, an array of one string, an array of its bytes ...:
-    _cdc_unavailable_value_forms). The state never keeps it where the value can be known:
-
-    1. same key: a change's placeholder columns take the key's previous value (the latest
-       older change with a real value; a create starts a new row and takes nothing from
-       older rows of its key). A delete whose before image holds only the key (REPLICA
-       IDENTITY DEFAULT: every carried typed column null) keeps the key's last live values
-       in its tombstone, so that a later primary-key change can still find them; a full
-       before image is kept as it is, real nulls included;
-    2. primary-key change: a create that still has placeholders takes them from the
-       tombstone of the other key deleted at the same source position (Debezium emits the
-       delete of the old key and the create of the new key with the same LSN; either may
-       sort first, as arrival breaks their tie, and either may arrive in a later run);
-    3. a stored create still waiting for its delete (it arrived first) is revisited when
-       the delete arrives.
-
-    Carried columns: the string and binary columns that are neither key nor `_cdc_*`
-    columns, and the JSON row images `_cdc_row_json`, `_cdc_row_json_raw` / `_cdc_undeclared_columns` (field by
-    field). What cannot be resolved stays in the state and reads as null in the view.
--#}
-
 {% macro _cdc_carry_spec(described, unique_key, model_columns, node_config=none) %}
-  {#-
-      The carry-over settings of the model (a dict), or none when there is nothing to carry.
-      `described`: the model's columns with their types (_cdc_query_columns); `node_config`:
-      the config of the model a unit test tests (else the running model's).
-  -#}
+  {#- The carry-over settings of a model (a dict), or none when it carries nothing. -#}
   {%- set config = config if node_config is none else node_config -%}
   {%- set placeholder = config.get('cdc_unavailable_value_placeholder',
         cdc_lakehouse.cdc_var('cdc_unavailable_value_placeholder')) -%}
@@ -75,12 +46,7 @@
 {%- endmacro %}
 
 {% macro _cdc_carry_is_placeholder(carry, column, expression) -%}
-  {#-
-      SQL: true when a carried typed column's value is the placeholder.
-      `expression` is the value; any of the placeholder's forms counts (a string column: the
-      string, base64 of its bytes, an array form as JSON
-      text; a binary column: its bytes); false for null.
-  -#}
+  {#- SQL: true when a carried typed column's value is the placeholder, in any of its forms. -#}
   {%- if column.type == 'binary' -%}
   coalesce({{ expression }} = cast('{{ cdc_lakehouse._cdc_escape_string(carry.placeholder) }}' as binary), false)
   {%- else -%}
@@ -96,12 +62,7 @@
 {%- endmacro %}
 
 {% macro _cdc_carry_json(carry, row_json, previous_json, fill_nulls) -%}
-  {#-
-      A JSON image with its placeholder fields filled from the previous image.
-      row_json with its placeholder fields (in any form, _cdc_unavailable_value_forms; and
-      null fields when fill_nulls) replaced by the fields of previous_json that exist; raw
-      JSON text of the previous values.
-  -#}
+  {#- A JSON image with its placeholder fields filled from the previous image. -#}
   case
     when {{ row_json }} is null or {{ previous_json }} is null then {{ row_json }}
     else aggregate(
@@ -122,11 +83,7 @@
 {%- endmacro %}
 
 {% macro _cdc_carry_json_fill(carry, merged, carried_field, fill_nulls) -%}
-  {#-
-      SQL: `merged` with one JSON field carried over.
-      The field `carried_field.key` (its JSON text) is set to `carried_field.previous` where
-      it holds a placeholder form (or null, when fill_nulls).
-  -#}
+  {#- SQL: `merged` with one JSON field carried over. -#}
   {%- set expression = namespace(sql=merged) -%}
   {%- for form in cdc_lakehouse._cdc_carry_forms(carry) -%}
     {%- set expression.sql = "replace(" ~ expression.sql ~ ", concat(" ~ carried_field ~ ".key, ':"
@@ -139,13 +96,7 @@
 {%- endmacro %}
 
 {% macro _cdc_carry_step(carry, previous, row) -%}
-  {#-
-      The fold step of the carry-over: a row with its gaps filled from the previous one.
-      The fold step: row (a history struct) with its gaps filled from previous. A deleted
-      row's nulls are gaps only when its image holds nothing but the key (_cdc_key_only,
-      REPLICA IDENTITY DEFAULT): a full before image keeps its real nulls, so what a
-      soft-deleted row shows does not depend on which older changes had arrived.
-  -#}
+  {#- The fold step of the carry-over: a row with its gaps filled from the previous one. -#}
   {%- set key_only_image = '(' ~ row ~ '._cdc_key_only)' -%}
   named_struct(
     '_cdc_sort_key', {{ row }}._cdc_sort_key,
@@ -189,11 +140,7 @@
 {%- endmacro %}
 
 {% macro _cdc_carry_fold_ctes(carry, name, keys_cte, sources_cte) %}
-  {#-
-      A CTE folding each key's changes oldest first, gaps filled.
-      CTE <name>: per key of keys_cte, its changes in sources_cte folded oldest first, each
-      change's gaps filled from the one before; `folded` is the latest change, resolved.
-  -#}
+  {#- A CTE folding each key's changes oldest first, gaps filled. -#}
   {%- set unique_key = carry.unique_key -%}
 {{ name }}_histories as (
 
@@ -234,18 +181,7 @@
 {% endmacro %}
 
 {% macro _cdc_carry_ctes(carry, columns, winners, sources_sql, stored_tombstones_sql) %}
-  {#-
-      CTEs ending in `carried`: the winning rows with unavailable values carried over.
-      CTEs ending in `carried`: the rows of CTE `winners` (columns, _cdc_is_deleted,
-      cdc_bucket) with their unavailable values carried over. sources_sql (the columns of
-      _cdc_carry_source_columns; it may read the CTE carry_keys) returns the known changes
-      of the winners' keys: the stored rows and the batch. stored_tombstones_sql: stored
-      rows to look primary-key changes up in (or none on a full build).
-      Two passes: the tombstones of the deleted winners are resolved first (same key);
-      then the creates of primary-key changes among the sources take their placeholders
-      from the tombstone deleted at their position, and every winner is resolved from its
-      key's changes, so that later updates of the new key see the carried values.
-  -#}
+  {#- CTEs ending in `carried`: the winning rows with unavailable values carried over. -#}
   {%- set unique_key = carry.unique_key -%}
   {%- set carried_columns = cdc_lakehouse._cdc_carry_columns(carry) -%}
 carry_keys as (
@@ -409,14 +345,7 @@ carried as (
 {% endmacro %}
 
 {% macro _cdc_carry_revisit_sql(carry, columns, changes_sql, state_relation) %}
-  {#-
-      Stored creates of a primary-key change to apply again with the batch.
-      Stored creates of a primary-key change still holding placeholders whose delete (same
-      source and position) is in the batch: they are applied again so that step 2 can
-      resolve them. The creates at the batch's delete positions are found on a few narrow
-      columns first; the wide columns are read only in their buckets (dynamic partition
-      pruning on cdc_bucket), so a run without such a create reads none.
-  -#}
+  {#- Stored creates of a primary-key change to apply again with the batch. -#}
     select
         {%- for column in columns %}
         stored.{{ cdc_lakehouse.cdc_quote(column) }}{{ "," if not loop.last }}
@@ -470,14 +399,7 @@ carried as (
 {%- endmacro %}
 
 {% macro _cdc_carry_key_only(carry, prefix) -%}
-  {#-
-      True when a row's image may hold nothing but its key.
-      True when a row's image (columns qualified by prefix) may hold nothing but its key, as
-      a PostgreSQL delete's before image does under REPLICA IDENTITY DEFAULT: every carried
-      typed column null; for a model that carries only JSON images (whose fields Debezium
-      fills with defaults where the column is not optional), a PostgreSQL message (or any
-      message when the model has no _cdc_connector column).
-  -#}
+  {#- True when a row's image may hold nothing but its key. -#}
   {%- if carry.typed -%}
   ({% for column in carry.typed %}{{ prefix }}{{ cdc_lakehouse.cdc_quote(column.name) }} is null{{ ' and ' if not loop.last }}{% endfor %})
   {%- elif carry.connector_column -%}
@@ -488,23 +410,13 @@ carried as (
 {%- endmacro %}
 
 {% macro _cdc_carry_needed_condition(carry) -%}
-  {#-
-      True for a change the carry-over could alter.
-      Such a change holds a placeholder, or it deletes with a before image that holds only its
-      key.
-  -#}
+  {#- True for a change the carry-over could alter. -#}
   ({{ cdc_lakehouse._cdc_carry_has_placeholder(carry, '') }}
     or (_cdc_op = 'd' and {{ cdc_lakehouse._cdc_carry_key_only(carry, '') }}))
 {%- endmacro %}
 
 {% macro _cdc_carry_needed_sql(carry, changes_relation, state_relation) %}
-  {#-
-      A query counting the rows the carry-over could change.
-      A query returning how many rows of changes_relation (the batch, stored creates
-      revisited included) and of the stored delta partition the carry-over could change
-      (_cdc_carry_needed_condition; for stored rows: a placeholder). When it returns 0
-      the carry-over would leave every row as it is, and the run skips it.
-  -#}
+  {#- A query counting the rows the carry-over could change. -#}
     select count(*) from (
         select 1 from {{ changes_relation }}
         where {{ cdc_lakehouse._cdc_carry_needed_condition(carry) }}
@@ -515,11 +427,7 @@ carried as (
 {% endmacro %}
 
 {% macro _cdc_carry_changes_sql(plan, batch_sql) %}
-  {#-
-      The changes the carry-over reads.
-      The batch, plus the stored creates of a primary-key change waiting for their delete
-      when the carry goes by position.
-  -#}
+  {#- The changes the carry-over reads. -#}
   {%- if plan.carry is not none and plan.carry.by_position -%}
     {{ return(batch_sql ~ " union all " ~ cdc_lakehouse._cdc_carry_revisit_sql(
           plan.carry, plan.state_columns, batch_sql, plan.state_relation)) }}
@@ -528,12 +436,7 @@ carried as (
 {% endmacro %}
 
 {% macro _cdc_carry_needed_query(plan, batch_sql) %}
-  {#-
-      The query counting the rows the carry-over of the run could change.
-      It is _cdc_carry_needed_sql over the changes the carry-over reads, or none when the
-      model carries nothing. The caller runs it with its other questions about the batch,
-      in one statement (_cdc_new_changes).
-  -#}
+  {#- The query counting the rows the carry-over of the run could change. -#}
   {%- if plan.carry is none -%}
     {{ return(none) }}
   {%- endif -%}
@@ -543,13 +446,7 @@ carried as (
 {% endmacro %}
 
 {% macro _cdc_carry_for_batch(plan, batch_sql, needed) %}
-  {#-
-      The carry-over a run needs, and the changes it reads: {carry, changes_sql}.
-      changes_sql is _cdc_carry_changes_sql. A run skips the carry-over when it would
-      change nothing (`needed`, the answer of _cdc_carry_needed_query, is 0): the revisited
-      creates all hold placeholders, so then there are none, and changes_sql is the batch
-      alone, not the state scan that finds them again. Both write paths call it.
-  -#}
+  {#- The carry-over a run needs, and the changes it reads: {carry, changes_sql}. -#}
   {%- if plan.carry is none or needed is none or needed | int == 0 -%}
     {{ return({'carry': none, 'changes_sql': batch_sql}) }}
   {%- endif -%}

@@ -1,8 +1,5 @@
 {% macro _cdc_current_state_config(node_config=none) %}
-  {#-
-      The validated config of a cdc_current_state model.
-      Of the model being run (see the materialization's doc), or of `node_config` (a model's config in the graph: the model a unit test tests).
-  -#}
+  {#- The validated config of a cdc_current_state model (the running one, or `node_config`). -#}
   {%- set config = config if node_config is none else node_config -%}
   {%- set unique_key = config.get('unique_key') -%}
   {%- if unique_key is string -%}{%- set unique_key = [unique_key] -%}{%- endif -%}

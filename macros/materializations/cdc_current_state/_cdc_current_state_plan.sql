@@ -1,12 +1,5 @@
 {% macro _cdc_current_state_plan(cdc, sql, existing_state) %}
-  {#-
-      What a cdc_current_state run will do.
-      The plan names the columns it keeps and publishes, the carry-over of unavailable values,
-      the companion relations, and the write path: `rebuild` (full refresh or no state yet),
-      `merge_into` (delta, iceberg, hudi) or `merge_on_read` (parquet). Validates the model's
-      columns: the required ones, and the same columns as the stored state (else a rebuild is
-      needed).
-  -#}
+  {#- What a cdc_current_state run will do, after checking the model's columns. -#}
   {%- set described = cdc_lakehouse._cdc_query_columns(sql) -%}
   {%- set model_columns = described | map(attribute='name') | list -%}
   {%- for required in ['_cdc_op', '_cdc_sort_key', '_cdc_source_id', '_cdc_source_ts', '_loaded_at'] + cdc.unique_key | map('lower') | list -%}
@@ -32,8 +25,7 @@
   {%- endfor -%}
   {%- set state_columns = model_columns | reject('in', ['_cdc_error_reason']) | list -%}
   {%- set full_refresh = should_full_refresh() or existing_state is none -%}
-  {#- the state records an md5 of its columns (cdc.state_columns): when it is the model's,
-      the columns are the same and no `describe` is needed -#}
+  {#- the state records an md5 of its columns (cdc.state_columns): the same md5, no `describe` -#}
   {%- if not full_refresh and cdc_lakehouse._cdc_table_properties(existing_state).get('cdc.state_columns')
         != cdc_lakehouse._cdc_state_columns_fingerprint(state_columns) -%}
     {%- set existing_columns = adapter.get_columns_in_relation(existing_state)
@@ -47,18 +39,6 @@
       ) }}
     {%- endif -%}
   {%- endif -%}
-  {#- published_columns: _cdc_sort_key ends with the arrival of the copy that won, internal,
-      so that copies of one event delivered differently give the same relation;
-      readable_only: rows with an error reason were quarantined upstream, never applied
-      (readable: the same as a condition);
-      runs_relation: the run log of the old layout, read once and dropped (decision 0023);
-      batch_relation, staging_relation: kept between runs, overwritten by each
-      (_cdc_new_changes, _cdc_stage); run_record: the write path's `applied` record
-      (_cdc_run_properties), set with the read-through; model_columns: an md5 of the
-      model's column names and types (_cdc_model_columns_fingerprint);
-      candidates_relation: where merge_on_read writes its candidates once when it carries
-      values over (_cdc_state_merge_sql, _cdc_delta_merge_sql);
-      carry: unavailable values (PostgreSQL TOAST placeholders) are carried over -#}
   {{ return({
       'cdc': cdc,
       'write_path': 'rebuild' if full_refresh else ('merge_into' if cdc.merge_into else 'merge_on_read'),
@@ -83,11 +63,7 @@
 {% endmacro %}
 
 {% macro _cdc_model_columns_fingerprint(described) %}
-  {#-
-      md5 of a model's column names and types (_cdc_query_columns), whatever their order.
-      The state's property `cdc.model_columns`: a rebuild keeps the scratch tables the
-      previous state's runs used only when it is the same (their columns' types too).
-  -#}
+  {#- md5 of a model's column names and types, whatever their order: its property `cdc.model_columns`. -#}
   {%- set pairs = [] -%}
   {%- for column in described -%}
     {%- do pairs.append(column.name ~ ' ' ~ column.type) -%}

@@ -5,20 +5,7 @@ create or replace view {{ target_relation }} as
 {% endmacro %}
 
 {% macro _cdc_current_rows_sql(state, columns, unique_key, delete_mode, carry=none, columns_on_read={}, unpublished_columns=[]) %}
-  {#-
-      The current rows of a state table: the published view's query.
-      `state`: the table, or a query of its rows in parentheses. The view reads compacted rows (cdc_bucket >= 0) whose key
-      has no change in the delta partition (-2), plus the delta; a row older than its
-      source table's truncate marker (-1) counts as deleted. Deleted keys are left out
-      (hard) or flagged (soft). Delta and markers are small, so both joins are
-      broadcasts and the view costs one scan of the state. With carry, a placeholder that
-      could not be resolved (yet) reads as null (_cdc_carry_published). columns_on_read
-      (config cdc_columns_on_read): columns computed here from the published ones, so for
-      current rows only, and only by a query that selects them, in their order (each may
-      read the ones before it: a struct computed once, its fields read by the next ones);
-      unpublished_columns (config cdc_unpublished_columns): read by those expressions, not
-      shown.
-  -#}
+  {#- The current rows of a state table: the published view's query. -#}
 with
 
 compacted as (

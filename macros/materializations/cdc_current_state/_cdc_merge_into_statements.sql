@@ -1,27 +1,5 @@
 {% macro _cdc_merge_into_statements(changes_sql, columns, unique_key, state_relation, buckets, retention_days, carry=none, source_relation=none, truncates=true, purge=true, source_exists=true) %}
-  {#-
-      The statements of an incremental cdc_current_state run with MERGE INTO.
-      The incremental run of cdc_current_state on a table format with MERGE (delta,
-      iceberg, hudi), as a list of statements run in order. Same semantics as the parquet
-      path (_cdc_state_merge_sql): the greatest _cdc_sort_key wins per key, deletes keep a
-      tombstone, truncate markers (cdc_bucket = -1) turn older rows into tombstones, and
-      expired tombstones are deleted. Each statement is atomic on these formats and a
-      replayed batch changes nothing, so a killed run is simply run again.
-      `changes_sql` returns the batch's readable change rows. carry (_cdc_carry_spec):
-      unavailable values are carried over as on parquet (_cdc_carry_over.sql), reading the
-      stored rows of the keys that need it; a stored create of a primary-key change still
-      holding placeholders is rewritten when its delete arrives. source_relation: the
-      upsert's source rows are written there first (a scratch table kept between runs,
-      replaced by `insert overwrite`), and the MERGE reads that table: the source query is planned and run once, not once
-      per pass of the format's MERGE (Delta plans it up to four times), and the MERGE
-      reads no subquery over its own target (Delta cannot: "Table does not support
-      reads", delta-io/delta#3099).
-      Statements whose answer the run already has are left out: `truncates=false` (the
-      batch has no truncate: the markers stay, and the upsert already tombstones a row
-      older than a stored marker), `purge=false` (no tombstone past the retention);
-      `source_exists=false` adds the statement that creates the source table (empty, from
-      the state's columns).
-  -#}
+  {#- The statements of an incremental cdc_current_state run with MERGE INTO, in order. -#}
   {%- set key_match = [] -%}
   {%- for column in unique_key -%}
     {%- do key_match.append('target.' ~ cdc_lakehouse.cdc_quote(column) ~ ' <=> source.' ~ cdc_lakehouse.cdc_quote(column)) -%}

@@ -1,24 +1,5 @@
 {% macro _cdc_new_changes(plan, sql, watermark, batch_relation=none, questions={}) %}
-  {#-
-      The batch of an incremental cdc_current_state run.
-      The batch is the model's readable rows loaded after the last applied run (`watermark`,
-      _cdc_run_record), as `sql`, with its newest `_loaded_at` (`loaded_through`, none when
-      there is nothing new), its row count and its truncates (`truncates`).
-
-      With `batch_relation`, the batch is computed once and written there (its state
-      columns and whether each row is readable), and `sql` reads that table: the statements
-      that follow read the batch two or three times (the carry-over's revisit, the staging
-      query's CTEs, which Spark inlines at every reference), and each read of the model's
-      SQL plans and runs the change log again (a carry-over staging insert of
-      test_unavailable_values took 14 s against 5 s over the written batch). The table is
-      kept between runs and overwritten (_cdc_ensure_scratch, _cdc_overwrite_scratch). Whether the carry-over is needed over the written batch
-      (_cdc_carry_needed_query) is asked with the rest, as `answers.carry_needed`, when the
-      model carries values over.
-
-      `questions`: {name: scalar query} the caller needs answered too (the state's counts,
-      _cdc_batch_sql gives the batch's SQL they read): every answer comes from one
-      statement, in `answers`.
-  -#}
+  {#- The batch of an incremental cdc_current_state run, and the answers to the run's questions. -#}
   {%- set batch_sql -%}
     select * from ({{ sql }}) as model_changes
     {%- if watermark is not none %}
@@ -64,22 +45,13 @@
 {% endmacro %}
 
 {% macro _cdc_batch_sql(plan, read_from, written=true) %}
-  {#-
-      The readable rows of the batch, as SQL.
-      Over `read_from`: the written batch table, or the batch's query in parentheses when
-      `written` is false.
-  -#}
+  {#- The readable rows of the batch, as SQL. -#}
   {{ return("select " ~ cdc_lakehouse._cdc_quote_list(plan.state_columns) ~ " from " ~ read_from ~ " as batch "
       ~ ('where _cdc_is_readable' if written else plan.readable_only)) }}
 {% endmacro %}
 
 {% macro _cdc_batch_table_sql(plan, changes_sql) %}
-  {#-
-      The query of the batch table's rows, as SQL.
-      From a query of the model's change rows: the state's columns and whether each row is
-      readable (`_cdc_is_readable`), the rows of `<model>__cdc_batch`. The rebuild creates
-      the table from it (no row), an incremental run fills it.
-  -#}
+  {#- The query of the batch table's rows, as SQL. -#}
   {{ return("select " ~ cdc_lakehouse._cdc_quote_list(plan.state_columns) ~ ", " ~ plan.readable
       ~ " as _cdc_is_readable from (" ~ changes_sql ~ ") as batch") }}
 {% endmacro %}

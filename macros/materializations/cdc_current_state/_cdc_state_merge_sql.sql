@@ -1,20 +1,5 @@
 {% macro _cdc_state_merge_sql(changes_sql, columns, unique_key, state_relation, buckets, retention_days, carry=none, candidates_relation=none, candidates_only=false) %}
-  {#-
-      The new content of every state bucket the changes touch.
-      The new content of every state bucket that `changes_sql` touches (all buckets when
-      state_relation is none, i.e. a full build): for each key the change with the
-      greatest _cdc_sort_key among the stored row (tombstones included) and the new
-      changes; rows older than their table's latest truncate become tombstones;
-      tombstones older than the retention are dropped. Truncate markers live in bucket -1.
-      carry (_cdc_carry_spec): the winners' unavailable values are carried over from the
-      key's older changes (see _cdc_carry_over.sql).
-      candidates_only: the query of the candidates alone (the new changes and the stored
-      rows of the buckets they touch); candidates_relation: a table holding them (written
-      from that query), read instead of computing them in this query. The carry-over reads
-      the candidates in several places, and Spark inlines a CTE at every reference (a
-      compaction of captured_rows in test_unavailable_values: 17.5 s in one statement for
-      10 rows, 1.7 s to write the candidates and 3.8 s to stage from them).
-  -#}
+  {#- The new content of every state bucket the changes touch. -#}
 with
 
 new_changes as (

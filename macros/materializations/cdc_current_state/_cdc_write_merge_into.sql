@@ -1,16 +1,7 @@
 {% macro _cdc_write_merge_into(plan, sql) %}
-  {#-
-      Write path `merge_into` (delta, iceberg, hudi).
-      The batch is written once (plan.batch_relation, as on parquet) and merged into the
-      state table by the statements of _cdc_merge_into_statements, whose upsert reads its
-      source from plan.staging_relation (both tables kept between runs). Each MERGE is
-      atomic and a replayed batch changes nothing, so a killed run is simply run again: the
-      watermark (`cdc.run.loaded_through`) is recorded with the read-through, after the
-      MERGEs (the plan's `run_record`).
-  -#}
+  {#- Write path `merge_into` (delta, iceberg, hudi). -#}
   {%- set cdc = plan.cdc -%}
   {%- set watermark = cdc_lakehouse._cdc_resume_interrupted_run(plan) -%}
-  {#- one statement answers what the run asks about the batch and the state -#}
   {%- set questions = {
         'expired_tombstones': "select count(*) from " ~ plan.state_relation
             ~ " where cdc_bucket >= 0 and _cdc_is_deleted and _loaded_at < current_timestamp() - make_dt_interval("
@@ -30,10 +21,7 @@
     {% endcall %}
     {%- do cdc_lakehouse._cdc_remember_properties(plan.state_relation, {'delta.enableChangeDataFeed': 'true'}) -%}
   {%- endif -%}
-  {#- the carry-over only when it could change something (as on parquet) -#}
   {%- set carry = cdc_lakehouse._cdc_carry_for_batch(plan, batch.sql, batch.answers.get('carry_needed')).carry -%}
-  {#- what the run already knows leaves statements out: no truncate in the batch, no
-      expired tombstone, a source table that exists -#}
   {%- for statement_sql in cdc_lakehouse._cdc_merge_into_statements(
         batch.sql, plan.state_columns, cdc.unique_key, plan.state_relation, cdc.buckets,
         cdc.retention_days, carry, source_relation=plan.staging_relation,

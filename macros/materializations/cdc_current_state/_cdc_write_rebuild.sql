@@ -1,14 +1,5 @@
 {% macro _cdc_write_rebuild(plan, sql) %}
-  {#-
-      Write path `rebuild`: the state table created from the whole change log.
-      Write path `rebuild` (a full refresh, or no state yet): the state table created from
-      the whole change log in one statement. Its run record (`cdc.run.*`, kind `full`) is
-      set with the read-through (the plan's `run_record`). The scratch tables the
-      incremental runs keep (batch, staging) are created here, empty, so that an incremental
-      run creates none: kept as they are when the state they served was of the new layout
-      (decision 0023) and its model had the same columns and types (`cdc.model_columns`),
-      dropped and created again otherwise. An old layout's run log (`<model>__cdc_runs`) is dropped.
-  -#}
+  {#- Write path `rebuild`: the state table created from the whole change log. -#}
   {%- set cdc = plan.cdc -%}
   {%- set existing_state = cdc_lakehouse._cdc_existing(plan.state_relation) -%}
   {%- set scratch_kept = false -%}
@@ -24,8 +15,7 @@
     {{ cdc_lakehouse._cdc_drop_if_present(plan.staging_relation) }}
     {{ cdc_lakehouse._cdc_drop_if_present(plan.batch_relation) }}
   {%- endif -%}
-  {#- one pass over the change log: the watermark, and whether the carry-over could change
-      any row (when not, the build leaves it out) -#}
+  {#- one pass over the change log: the watermark, and whether the carry-over could change a row -#}
   {%- set carry_count = cdc_lakehouse._cdc_carry_needed_count(plan.carry, plan.readable_only) -%}
   {%- set first_pass = run_query(
         "select cast(max(_loaded_at) as string), " ~ carry_count ~ " from (" ~ sql ~ ")").rows[0] -%}
@@ -42,7 +32,6 @@
           plan.state_columns, cdc.unique_key, none, cdc.buckets, cdc.retention_days,
           plan.carry if first_pass[1] | int > 0 else none) }}
   {% endcall %}
-  {#- what the relation cache has (kept above) is not created again -#}
   {{ cdc_lakehouse._cdc_ensure_scratch(plan.batch_relation, cdc_lakehouse._cdc_batch_table_sql(plan, sql)) }}
   {{ cdc_lakehouse._cdc_ensure_scratch(plan.staging_relation, "select * from " ~ plan.state_relation) }}
   {%- do plan.update({'run_record': cdc_lakehouse._cdc_run_properties(

@@ -1,19 +1,9 @@
 {% macro get_unit_test_sql(main_sql, expected_fixture_sql, expected_column_names) %}
-  {#- a project that installs this one reaches spark__get_unit_test_sql through dbt's dispatch -#}
   {{ return(cdc_lakehouse.spark__get_unit_test_sql(main_sql, expected_fixture_sql, expected_column_names)) }}
 {% endmacro %}
 
 {% macro spark__get_unit_test_sql(main_sql, expected_fixture_sql, expected_column_names) %}
-  {#-
-      dbt's unit test query, for a cdc_current_state model: its current rows.
-      A dbt unit test runs its model's SQL on the given rows under dbt's `unit`
-      materialization, not the model's own. For a cdc_current_state model that SQL returns
-      the change rows, and the rule that makes them current rows lives in the
-      materialization: here the model's SQL is applied first as a rebuild applies the whole
-      change log (_cdc_current_rows_of_changes), so that the expected rows are the current
-      rows. Other models' tests are dbt's. Reached through the project's dispatch of the
-      `dbt` namespace (search order: the project, cdc_lakehouse, dbt).
-  -#}
+  {#- dbt's unit test query, for a cdc_current_state model: its current rows. -#}
   {%- set tested = cdc_lakehouse._cdc_unit_tested_node() -%}
   {%- if tested is not none and tested.config.get('materialized') == 'cdc_current_state' -%}
     {%- set main_sql = cdc_lakehouse._cdc_current_rows_of_changes(main_sql, tested.config) -%}
@@ -22,21 +12,13 @@
 {% endmacro %}
 
 {% macro _cdc_current_rows_of_changes(changes_sql, node_config) %}
-  {#-
-      The current rows a cdc_current_state model publishes when built from `changes_sql`.
-      The current rows a model with config `node_config` publishes when built from
-      `changes_sql` alone: the rebuild's state query
-      (_cdc_state_merge_sql, no stored state) read as the published view reads the state
-      table (_cdc_current_rows_sql), in one query. Snapshot reconciliation, which reads
-      int_cdc__snapshots, is not applied.
-  -#}
+  {#- The current rows a cdc_current_state model publishes when built from `changes_sql`. -#}
   {%- set cdc = cdc_lakehouse._cdc_current_state_config(node_config) -%}
   {%- set described = cdc_lakehouse._cdc_query_columns(changes_sql) -%}
   {%- set model_columns = described | map(attribute='name') | list -%}
   {%- set state_columns = model_columns | reject('in', ['_cdc_error_reason']) | list -%}
   {%- set carry = cdc_lakehouse._cdc_carry_spec(described, cdc.unique_key, state_columns, node_config) -%}
   {%- set readable_only = 'where _cdc_error_reason is null' if '_cdc_error_reason' in model_columns else '' -%}
-  {#- as the rebuild: the carry-over only when a given row could need it (_cdc_write_rebuild) -#}
   {%- set carried = none -%}
   {%- if carry is not none -%}
     {%- set needed = run_query("select " ~ cdc_lakehouse._cdc_carry_needed_count(carry, readable_only)

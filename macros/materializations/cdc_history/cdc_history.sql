@@ -1,31 +1,4 @@
 {% materialization cdc_history, adapter='spark' %}
-  {#-
-      Type-2 history from a typed change log (the model's SQL), kept up to date batch by
-      batch: one version per applied create, update or snapshot read, valid from its source
-      time until the key's next change or the table's next truncate (_cdc_history_sql).
-
-      Config:
-        unique_key            the table's key (required), _cdc_source_id first when several
-                              source databases feed it
-        cdc_compaction_ratio  (var cdc_compaction_ratio, default 0.1) resolve everything
-                              again once the delta would exceed this fraction of the
-                              compacted rows
-        file_format           of the state table (default parquet)
-
-      The model's SQL selects the key, the value columns (every other column but the CDC
-      columns) and _cdc_op, _cdc_position, _cdc_sort_key, _cdc_source_ts, _cdc_source_db,
-      _loaded_at (and may select _cdc_error_reason: such rows are skipped).
-
-      Layout: a state table `<model>__cdc_state` partitioned by cdc_bucket: 0 holds every
-      change resolved into versions when it was written (deletes and truncates included),
-      -2 the delta, the changes loaded since. An incremental run appends its batch to the
-      delta and reads neither the state nor the rest of the change log; a batch that
-      would take the delta past the compaction ratio resolves everything again from the
-      change log instead. The published view (_cdc_history_view_sql) resolves the keys
-      the delta touches, and closes the other versions a new truncate ends, when it is read.
-      A run that died after its append left rows the next one does not append again (its
-      watermark then comes from the data, _cdc_loaded_watermark); a copy counts once anyway.
-  -#}
   {%- set unique_key = config.get('unique_key') -%}
   {%- if unique_key is string -%}
     {%- set unique_key = [unique_key] -%}

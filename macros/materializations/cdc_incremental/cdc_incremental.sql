@@ -1,20 +1,4 @@
 {% materialization cdc_incremental, adapter='spark', supported_languages=['sql', 'python'] -%}
-  {#-
-      dbt-spark's incremental materialization (same configs, strategies and validation),
-      with the project's run bookkeeping (macros/incremental/):
-        - a run whose inputs hold nothing the table has not read (_cdc_is_up_to_date: they
-          read through what it read through, or gained no row of the kinds it reads,
-          config `cdc_input_kinds`), or whose SQL found nothing new to read
-          (cdc_skip_unless_new_input: bronze without a new landing file), leaves the
-          table as it is, without a Spark job (and records that it read through what its
-          inputs hold when they moved on);
-        - a write of a model with config `cdc_summary` records what the rows it added hold
-          (_cdc_summarise_write), for the models that read some kinds of them;
-        - every write is bracketed by _cdc_record_read_through ('before', 'after'), so that
-          the next run knows its watermark and its inputs' without reading data;
-        - an append whose schema changes are ignored is one `insert ... select` of the
-          model's SQL (_cdc_append_sql), without dbt-spark's staging view.
-  -#}
   {%- set raw_file_format = config.get('file_format', default='parquet') -%}
   {%- set raw_strategy = config.get('incremental_strategy') or 'append' -%}
   {%- set grant_config = config.get('grants') -%}
@@ -52,9 +36,6 @@
     {{ cdc_lakehouse._cdc_main_unchanged('inputs unchanged') }}
     {%- if inputs_read_through is not none
           and cdc_lakehouse._cdc_read_through(existing_relation) != inputs_read_through -%}
-      {#- its inputs gained rows, none of them its own kind (_cdc_has_nothing_new,
-          cdc_skip_unless_new_input): it holds everything they hold, and says so for the
-          models that read it (one `alter`, no query) -#}
       {{ cdc_lakehouse._cdc_record_read_through(
             existing_relation, inputs_read_through, previous=cdc_lakehouse._cdc_read_through(existing_relation),
             rows=false) }}
@@ -76,7 +57,6 @@
     {%- set previous = cdc_lakehouse._cdc_read_through(existing_relation) -%}
     {{ cdc_lakehouse._cdc_record_read_through(existing_relation, none, when='before') }}
     {%- if language == 'sql' and strategy == 'append' and on_schema_change == 'ignore' -%}
-      {#- no schemas to compare: the new rows go in by one statement, analysed once -#}
       {%- call statement('main') -%}
         {{ cdc_lakehouse._cdc_append_sql(compiled_code, target_relation) }}
       {%- endcall -%}
@@ -88,8 +68,7 @@
       {#- it may have added or dropped columns: the insert reads them again -#}
       {%- do cdc_lakehouse._cdc_forget_relation(target_relation, caches=['column_names']) -%}
       {%- call statement('main') -%}
-        {#- an append names this package's get_insert_into_sql: dbt-spark's strategy calls the
-            global one, which only a root project can override -#}
+        {#- dbt-spark's append calls the global get_insert_into_sql, which only a root project overrides -#}
         {%- if strategy == 'append' -%}
           {{ cdc_lakehouse.get_insert_into_sql(tmp_relation, target_relation) }}
         {%- else -%}
@@ -104,8 +83,6 @@
         {%- do cdc_lakehouse._cdc_release_temp_view(tmp_relation) -%}
       {%- endif -%}
     {%- endif -%}
-    {#- the rows it added: summarised when the model asks (config cdc_summary), with the
-        newest `_loaded_at` when no input says what it read through (bronze) -#}
     {%- set summary = cdc_lakehouse._cdc_summarise_write(target_relation, inputs_read_through, since=previous) -%}
     {{ cdc_lakehouse._cdc_record_read_through(
           target_relation, summary.read_through, previous=previous, extra=summary.properties,
@@ -117,9 +94,6 @@
   {% do persist_docs(target_relation, model) %}
 
   {{ run_hooks(post_hooks) }}
-  {#- a table created again, or whose schema the run may have changed, is read again by the
-      nodes after it; an append or a run that left it as it is changed only the properties
-      it set, which the invocation keeps (_cdc_remember_properties) -#}
   {%- if rebuild -%}
     {%- do cdc_lakehouse._cdc_forget_relation(target_relation) -%}
   {%- elif not (unchanged or (language == 'sql' and strategy == 'append' and on_schema_change == 'ignore')) -%}
@@ -128,3 +102,8 @@
 
   {{ return({'relations': [target_relation]}) }}
 {%- endmaterialization %}
+
+{% macro _cdc_append_sql(sql, target_relation) %}
+    {#- An incremental append in one statement: get_insert_into_sql over the model's SQL as a subquery. -#}
+    {{ return(cdc_lakehouse.get_insert_into_sql('(\n' ~ sql ~ '\n) as cdc_appended', target_relation)) }}
+{% endmacro %}

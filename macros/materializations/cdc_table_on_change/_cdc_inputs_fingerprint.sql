@@ -1,13 +1,5 @@
 {% macro _cdc_inputs_fingerprint(node, compiled_sql) %}
-    {#-
-        An md5 of what a cdc_table_on_change model is built from.
-        It covers its compiled SQL and table config, and for each model, seed or source it
-        depends on, when the relation was created (`cdc.built_by` of a table under the run
-        bookkeeping, else its `Created Time`), and what it read through (_cdc_read_through)
-        or else its row count and its newest `_loaded_at` (when it has that column); for a
-        view of this project (`cdc.view_fingerprint`), that fingerprint and the tables behind
-        it. An input that gains rows or is rebuilt changes it.
-    -#}
+    {#- An md5 of what a cdc_table_on_change model is built from. -#}
     {%- set parts = [compiled_sql] -%}
     {%- for key in ['file_format', 'partition_by', 'clustered_by', 'buckets', 'location_root'] -%}
         {%- do parts.append(key ~ '=' ~ config.get(key)) -%}
@@ -24,19 +16,14 @@
         {%- if relation is none -%}
             {%- do parts.append(unique_id ~ ': missing') -%}
         {%- elif state is not none -%}
-            {#- a table under the run bookkeeping: no describe, no count -#}
             {%- do parts.append(unique_id ~ ': ' ~ state) -%}
         {%- elif view_fingerprint -%}
-            {#- a view of this project: what it is made of, and the tables behind it (a view
-                is created again only when that changes, not on every run) -#}
             {%- do parts.append(unique_id ~ ': view ' ~ view_fingerprint) -%}
             {%- for table in cdc_lakehouse._cdc_table_relations([unique_id]) -%}
                 {%- set behind = cdc_lakehouse._cdc_table_state(table) if table is not none else 'missing' -%}
                 {%- do parts.append(unique_id ~ ' reads ' ~ table ~ ': ' ~ (behind or 'unknown ' ~ invocation_id)) -%}
             {%- endfor -%}
         {%- else -%}
-            {#- one describe gives both: the column rows come first, up to the first blank or
-                `#` row; the table details (Created Time) after -#}
             {%- set described = namespace(at=none, in_columns=true, columns=[]) -%}
             {%- for row in run_query('describe table extended ' ~ relation).rows -%}
                 {%- if not row[0] or row[0].startswith('#') -%}
@@ -47,9 +34,7 @@
                     {%- set described.at = row[1] -%}
                 {%- endif -%}
             {%- endfor -%}
-            {#- a table that records what it read through (_cdc_read_through) changes its
-                record whenever it gains rows: no need to count them -#}
-            {#- (not by relation.type: a relation this run created is cached without one) -#}
+            {#- not by relation.type: a relation this run created is cached without one -#}
             {%- set read_through = cdc_lakehouse._cdc_read_through(relation) -%}
             {%- if read_through is not none -%}
                 {%- do parts.append(
@@ -67,13 +52,7 @@
 {% endmacro %}
 
 {% macro _cdc_table_state(relation) %}
-    {#-
-        What a table under the run bookkeeping says of its version, without a query.
-        'built by <invocation>, read through <timestamp>' from its properties
-        (`cdc.built_by`, _cdc_read_through): it changes when the table is built again or
-        gains rows. None when it has not both (not under the bookkeeping, an older table, a
-        write that did not finish).
-    -#}
+    {#- What a table under the run bookkeeping says of its version, without a query. -#}
     {%- set read_through = cdc_lakehouse._cdc_read_through(relation) -%}
     {%- set built_by = cdc_lakehouse._cdc_table_properties(relation).get('cdc.built_by') -%}
     {%- if read_through is none or not built_by -%}

@@ -1,18 +1,4 @@
 {% materialization cdc_table_on_change, adapter='spark' %}
-  {#-
-      A table (dbt-spark's `table`: drop, then create as select) rebuilt only when something
-      it is built from changed, and otherwise left as it is: for a model that must read the
-      whole of its inputs (a history, a window over every version) and would otherwise be
-      rebuilt by every run, also the runs that load nothing.
-
-      Each build records a fingerprint of its inputs as the table property
-      `cdc.inputs_fingerprint` (_cdc_inputs_fingerprint), and the dbt invocation that built
-      it as `cdc.built_by_invocation`: the compiled SQL and the table
-      config, and for every model, seed or source it selects from, when that relation was
-      created, its row count and its newest `_loaded_at`. A run whose fingerprint equals the
-      recorded one does not rebuild; a full refresh, a changed SQL or config, an input that
-      gained rows or was rebuilt, or a table without the property always do.
-  -#}
   {%- set identifier = model['alias'] -%}
   {%- set grant_config = config.get('grants') -%}
   {%- set old_relation = adapter.get_relation(database=database, schema=schema, identifier=identifier) -%}
@@ -37,7 +23,6 @@
       {{ create_table_as(False, target_relation, compiled_code) }}
     {% endcall %}
     {%- do cdc_lakehouse._cdc_forget_relation(target_relation) -%}
-    {#- the fingerprint and the read-through in one statement -#}
     {{ cdc_lakehouse._cdc_record_read_through(
           target_relation, cdc_lakehouse._cdc_inputs_read_through(), built=true,
           extra={'cdc.inputs_fingerprint': fingerprint, 'cdc.built_by_invocation': invocation_id}) }}

@@ -1,11 +1,4 @@
 {% materialization cdc_view, adapter='spark' -%}
-  {#-
-      dbt-spark's view (dbt's create_or_replace_view), re-created only when something it
-      is made of changed (_cdc_view_fingerprint: its SQL, config and contract, and the
-      writes of the tables behind it), so that a build with nothing new re-creates no
-      view: Spark keeps a view's columns as they were when it was created, so a view is
-      re-created whenever a table behind it was written.
-  -#}
   {%- set existing = adapter.get_relation(database=database, schema=schema, identifier=model['alias']) -%}
   {%- set fingerprint = cdc_lakehouse._cdc_view_fingerprint(compiled_code) -%}
   {%- if existing is not none and existing.is_view and not should_full_refresh()
