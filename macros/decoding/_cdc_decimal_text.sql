@@ -1,13 +1,5 @@
 {% macro _cdc_decimal_text(unscaled, scale) %}
-    {#-
-        Exact plain decimal text of an unscaled integer and a scale.
-        Exact plain decimal text (BigDecimal.toPlainString) of unscaled * 10^-scale, from an
-        integer `unscaled` (a decimal(38,0), or integer text of any length such as
-        _cdc_unscaled_text gives) and an int `scale`: `scale` digits after the point
-        (123.40, -0.05, 0.000); a scale of 0 or below gives an integer. Null when either is
-        null.
-        Each argument is evaluated once (bound by a one-element transform).
-    -#}
+    {#- Exact plain decimal text of an unscaled integer and a scale. -#}
     transform(
         array(named_struct('n', {{ unscaled }}, 's', {{ scale }})),
         decimal_parts -> transform(

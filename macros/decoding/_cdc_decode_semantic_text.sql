@@ -1,22 +1,5 @@
 {% macro _cdc_decode_semantic_text(lexeme, is_string, column_type) %}
-    {#-
-        The decoded text of one row-image value of a known semantic type.
-        The decoded text of one row-image value whose message schema names its semantic
-        type (`column_type`: struct<type, name, scale, precision>), or null when the type
-        is not one _cdc_decodable_semantic_names lists or the value does not have that
-        type's shape (it is then kept as sent):
-          org.apache.kafka.connect.data.Decimal (base64 string, `scale`) and
-          io.debezium.data.VariableScaleDecimal ({"scale", "value"}) -> exact decimal text,
-          at any number of digits;
-          ...time.Date / connect Date (days) -> yyyy-MM-dd;
-          ...time.Time / connect Time (ms), MicroTime, NanoTime -> [-]HH:mm:ss.fff /
-          .ffffff / .fffffffff (a MySQL TIME: negative, or past 24 hours);
-          ...time.Timestamp / connect Timestamp (ms), MicroTimestamp, NanoTimestamp ->
-          yyyy-MM-ddTHH:mm:ss.fff / .ffffff / .fffffffff, a local date-time (no zone).
-        Computed from integers only, so the session time zone plays no part. Each decoder
-        appears once in the SQL (the two decimals share one; the view of captured_rows
-        holds this expression, and a metastore bounds a view's text).
-    -#}
+    {#- The decoded text of one row-image value of a known semantic type. -#}
     {%- set integer = "try_cast(" ~ lexeme ~ " as bigint)" -%}
     {%- set decimal_parts -%}
         case {{ column_type }}.name
@@ -54,4 +37,16 @@
         when {{ column_type }}.name = 'io.debezium.time.NanoTimestamp'
             then {{ cdc_lakehouse._cdc_iso_local_datetime_text(integer, 9) }}
     end
+{% endmacro %}
+
+{% macro _cdc_iso_local_datetime_text(units, digits) %}
+    {#- ISO local date-time text from a count of fractional seconds since 1970. -#}
+    {%- set per_second = 10 ** digits -%}
+    {%- set per_day = 86400 * per_second -%}
+    {%- set days = "((" ~ units ~ " - pmod(" ~ units ~ ", cast(" ~ per_day ~ " as bigint))) div cast(" ~ per_day ~ " as bigint))" -%}
+    case when try_cast({{ days }} as int) is not null then concat(
+        cast(date_from_unix_date(try_cast({{ days }} as int)) as string),
+        'T',
+        {{ cdc_lakehouse._cdc_iso_time_text("pmod(" ~ units ~ ", cast(" ~ per_day ~ " as bigint))", digits) }}
+    ) end
 {% endmacro %}

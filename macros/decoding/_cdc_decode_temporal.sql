@@ -1,10 +1,5 @@
 {% macro _cdc_decode_date(raw, semantic, connector) %}
-    {#-
-        date from Debezium's and Kafka Connect's date encodings.
-        date from: io.debezium.time.Date / org.apache.kafka.connect.data.Date (days since
-        1970-01-01), io.debezium.time.Timestamp (ms; Oracle DATE columns), an ISO date
-        string. Without a semantic type: Oracle sends ms, every other connector days.
-    -#}
+    {#- date from Debezium's and Kafka Connect's date encodings. -#}
     case
         when {{ raw }} rlike '^-?[0-9]+$' then
             case
@@ -24,14 +19,7 @@
 {% endmacro %}
 
 {% macro _cdc_decode_timestamp(raw, semantic) %}
-    {#-
-        timestamp from Debezium's and Kafka Connect's timestamp encodings.
-        timestamp (an instant; zone-less source values are read as UTC) from:
-        io.debezium.time.Timestamp and org.apache.kafka.connect.data.Timestamp (ms),
-        io.debezium.time.MicroTimestamp (µs), io.debezium.time.NanoTimestamp (ns),
-        io.debezium.time.ZonedTimestamp (ISO-8601 text). A number with no semantic type
-        is read as µs (set the column's `meta.cdc_encoding` otherwise).
-    -#}
+    {#- timestamp from Debezium's and Kafka Connect's timestamp encodings. -#}
     case
         when {{ raw }} rlike '^-?[0-9]+$' then
             case coalesce({{ semantic }}, 'io.debezium.time.MicroTimestamp')
@@ -47,18 +35,7 @@
 {% endmacro %}
 
 {% macro _cdc_decode_string(raw, semantic, column_type='cast(null as struct<type: string, name: string, scale: string>)') %}
-    {#-
-        string from the text sent, times of day and variable-scale decimals decoded to text.
-        string columns: the text as sent, except times of day, which arrive as numbers
-        (io.debezium.time.Time and org.apache.kafka.connect.data.Time: ms since midnight;
-        io.debezium.time.MicroTime: µs; io.debezium.time.NanoTime: ns) and become
-        '[-]HH:mm:ss.ffffff' text (Spark has no time-of-day type; a MySQL TIME may be
-        negative or past 24 hours), and io.debezium.data.VariableScaleDecimal, which
-        arrives as {"scale", "value"} and becomes its exact decimal text (an unconstrained
-        numeric can exceed every Spark decimal), as does an
-        org.apache.kafka.connect.data.Decimal whose message schema gives its scale (a
-        numeric(p,s) with p over 38). Arrays: _cdc_decode_string_array.
-    -#}
+    {#- string from the text sent, times of day and variable-scale decimals decoded to text. -#}
     case
         when coalesce({{ semantic }} = 'org.apache.kafka.connect.data.Decimal', false)
             and {{ column_type }}.type = 'bytes' and {{ column_type }}.scale is not null then
@@ -90,13 +67,7 @@
 {% endmacro %}
 
 {% macro _cdc_decode_string_array(raw, element_name, column_type) %}
-    {#-
-        SQL: the JSON text of an array held in a string column, each element decoded.
-        The column's contract encoding is `array` or `array<name>`; each element decodes as
-        its scalar twin (_cdc_decode_array_text), the
-        elements' semantic type from the message's schema (`column_type`, type 'array'),
-        else `element_name`; the text as sent when nothing in it decodes.
-    -#}
+    {#- SQL: the JSON text of an array held in a string column, each element decoded. -#}
     {%- set element_type -%}
         named_struct(
             'type', 'array',
@@ -105,4 +76,56 @@
         )
     {%- endset -%}
     coalesce({{ cdc_lakehouse._cdc_decode_array_text(raw, element_type) }}, {{ raw }})
+{% endmacro %}
+
+{% macro _cdc_decode_array_text(lexeme, column_type) %}
+    {#- The JSON text of an array value with each element decoded as its scalar twin. -#}
+    {%- set placeholders = cdc_lakehouse._cdc_unavailable_array_forms() -%}
+    case when startswith({{ lexeme }}, '[')
+        {%- for form in placeholders %}
+        and {{ lexeme }} != '{{ cdc_lakehouse._cdc_escape_string(form) }}'
+        {%- endfor %}
+        then transform(
+            array(transform(
+                zip_with(
+                    from_json({{ lexeme }}, 'array<string>'),
+                    from_json({{ lexeme }}, 'array<variant>'),
+                    (element_text, element_value) -> named_struct(
+                        'lexeme', element_text,
+                        'is_string', schema_of_variant(element_value) = 'STRING'
+                    )
+                ),
+                element -> named_struct(
+                    'lexeme', element.lexeme,
+                    'is_string', element.is_string,
+                    'decoded', case when element.lexeme is not null then {{ cdc_lakehouse._cdc_decode_semantic_text(
+                        'element.lexeme', 'element.is_string', column_type
+                    ) }} end
+                )
+            )),
+            elements -> case when exists(elements, e -> e.decoded is not null) then concat(
+                '[',
+                array_join(transform(elements, e -> case
+                    when e.decoded is not null then {{ cdc_lakehouse._cdc_json_string('e.decoded') }}
+                    when e.lexeme is null then 'null'
+                    when e.is_string then {{ cdc_lakehouse._cdc_json_string('e.lexeme') }}
+                    else e.lexeme
+                end), ','),
+                ']'
+            ) end
+        )[0]
+    end
+{% endmacro %}
+
+{% macro _cdc_variable_scale_decimal_text(lexeme) %}
+    {#- Exact decimal text of an io.debezium.data.VariableScaleDecimal. -#}
+    case when startswith({{ lexeme }}, '{') then
+        transform(
+            array(from_json({{ lexeme }}, 'struct<scale: int, value: string>')),
+            variable_scale -> {{ cdc_lakehouse._cdc_decimal_text(
+                cdc_lakehouse._cdc_unscaled_text("try_to_binary(variable_scale.value, 'base64')"),
+                "variable_scale.scale"
+            ) }}
+        )[0]
+    end
 {% endmacro %}

@@ -1,11 +1,5 @@
 {% macro _cdc_decode_twos_complement(binary_expression) %}
-    {#-
-        decimal(38,0) from a big-endian two's-complement integer.
-        The integer has up to 16 bytes (Kafka Connect Decimal). A negative number n is read as
-        -(~n + 1), so no intermediate leaves the range of decimal(38,0); the sign is applied as
-        `0 - x` because Spark 4.0's unary minus overflows on a 38-digit decimal. Null for null
-        or empty input.
-    -#}
+    {#- decimal(38,0) from a big-endian two's-complement integer. -#}
     {%- set hex_digits = 'hex(' ~ binary_expression ~ ')' -%}
     case
         when {{ binary_expression }} is not null and octet_length({{ binary_expression }}) > 0

@@ -1,11 +1,5 @@
 {% macro _cdc_iso_time_text(units, digits) %}
-    {#-
-        '[-]HH:mm:ss.fff...' text from a signed count of fractional seconds.
-        '[-]HH:mm:ss.<digits fraction digits>' from a bigint count of 10^-digits seconds
-        since midnight, as MySQL writes a TIME: a negative count gets a sign and hours past
-        24 are kept (MySQL TIME spans -838:59:59 to 838:59:59; Debezium's Time, MicroTime
-        and NanoTime carry it as a signed duration). Null for null.
-    -#}
+    {#- '[-]HH:mm:ss.fff...' text from a signed count of fractional seconds. -#}
     {%- set per_second = 10 ** digits -%}
     {%- set body -%}
         case when time_units is not null then format_string(

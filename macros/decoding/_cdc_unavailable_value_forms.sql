@@ -1,21 +1,5 @@
 {% macro _cdc_unavailable_value_forms(placeholder) %}
-    {#-
-        Every form Debezium gives its unavailable-value placeholder, as [{text, json}].
-        Debezium's PostgreSQL connector (UnchangedToastedPlaceholder, 3.6) sends an unchanged
-        TOASTed value as the placeholder (`unavailable.value.placeholder`, default
-        `__debezium_unavailable_value`) in the form of the column's type:
-          - text, varchar, json, jsonb, xml, enum, bytea in hex mode ...: the string;
-          - bytea (binary.handling.mode=bytes): its UTF-8 bytes, base64 in JSON;
-          - text[], varchar[], char[], json[], jsonb[]: an array of one string;
-          - int[], bigint[], date[]: an array of its bytes as signed integers;
-          - bytea[]: an array of one base64 string;
-          - uuid[]: an array of one UUID, UUID.nameUUIDFromBytes of its bytes (MD5, v3);
-          - hstore: a map {placeholder: placeholder} (as a JSON object, or as JSON text in
-            hstore.handling.mode=json).
-        `text` is the value as a row image's map<string,string> holds it (and as a typed
-        string column holds it); `json` is the value's JSON text in the image. Compound
-        forms come before the string form they contain.
-    -#}
+    {#- Every form Debezium gives its unavailable-value placeholder, as [{text, json}]. -#}
     {%- set text = placeholder | string -%}
     {%- set data = text.encode('utf-8') | list -%}
     {%- set encoded = cdc_lakehouse._cdc_base64_text(data) -%}
@@ -43,12 +27,7 @@
 {% endmacro %}
 
 {% macro _cdc_unavailable_array_forms() %}
-    {#-
-        The array forms of the placeholder, as texts.
-        The placeholder is the var cdc_unavailable_value_placeholder's; the forms are
-        those of _cdc_unavailable_value_forms: what an array decoder leaves as it is, so that
-        the carry-over still recognises it. Empty when the var is empty.
-    -#}
+    {#- The array forms of the placeholder, as texts. -#}
     {%- set placeholder = cdc_lakehouse.cdc_var('cdc_unavailable_value_placeholder') -%}
     {%- if not placeholder -%}{{ return([]) }}{%- endif -%}
     {%- set arrays = [] -%}

@@ -1,13 +1,5 @@
 {% macro _cdc_unscaled_text(binary_expression) %}
-    {#-
-        Signed decimal text of a big-endian two's-complement integer of any length.
-        The integer text (`-123`, `10000...0`) of `binary_expression` (evaluated once),
-        exact at any length: a Kafka Connect Decimal or a VariableScaleDecimal of an
-        unconstrained PostgreSQL numeric can hold far more than Spark's 38 digits (1e130 is
-        55 bytes). Up to 15 bytes (at most 36 digits) it goes through decimal(38,0)
-        (_cdc_decode_twos_complement); longer ones through _cdc_wide_integer_text. Null
-        for null or empty input.
-    -#}
+    {#- Signed decimal text of a big-endian two's-complement integer of any length. -#}
     transform(array({{ binary_expression }}), unscaled_bytes -> case
         when unscaled_bytes is null or octet_length(unscaled_bytes) = 0 then cast(null as string)
         when octet_length(unscaled_bytes) < 16
@@ -17,13 +9,7 @@
 {% endmacro %}
 
 {% macro _cdc_wide_integer_text(hex_digits) %}
-    {#-
-        Signed decimal text of a two's-complement integer given as hex digits, any length.
-        Base-10^9 limbs (bigint, least significant first) are built byte by byte (limbs *
-        256 + byte, the carry passed along); a negative number n is read as -(~n + 1): the
-        bytes of ~n (255 - byte), then 1 added. Only bigint arithmetic: no intermediate
-        exceeds 2.6e11. `hex_digits` is evaluated once.
-    -#}
+    {#- Signed decimal text of a two's-complement integer given as hex digits, any length. -#}
     transform(
         array(named_struct(
             'digits', {{ hex_digits }},

@@ -1,17 +1,4 @@
-{% macro cdc_decode_row_image(image, column_types) %}
-    {#-
-        struct<json: string, is_decoded: boolean>: the JSON row image `image` with every
-        top-level value the message's own schema (`column_types`, see cdc_column_types)
-        says how to decode replaced by its decoded text (_cdc_decode_semantic_text), each
-        element of an array so decoded (its type's `name` is its elements'), and whether
-        any value was. Every other value keeps its JSON text as the change log holds it (a
-        number `1.0` stays `1.0`, nested JSON stays), and so does an array that is a form of
-        the unavailable-value placeholder (_cdc_unavailable_array_forms). A row without a
-        schema, or whose schema names no decodable type, is returned as it is without being
-        parsed; so is a row in which nothing could be decoded (all such values null). A
-        scalar is decoded as an array of one element, so the decoders appear once in the
-        SQL.
-    -#}
+{% macro cdc_decode_row_image(image, column_types) -%}
     {%- set names = cdc_lakehouse._cdc_decodable_semantic_names() -%}
     {%- set placeholders = cdc_lakehouse._cdc_unavailable_array_forms() -%}
     {%- set element_json -%}

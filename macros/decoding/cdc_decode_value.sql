@@ -5,27 +5,7 @@
 {% endmacro %}
 
 {% macro default__cdc_decode_value(raw, data_type, encoding, column_type, connector) %}
-    {#-
-        The default cdc_decode_value: one column value's JSON text as `data_type`.
-        SQL that turns the JSON text `raw` of one column value into `data_type`, or null
-        when the text cannot be read as that type (the caller reports it).
-          raw          expression: the value as text (map<string, string> lookup)
-          data_type    the contract's Spark type: bigint, int, smallint, tinyint,
-                       boolean, string, double, float, decimal(p,s), date, timestamp
-          encoding     the column's `meta.cdc_encoding`, or none: a Debezium semantic
-                       type name (io.debezium.time.Date, ...MicroTimestamp, ...Time,
-                       ...MicroTime, ...NanoTime: times of day become 'HH:mm:ss.ffffff'
-                       strings), or a mapping connector -> semantic type name when the
-                       connectors differ (e.g. {sqlserver: io.debezium.time.NanoTime,
-                       db2: io.debezium.time.Time}), or a decimal handling mode (precise,
-                       double, string), or for a string column holding an array `array`
-                       or `array<semantic type name>`: each element decoded as its scalar
-                       twin. It says how a message WITHOUT a schema encodes the column: a
-                       message's own schema, when present, wins.
-          column_type  expression: struct<type, name, scale> from the message's own
-                       schema, null when the message carried none
-          connector    expression: the connector name (its defaults differ)
-    -#}
+    {#- The default cdc_decode_value: one column value's JSON text as `data_type`. -#}
     {%- set dtype = data_type | lower | replace(' ', '') -%}
     {%- set declared -%}
         {%- if encoding is mapping -%}

@@ -1,12 +1,4 @@
-{% macro cdc_unwrap_extended_json(raw) %}
-    {#-
-        The plain value inside a MongoDB extended-JSON wrapper, as text the contract
-        decoders read: `$oid` -> the hex string, `$numberInt` / `$numberLong` /
-        `$numberDouble` / `$numberDecimal` -> the number's text, `$date` (milliseconds,
-        `{"$numberLong": ...}` or ISO-8601 text) -> ISO-8601 UTC text, `$binary` (v2 or
-        legacy) -> the base64 text, `$timestamp` -> its seconds. Any other value (plain
-        JSON, nested documents and arrays) is returned as it is.
-    -#}
+{% macro cdc_unwrap_extended_json(raw) -%}
     case
         when {{ raw }} like '{"$%' or {{ raw }} like '{ "$%' then coalesce(
             get_json_object({{ raw }}, '$[\'$oid\']'),

@@ -1,11 +1,5 @@
 {% macro _cdc_drop_latest_versions() %}
-    {#-
-        Pre-hook of the fold model: drops its table of latest versions before a full build.
-        The fold model's pre-hook (int_cdc__document_changes): before a full build (no
-        table yet, or --full-refresh) drops its table of latest versions and that table's
-        staging table, which describe the table about to be replaced; the post-hook
-        (_cdc_record_latest_versions) builds it again from the new one. Returns no SQL.
-    -#}
+    {#- Pre-hook of the fold model: drops its table of latest versions before a full build. -#}
     {%- if execute and not cdc_lakehouse.cdc_is_incremental() -%}
         {%- set registry = cdc_lakehouse._cdc_latest_versions_relation(this) -%}
         {%- for relation in [registry, cdc_lakehouse._cdc_latest_versions_staging(registry)] -%}

@@ -1,11 +1,5 @@
 {% macro _cdc_latest_versions_grouped(relation, loaded_after=none) %}
-    {#-
-        SQL: one row per key of the fold model, as its table of latest versions holds it.
-        SQL: one row per key of the fold model `relation` in the shape of its table of
-        latest versions (_cdc_latest_versions_relation), over its rows loaded after the
-        timestamp text `loaded_after` (a literal: parquet statistics skip older loads), or
-        over all of them.
-    -#}
+    {#- SQL: one row per key of the fold model, as its table of latest versions holds it. -#}
     select
         _cdc_source_id,
         _cdc_key,

@@ -1,10 +1,5 @@
 {% macro _cdc_history_columns(sql, unique_key) %}
-  {#-
-      The columns of a cdc_history model's SQL, checked.
-      They are `key` (unique_key without _cdc_source_id), `value` (every column but the key and
-      the CDC columns the history is resolved from), `has_error_reason`. Raises an error naming
-      what is missing.
-  -#}
+  {#- The columns of a cdc_history model's SQL, checked. -#}
   {%- set model_columns = get_columns_in_query(sql) | map('lower') | list -%}
   {%- set change_columns = ['_cdc_source_id', '_cdc_op', '_cdc_position', '_cdc_sort_key',
         '_cdc_source_ts', '_cdc_source_db', '_loaded_at'] -%}

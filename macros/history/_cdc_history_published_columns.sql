@@ -1,10 +1,5 @@
 {% macro _cdc_history_published_columns(key_columns, value_columns) %}
-    {#-
-        The select list of a history's published versions.
-        It selects from rows of the state's shape (_cdc_history_stored_columns): the key, the
-        values, the op, where and when the version opened, valid_to, is_current, the source
-        database and the load.
-    -#}
+    {#- The select list of a history's published versions. -#}
     {%- set columns = [] -%}
     {%- for column in ['_cdc_source_id'] + key_columns + value_columns + ['_cdc_op'] -%}
         {%- do columns.append(cdc_lakehouse.cdc_quote(column)) -%}

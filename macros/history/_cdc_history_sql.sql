@@ -1,13 +1,5 @@
 {% macro _cdc_history_sql(changes, key_columns, value_columns, readable='_cdc_error_reason is null', stored=false) %}
-    {#-
-        The type-2 resolution behind cdc_history and the cdc_history materialization.
-        It reads `changes` (a relation, CTE name or parenthesised query) whose rows pass
-        `readable`. stored=false: the published versions (no deletes). stored=true: what the
-        materialization's state keeps, the change columns of every deduplicated row change
-        (deletes included) with its resolved valid_to and is_current, and one row per truncate
-        (_cdc_op 't', no key), so that a key can be resolved again from the state alone
-        (_cdc_history_stored_columns).
-    -#}
+    {#- The type-2 resolution behind cdc_history and the cdc_history materialization. -#}
     {%- set key_list = ['_cdc_source_id'] + key_columns -%}
 
 with

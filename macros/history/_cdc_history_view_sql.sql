@@ -1,13 +1,5 @@
 {% macro _cdc_history_view_sql(target_relation, state_relation, key_columns, value_columns) %}
-  {#-
-      The published view of a cdc_history state table.
-      It shows the compacted versions (cdc_bucket 0, resolved when they were written) of every
-      key the delta partition (-2) does not touch, closed by the delta's truncates where one
-      falls inside them; and for the keys the delta touches, their whole history resolved again
-      from the compacted rows, the stored truncates and the delta (_cdc_history_sql). The delta,
-      its keys and its truncates are small, so the joins are broadcasts and the view costs one
-      scan of the state plus a window over the touched keys' changes.
-  -#}
+  {#- The published view of a cdc_history state table. -#}
   {%- set key_list = ['_cdc_source_id'] + key_columns -%}
   {%- set change_columns = cdc_lakehouse._cdc_history_stored_columns(key_columns, value_columns)
         | reject('in', ['valid_to', 'is_current', 'next_position', 'closing_position']) | list -%}

@@ -1,10 +1,5 @@
 {% macro _cdc_column_names(relation) %}
-    {#-
-        The column names of `relation`, lower case, cached for the invocation.
-        The column names of `relation`, lower case: one `describe` per relation and
-        invocation (kept in _cdc_invocation_cache until a write forgets it,
-        _cdc_forget_relation).
-    -#}
+    {#- The column names of `relation`, lower case, cached for the invocation. -#}
     {%- set cache = cdc_lakehouse._cdc_invocation_cache('column_names') -%}
     {%- set key = cdc_lakehouse._cdc_relation_key(relation) -%}
     {%- if key not in cache -%}

@@ -1,16 +1,5 @@
 {% macro _cdc_effective_read_through(relation) %}
-    {#-
-        The `_loaded_at` through which a table holds everything its inputs hold, as of now.
-        Its recorded read-through (_cdc_read_through), or later: a model whose inputs gained
-        no row it reads (_cdc_has_nothing_new) is left as it is without recording anything,
-        and it is complete through what its inputs are complete through (this, recursively,
-        for each table behind its inputs; the oldest of them). Only for the tables of the
-        materializations that leave a table so (`cdc_incremental`, `cdc_current_state`,
-        `cdc_history`: their `__cdc_state`). None when the recorded one is not known.
-        What a model records as read through after a write (_cdc_inputs_read_through):
-        the oldest recorded one would be behind what it read from an input that is
-        complete through more, and its next run would read those rows again.
-    -#}
+    {#- The `_loaded_at` through which a table holds everything its inputs hold, as of now. -#}
     {%- set read_through = cdc_lakehouse._cdc_read_through(relation) -%}
     {%- if read_through is none -%}
         {{ return(none) }}
@@ -30,12 +19,7 @@
 {% endmacro %}
 
 {% macro _cdc_table_node(relation) %}
-    {#-
-        The model whose table `relation` is, when it may be left as it is without recording.
-        The graph node of a `cdc_incremental` model whose relation is `relation`, or of a
-        `cdc_current_state` or `cdc_history` model whose state table (`<model>__cdc_state`)
-        it is; none otherwise.
-    -#}
+    {#- The model whose table `relation` is, when it may be left as it is without recording. -#}
     {%- set identifier = relation.identifier | lower -%}
     {%- set state = identifier.endswith('__cdc_state') -%}
     {%- set alias = identifier[:-11] if state else identifier -%}

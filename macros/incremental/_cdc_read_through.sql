@@ -1,10 +1,5 @@
 {% macro _cdc_read_through(relation) %}
-    {#-
-        The `_loaded_at` through which `relation` holds everything its inputs had.
-        It is read from its table properties (_cdc_record_read_through), or none when that is
-        not known for sure: no property yet, or a write that started (`cdc.reading_through`) and
-        did not record its end, such as a run killed between its insert and its bookkeeping.
-    -#}
+    {#- The `_loaded_at` through which `relation` holds everything its inputs had. -#}
     {%- if not execute or relation is none -%}
         {{ return(none) }}
     {%- endif -%}

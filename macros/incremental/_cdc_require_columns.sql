@@ -1,13 +1,5 @@
 {% macro _cdc_require_columns(relation, column_names) %}
-    {#-
-        Stops with the remedy when an incremental table lacks a column its model writes.
-        Stop with the remedy when an existing incremental table lacks a column its model
-        now writes (a column added by an upgrade of the project): an append would insert
-        the table's own columns only, and the models reading the new column would fail
-        far from the cause. One `describe` per invocation (_cdc_column_names), and none for
-        the model's own table when the model as it is now wrote it last
-        (`cdc.model_fingerprint`): that write passed this check, or created the table.
-    -#}
+    {#- Stops with the remedy when an incremental table lacks a column its model writes. -#}
     {%- if relation is none or not execute -%}
         {{ return(none) }}
     {%- endif -%}

@@ -1,12 +1,5 @@
 {% macro _cdc_rows_loaded_after(relation, since=none) %}
-    {#-
-        How many rows of `relation` were loaded after the timestamp text `since` (all: none).
-        Its last write's count (`cdc.summary.rows`, _cdc_summarise_write) when that write
-        added exactly those rows: it wrote the loads after `since`
-        (`cdc.previous_read_through`), or it rebuilt the table and `since` is none. Else
-        one count (_cdc_row_count), which the parquet reader answers from the new loads'
-        files. 0 at parse time.
-    -#}
+    {#- How many rows of `relation` were loaded after the timestamp text `since` (all: none). -#}
     {%- if not execute -%}
         {{ return(0) }}
     {%- endif -%}
@@ -20,4 +13,15 @@
     {%- endif -%}
     {{ return(cdc_lakehouse._cdc_row_count(
         relation, "_loaded_at > timestamp'" ~ since ~ "'" if since else 'true')) }}
+{% endmacro %}
+
+{% macro _cdc_row_count(relation, condition='true') %}
+    {#- The number of rows of `relation` meeting `condition`. -#}
+    {%- if not execute -%}
+        {{ return(0) }}
+    {%- endif -%}
+    {%- set query -%}
+        select count(*) from {{ relation }} where {{ condition }}
+    {%- endset -%}
+    {{ return(run_query(query).columns[0].values()[0] | int) }}
 {% endmacro %}

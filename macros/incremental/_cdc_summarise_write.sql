@@ -1,21 +1,5 @@
 {% macro _cdc_summarise_write(relation, read_through, since=none) %}
-    {#-
-        After a write: what it is complete through, and what its rows hold, as properties.
-        A model whose config `cdc_summary` maps kind names to SQL conditions over its
-        columns (stg_cdc__messages: keyless rows, truncates, control messages, ...; bronze:
-        schema-change events) has every write summarised by one query over the rows it
-        added (loaded after the timestamp text `since`; every row on a rebuild, `since`
-        none): `cdc.summary.rows` (how many), `cdc.summary.kinds` (the kinds summarised) and,
-        per kind the rows held, `cdc.summary.<kind>` = the write's read-through ('none' on
-        a rebuild for a kind they did not hold; an append leaves an absent kind's as it
-        was). Models that read only some kinds (config `cdc_input_kinds`) then know from
-        these properties, without a query, that nothing of theirs arrived
-        (_cdc_rows_through). The same query gives the newest `_loaded_at` when
-        `read_through` is none (bronze: its input is the landing folder). Returns
-        {'read_through': `read_through` or that newest (else `since`), 'properties': {...}}.
-        Without `cdc_summary`: no properties, and the newest `_loaded_at` as
-        _cdc_newest_loaded_at finds it when needed.
-    -#}
+    {#- After a write: what it is complete through, and what its rows hold, as properties. -#}
     {%- set kinds = config.get('cdc_summary') or {} -%}
     {%- set since_literal = "timestamp'" ~ since ~ "'" if since else none -%}
     {%- if not kinds -%}
@@ -49,4 +33,16 @@
         {%- endif -%}
     {%- endfor -%}
     {{ return({'read_through': through, 'properties': properties}) }}
+{% endmacro %}
+
+{% macro _cdc_newest_loaded_at(relation, after=none) %}
+    {#- The newest `_loaded_at` of `relation` as text. -#}
+    {%- if '_loaded_at' not in cdc_lakehouse._cdc_column_names(relation) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set newest = run_query(
+        "select cast(max(_loaded_at) as string) from " ~ relation
+        ~ (" where _loaded_at > " ~ after if after else "")
+    ).columns[0].values()[0] -%}
+    {{ return(newest) }}
 {% endmacro %}

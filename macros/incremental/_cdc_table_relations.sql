@@ -1,11 +1,5 @@
 {% macro _cdc_table_relations(unique_ids) %}
-    {#-
-        The tables behind the given models, looking through views.
-        The tables behind the models `unique_ids` (graph node ids): a table-like model is
-        its own table (a cdc_current_state or cdc_history model its `__cdc_state` table); views and
-        ephemeral models are looked through to the models they select from. Seeds, sources
-        and tests are left out. Relations that do not exist yet are none in the list.
-    -#}
+    {#- The tables behind the given models, looking through views. -#}
     {%- set walk = namespace(pending=unique_ids | list, seen=[], relations=[]) -%}
     {#- breadth-first over the dependency graph; a model graph is finite and acyclic -#}
     {%- for _ in range(graph.nodes | length + 1) if walk.pending -%}

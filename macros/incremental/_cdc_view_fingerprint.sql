@@ -1,17 +1,5 @@
 {% macro _cdc_view_fingerprint(compiled_sql) %}
-    {#-
-        An md5 of what the view being run is made of.
-        It covers its compiled SQL, its model fingerprint and, for each table behind it, the
-        invocation that last created it or may have changed its columns (`cdc.built_by`,
-        _cdc_record_read_through), else the one that last wrote it (`cdc.written_by`: a gold
-        or history state). Spark keeps a view's columns as they were when it was created,
-        which only such a write changes: a view over tables that only gained rows is not
-        created again. A view it selects from counts by its own fingerprint
-        (`cdc.view_fingerprint`): when it is created again, so is this one. An input that is
-        not a model under the run bookkeeping (a seed, a source, a table without the
-        properties, a view of another materialization) makes it unique to this invocation:
-        the view is then re-created on every run, as dbt does.
-    -#}
+    {#- An md5 of what the view being run is made of. -#}
     {%- set parts = [compiled_sql, cdc_lakehouse._cdc_model_fingerprint()] -%}
     {%- for unique_id in model.depends_on.nodes if not unique_id.startswith('model.') -%}
         {%- do parts.append('unversioned input ' ~ unique_id ~ ': ' ~ invocation_id) -%}

@@ -1,8 +1,5 @@
 {% macro _cdc_landing_dir() %}
-    {#-
-        The landing folder: var `cdc_landing_dir` (env CDC_LANDING_DIR), trimmed.
-        A compile error names both when it is empty.
-    -#}
+    {#- The landing folder: var `cdc_landing_dir` (env CDC_LANDING_DIR), trimmed. -#}
     {%- set landing_dir = cdc_lakehouse.cdc_var('cdc_landing_dir') | trim -%}
     {%- if landing_dir == '' -%}
         {{ exceptions.raise_compiler_error(

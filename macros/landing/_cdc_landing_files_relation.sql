@@ -1,14 +1,5 @@
 {% macro _cdc_landing_files_relation() %}
-    {#-
-        Registers a temporary view listing every landing file and returns its name.
-        Registers (once per invocation, until _cdc_release_landing_views releases it: every
-        caller of one bronze run reads one listing) a temporary view listing every file
-        under the landing folder, recursively, through Spark's `binaryFile` source, and
-        returns its name.
-        Selecting only `path`, `modificationTime` and `length` from it lists files without
-        reading them. Selecting `content` reads every listed file, whatever the filter on
-        `path` (not pushed down): _cdc_landing_files_subset_relation reads some files only.
-    -#}
+    {#- Registers a temporary view listing every landing file and returns its name. -#}
     {%- set view_name = '_cdc_landing_files' -%}
     {%- set landing_dir = cdc_lakehouse._cdc_landing_dir() -%}
     {%- set registered = cdc_lakehouse._cdc_invocation_cache('landing_views') -%}

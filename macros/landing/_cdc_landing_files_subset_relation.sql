@@ -1,15 +1,5 @@
 {% macro _cdc_landing_files_subset_relation(paths) %}
-    {#-
-        Registers a temporary view over the landing files `paths` and returns its name.
-        Registers a temporary view like _cdc_landing_files_relation's, but over exactly the
-        landing files `paths` (full `binaryFile` paths, e.g. from _cdc_unloaded_landing_files),
-        and returns its name. `binaryFile` does not push a filter on `path` down to its
-        reader, so a filtered scan of the whole landing folder still reads the content of
-        every file; this view's path is one glob, `<common folder>/{file,file,...}`, with
-        the glob characters of the names escaped, so only the listed files are read.
-        Returns none (read through the whole-folder view instead) for an empty list or
-        more than var `cdc_landing_glob_max_files` files.
-    -#}
+    {#- Registers a temporary view over the landing files `paths` and returns its name. -#}
     {%- if not execute or paths is none or paths | length == 0
           or paths | length > cdc_lakehouse.cdc_var('cdc_landing_glob_max_files') | int -%}
         {{ return(none) }}

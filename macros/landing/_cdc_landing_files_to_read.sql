@@ -1,11 +1,5 @@
 {% macro _cdc_landing_files_to_read(new_files) %}
-    {#-
-        The landing files bronze reads in this run, sorted.
-        They are `new_files`, or, when it is none (bronze's first run reads the whole landing
-        folder), every file the landing listing holds (_cdc_landing_listing_relation; its
-        zero-byte and unlisted files noted: _cdc_note_unlisted_landing_files). An empty list
-        at parse time.
-    -#}
+    {#- The landing files bronze reads in this run, sorted. -#}
     {%- if not execute -%}
         {{ return([]) }}
     {%- endif -%}

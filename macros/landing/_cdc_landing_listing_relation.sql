@@ -1,14 +1,5 @@
 {% macro _cdc_landing_listing_relation() %}
-    {#-
-        Registers a temporary view of every landing file (no content) and returns its name.
-        The view `_cdc_landing_listing` has one row per landing file (`path`,
-        `modificationtime`, `length`, `is_unlisted`): the files Spark's listing gives
-        (_cdc_landing_files_relation), and, where the Java UDF `cdc_landing_unlisted_files`
-        is registered (python_udfs.register, var `cdc_landing_unlisted_files`), the files it skips:
-        names starting with `_` or `.` and zero-byte files (`is_unlisted`). Markers
-        (var `cdc_landing_ignored_names`) are left out of both. Once per invocation, until
-        _cdc_release_landing_views releases it.
-    -#}
+    {#- Registers a temporary view of every landing file (no content) and returns its name. -#}
     {%- set view_name = '_cdc_landing_listing' -%}
     {%- set registered = cdc_lakehouse._cdc_invocation_cache('landing_views') -%}
     {%- if execute and view_name not in registered -%}
@@ -56,11 +47,7 @@
 {% endmacro %}
 
 {% macro _cdc_path_part_regex(globs) %}
-    {#-
-        A regular expression matching a path with a part that one of the globs matches.
-        A part is a folder or file name; in a glob of `globs`, `*` is any characters but '/'
-        and `?` one of them.
-    -#}
+    {#- A regular expression matching a path with a part that one of the globs matches. -#}
     {%- set alternatives = [] -%}
     {%- for glob in globs -%}
         {%- set pattern = namespace(text='') -%}

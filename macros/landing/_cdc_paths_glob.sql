@@ -1,9 +1,5 @@
 {% macro _cdc_paths_glob(paths) %}
-    {#-
-        One Hadoop glob that matches exactly the files `paths`.
-        `paths` are full paths, at least one; the glob is `<common folder>/{name,name,...}`, the
-        glob characters of every part escaped.
-    -#}
+    {#- One Hadoop glob that matches exactly the files `paths`. -#}
     {%- set folder = namespace(prefix=paths[0].rsplit('/', 1)[0]) -%}
     {%- for path in paths -%}
         {%- for _ in range(path.count('/') + 1) -%}

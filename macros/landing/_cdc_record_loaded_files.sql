@@ -1,16 +1,5 @@
 {% macro _cdc_record_loaded_files() %}
-    {#-
-        Post-hook of bronze: brings its table of loaded files up to date.
-        Bronze's post-hook: brings its table of loaded files (_cdc_loaded_files_relation) up
-        to bronze's newest load (bronze's `cdc.read_through`). It adds the files of the
-        loads after the table's own `cdc.read_through`, then records bronze's; it builds
-        the table from all of bronze when it does not exist or bronze was built from
-        nothing (`cdc.previous_read_through` unknown). Nothing when it is up to date (a run
-        without a new file). A run killed between the two statements leaves the table's
-        old read-through: the next one reads those loads from bronze again
-        (_cdc_loaded_files_sql), and adds their files a second time, which changes no
-        answer. Returns no SQL.
-    -#}
+    {#- Post-hook of bronze: brings its table of loaded files up to date. -#}
     {%- if not execute -%}
         {{ return('') }}
     {%- endif -%}

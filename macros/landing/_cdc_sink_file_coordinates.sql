@@ -1,10 +1,5 @@
 {% macro _cdc_sink_file_coordinates(path_expression) %}
-    {#-
-        The topic, partition and start offset in a Kafka Connect sink file's name.
-        The columns `file_topic`, `file_partition` and `file_start_offset` of a landing file
-        named as a Kafka Connect sink names its files, `.../<topic>+<partition>+<start
-        offset>.<ext>` (null for any other name), as SQL select items.
-    -#}
+    {#- The topic, partition and start offset in a Kafka Connect sink file's name. -#}
     {%- set pattern = "'([^/+]+)[+]([0-9]+)[+]([0-9]+)[.][^/]*$'" -%}
     nullif(regexp_extract({{ path_expression }}, {{ pattern }}, 1), '') as file_topic,
     try_cast(nullif(regexp_extract({{ path_expression }}, {{ pattern }}, 2), '') as int)

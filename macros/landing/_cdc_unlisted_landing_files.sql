@@ -1,11 +1,5 @@
 {% macro _cdc_note_unlisted_landing_files(listing) %}
-    {#-
-        Notes the zero-byte and the unlisted files of a landing listing's result.
-        `listing` is a query result of `path`, `length`, `is_unlisted` (a row of
-        _cdc_landing_listing_relation's view). Kept for this invocation
-        (_cdc_invocation_cache), read by _cdc_empty_landing_files and
-        _cdc_unlisted_landing_files.
-    -#}
+    {#- Notes the zero-byte and the unlisted files of a landing listing's result. -#}
     {%- set empty = cdc_lakehouse._cdc_invocation_cache('empty_landing_files') -%}
     {%- set unlisted = cdc_lakehouse._cdc_invocation_cache('unlisted_landing_files') -%}
     {%- for row in listing.rows -%}
@@ -18,36 +12,19 @@
 {% endmacro %}
 
 {% macro _cdc_empty_landing_files(paths) %}
-    {#-
-        The zero-byte files among the landing files `paths`, in order.
-        As the listing of this run found them (_cdc_note_unlisted_landing_files). A zero-byte
-        file holds no message: an upload or copy that never wrote, or a sink's file cut at
-        its start. Bronze records it as a file of its own (`empty_file`), so the run says
-        so and the next run does not read it again; a later version with bytes loads.
-    -#}
+    {#- The zero-byte files among the landing files `paths`, in order. -#}
     {%- set empty = cdc_lakehouse._cdc_invocation_cache('empty_landing_files') -%}
     {{ return(paths | select('in', empty) | list) }}
 {% endmacro %}
 
 {% macro _cdc_unlisted_landing_files(paths) %}
-    {#-
-        The files among the landing files `paths` that Spark's file sources cannot read.
-        Those whose name (or a folder's) starts with `_` or `.`, with bytes, as the listing
-        of this run found them (_cdc_note_unlisted_landing_files). Bronze reads them through
-        the Java UDF `cdc_landing_file_content` (_cdc_unlisted_landing_contents_relation).
-    -#}
+    {#- The files among the landing files `paths` that Spark's file sources cannot read. -#}
     {%- set unlisted = cdc_lakehouse._cdc_invocation_cache('unlisted_landing_files') -%}
     {{ return(paths | select('in', unlisted) | list) }}
 {% endmacro %}
 
 {% macro _cdc_unlisted_landing_contents_relation(paths) %}
-    {#-
-        Registers a temporary view of the unlisted landing files `paths` with their bytes.
-        `_cdc_unlisted_landing_contents`: `path`, `modificationtime`, `length` (from the
-        listing), `content` (decompressed by extension, null when unreadable) and `error`
-        (why), read by the Java UDF `cdc_landing_file_content`. Returns its name; none for
-        an empty list.
-    -#}
+    {#- Registers a temporary view of the unlisted landing files `paths` with their bytes. -#}
     {%- if not execute or not paths -%}
         {{ return(none) }}
     {%- endif -%}

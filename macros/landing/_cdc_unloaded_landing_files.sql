@@ -1,15 +1,5 @@
 {% macro _cdc_unloaded_landing_files(bronze_relation) %}
-    {#-
-        The landing files bronze does not hold yet in their current version.
-        Returns the landing files (full `binaryFile` paths) that bronze (`bronze_relation`)
-        does not hold yet in their current version, sorted by path, found in its table of
-        loaded files (_cdc_loaded_files_sql), not by reading bronze. A file rewritten since
-        it was loaded (new modification time) is read again: its messages that were already
-        loaded become duplicates, which the pipeline absorbs, and none of its new ones is
-        lost. Returns none when the relation is none (bronze's first run): the caller reads
-        everything. The zero-byte files among them and those Spark's listing skips are noted
-        (_cdc_note_unlisted_landing_files).
-    -#}
+    {#- The landing files bronze does not hold yet in their current version. -#}
     {%- if not execute or bronze_relation is none -%}
         {{ return(none) }}
     {%- endif -%}
@@ -27,4 +17,24 @@
     {%- set result = run_query(query) -%}
     {%- do cdc_lakehouse._cdc_note_unlisted_landing_files(result) -%}
     {{ return(result.columns[0].values() | list) }}
+{% endmacro %}
+
+{% macro _cdc_loaded_files_sql(bronze_relation) %}
+    {#- SQL selecting every file version bronze holds. -#}
+    {%- set registry = load_relation(cdc_lakehouse._cdc_loaded_files_relation(bronze_relation)) -%}
+    {%- set read_through = none -%}
+    {%- if registry is not none -%}
+        {%- set read_through = cdc_lakehouse._cdc_table_properties(registry).get('cdc.read_through') -%}
+    {%- endif -%}
+    {%- if read_through -%}
+        select _source_file, _source_file_modified_at
+        from {{ registry }}
+        union all
+        select distinct _source_file, _source_file_modified_at
+        from {{ bronze_relation }}
+        where _loaded_at > timestamp'{{ read_through }}'
+    {%- else -%}
+        select distinct _source_file, _source_file_modified_at
+        from {{ bronze_relation }}
+    {%- endif -%}
 {% endmacro %}

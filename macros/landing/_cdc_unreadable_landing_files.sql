@@ -1,20 +1,5 @@
 {% macro _cdc_unreadable_landing_files(paths) %}
-    {#-
-        The landing files among `paths` that cannot be read whole, with the lines read first.
-        Returns a list of `{path, lines_read, reason, error}`: the zero-byte files among
-        `paths` (_cdc_empty_landing_files, reason `empty_file`); the files Spark's listing
-        skips (_cdc_unlisted_landing_files) that the Java UDF cannot read whole (reason
-        `unreadable_file`, `error` its message); then the compressed files
-        (_cdc_compressed_extensions) whose codec fails before their end (a truncated or
-        corrupt gzip, bzip2, zlib or zstd stream, a file that vanished or cannot be opened),
-        and how many lines their codec gave before it failed (reason `unreadable_file`).
-        Spark's text source fails the whole query on such a file, so each compressed file
-        is probed first, in one query: read whole (`wholetext`) with `ignoreCorruptFiles`, a
-        file that fails gives no row. Plain files are not probed: a plain file has no codec
-        to fail (the common path pays nothing). Only when a file fails are its lines
-        counted, again with `ignoreCorruptFiles`. An empty list at parse time or without
-        such files.
-    -#}
+    {#- The landing files among `paths` that cannot be read whole, with the lines read first. -#}
     {%- if not execute or not paths -%}
         {{ return([]) }}
     {%- endif -%}
@@ -77,13 +62,7 @@
 {% endmacro %}
 
 {% macro _cdc_landing_probe_relation(paths, view_name, whole_text) %}
-    {#-
-        Registers a temporary view `view_name` reading `paths` past their codec errors.
-        The view reads the files `paths` as _cdc_landing_lines_relation does, but with
-        `ignoreCorruptFiles` and `ignoreMissingFiles`: a file whose codec fails gives the rows
-        read before the failure. With `whole_text`, one row per file (`wholetext`), which a
-        failing file never gives. Returns its name.
-    -#}
+    {#- Registers a temporary view `view_name` reading `paths` past their codec errors. -#}
     {%- call statement('cdc_register_' ~ view_name, fetch_result=False) -%}
         create or replace temporary view {{ view_name }}
         using text
@@ -103,10 +82,6 @@
 {% endmacro %}
 
 {% macro _cdc_input_file_path() %}
-    {#-
-        SQL: the file a text source row was read from, named as the `binaryFile` listing names it.
-        The text source names a file as a URI (`file:///...`, `%XX` escapes; a '+' stays as it
-        is), binaryFile as a Hadoop path (`file:/...`).
-    -#}
+    {#- SQL: the file a text source row was read from, named as the `binaryFile` listing names it. -#}
     regexp_replace(url_decode(replace(input_file_name(), '+', '%2B')), '^file:///', 'file:/')
 {%- endmacro %}

@@ -1,11 +1,5 @@
 {% macro _cdc_gold_delta_tables(select=none) %}
-    {#-
-        The Delta state tables of the project's state-backed gold models.
-        Every model materialized as cdc_current_state or cdc_history (only those named in
-        `select`, a list of model names, when given) whose `<model>__cdc_state` exists and
-        is a Delta table, as relations, in the graph's order. A state built on another
-        format is left out.
-    -#}
+    {#- The Delta state tables of the project's state-backed gold models. -#}
     {%- set relations = [] -%}
     {%- if not execute -%}
         {{ return(relations) }}

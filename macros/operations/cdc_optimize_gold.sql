@@ -1,8 +1,4 @@
-{% macro cdc_optimize_gold(select=none) %}
-    {#-
-        `dbt run-operation cdc_optimize_gold`: compact the files of every Delta state table
-        of gold (OPTIMIZE), or of the models named in `select`.
-    -#}
+{% macro cdc_optimize_gold(select=none) -%}
     {%- set relations = cdc_lakehouse._cdc_gold_delta_tables(select) -%}
     {%- if relations | length == 0 -%}
         {{ log("cdc_optimize_gold: no gold state table on Delta.", info=True) }}

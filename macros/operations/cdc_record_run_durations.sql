@@ -1,12 +1,4 @@
-{% macro cdc_record_run_durations(results) %}
-    {#-
-        The package's on-run-end hook: what each layer of a `dbt build` or `dbt run` took.
-        Appends one row per layer (bronze, silver, gold: a model's first folder; tests) to
-        the table `cdc_run_durations`, beside cdc_run_history: the invocation, when it
-        started, how many nodes ran and their seconds. Creates the table on first use.
-        Nothing for other commands, or when no model ran (no statement at all). Var
-        cdc_record_run_durations: false turns it off.
-    -#}
+{% macro cdc_record_run_durations(results) -%}
     {%- if not execute or not cdc_lakehouse.cdc_var('cdc_record_run_durations')
           or flags.WHICH not in ('build', 'run') -%}
         {{ return('') }}

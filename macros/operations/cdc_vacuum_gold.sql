@@ -1,9 +1,4 @@
-{% macro cdc_vacuum_gold(select=none, retain_hours=168, dry_run=false) %}
-    {#-
-        `dbt run-operation cdc_vacuum_gold`: delete the files no version of the last
-        `retain_hours` hours reads from every Delta state table of gold (VACUUM), or of the
-        models named in `select`.
-    -#}
+{% macro cdc_vacuum_gold(select=none, retain_hours=168, dry_run=false) -%}
     {%- if retain_hours is none or retain_hours | int < 0 or retain_hours | string != retain_hours | int | string -%}
         {{ exceptions.raise_compiler_error(
             "cdc_vacuum_gold: retain_hours must be a whole number of hours >= 0, got " ~ retain_hours) }}

@@ -1,9 +1,5 @@
 {% macro _cdc_quarantine_error_share() %}
-    {#-
-        The var cdc_quarantine_error_share as a number in (0, 1].
-        The var as a number in (0, 1]: the share of a run's
-        messages at or above which its quarantined messages are an error, not a warning.
-    -#}
+    {#- The var cdc_quarantine_error_share as a number in (0, 1]. -#}
     {%- set value = cdc_lakehouse.cdc_var('cdc_quarantine_error_share') -%}
     {%- set number = value | float(-1) if value is not boolean else -1 -%}
     {%- if number <= 0 or number > 1 -%}

@@ -1,16 +1,5 @@
 {% macro _cdc_quarantine_report(findings, console_lines=10) %}
-    {#-
-        Runs assert_no_new_quarantined_messages' query once, says what it found, returns SQL.
-        `findings` (none: the build loaded nothing behind the test) is the test's query: a row
-        per reason, source and landing file, with `message`, `reaches_nothing`,
-        `source_message` and the run's totals. When it finds rows, the console gets a line
-        per source that reached nothing and per file of the other sources (`console_lines` of
-        them, then how many more), through dbt's log. The SQL returned holds the rows found
-        as values (the test counts them, `store_failures` keeps them), or raises the run's
-        error (`raise_error`, a filter that no count prunes) when a source reached nothing
-        (var cdc_unread_source_severity: error) or at least the share
-        cdc_quarantine_error_share of the run's messages and files was quarantined.
-    -#}
+    {#- Runs assert_no_new_quarantined_messages' query once, says what it found, returns SQL. -#}
     {%- set columns = [
         ('reason_code', 'string'), ('source_kind', 'string'), ('source_name', 'string'),
         ('_source_file', 'string'), ('messages', 'bigint'), ('file_messages', 'bigint'),

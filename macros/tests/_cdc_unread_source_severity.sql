@@ -1,10 +1,5 @@
 {% macro _cdc_unread_source_severity() %}
-    {#-
-        The var cdc_unread_source_severity: `error` or `warn`.
-        What a source of which a run read nothing is (every message of it that the run loaded
-        went to the quarantine, none of its changes reached gold): `error` (the default) stops
-        the build, `warn` only warns (assert_no_new_quarantined_messages).
-    -#}
+    {#- The var cdc_unread_source_severity: `error` or `warn`. -#}
     {%- set accepted = ['error', 'warn'] -%}
     {%- set value = cdc_lakehouse.cdc_var('cdc_unread_source_severity') -%}
     {%- if value is not string or value | lower not in accepted -%}

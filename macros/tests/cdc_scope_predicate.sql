@@ -1,6 +1,4 @@
-{% macro cdc_scope_predicate(scope, loaded_at='_loaded_at') %}
-    {#- A boolean SQL expression that keeps the rows of a cdc_test_scope: `true`, `false`,
-        or `<loaded_at> > <timestamp>`. -#}
+{% macro cdc_scope_predicate(scope, loaded_at='_loaded_at') -%}
     {%- if scope.kind == 'nothing' -%}
         {{ return('false') }}
     {%- elif scope.kind == 'since' -%}

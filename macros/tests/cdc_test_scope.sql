@@ -1,16 +1,4 @@
-{% macro cdc_test_scope(relation) %}
-    {#-
-        Which rows of `relation` the data tests of this invocation check:
-          {'kind': 'all'}                      every row: var cdc_test_scope = 'all', a
-                                               `dbt test` or any command but `dbt build`,
-                                               a full refresh, a relation rebuilt by this
-                                               run or not under the run bookkeeping
-          {'kind': 'nothing'}                  none: `dbt build` wrote none of the tables
-                                               behind it (they were checked when written)
-          {'kind': 'since', 'since': literal}  the rows loaded by this invocation:
-                                               `_loaded_at` after what the tables behind it
-                                               had read before it (_cdc_record_read_through)
-    -#}
+{% macro cdc_test_scope(relation) -%}
     {%- set accepted = ['loaded', 'all'] -%}
     {%- set mode = cdc_lakehouse.cdc_var('cdc_test_scope') -%}
     {%- if mode not in accepted -%}
@@ -50,4 +38,15 @@
         {{ return(everything) }}
     {%- endif -%}
     {{ return({'kind': 'since', 'since': "timestamp'" ~ since | min ~ "'"}) }}
+{% endmacro %}
+
+{% macro _cdc_node_of(relation) %}
+    {#- The model node whose relation is `relation` (matched by schema and alias), or none. -#}
+    {%- for node in graph.nodes.values() if node.resource_type == 'model' -%}
+        {%- if node.alias | lower == relation.identifier | lower
+              and node.schema | lower == relation.schema | lower -%}
+            {{ return(node) }}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(none) }}
 {% endmacro %}

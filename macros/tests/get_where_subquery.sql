@@ -1,20 +1,9 @@
 {% macro get_where_subquery(relation) -%}
-    {#- the data tests of this project (and of a project that installs it, through dbt's
-        dispatch: README, "Install as a package") read spark__get_where_subquery -#}
     {{ return(cdc_lakehouse.spark__get_where_subquery(relation)) }}
 {%- endmacro %}
 
 {% macro spark__get_where_subquery(relation) -%}
-    {#-
-        dbt's `where` test config, with the placeholder of the rows this run loaded.
-        dbt's `where` test config, with one placeholder: `__cdc_loaded_in_this_run__`
-        (set for every data test of the project in dbt_project.yml) becomes the rows this
-        invocation loaded (cdc_test_scope): no row at all when `dbt build` wrote nothing
-        behind the tested relation (a select of its columns as nulls `where false`, which
-        does not read it), `true` for whole-table checks. A test of uniqueness checks the
-        keys the run touched against every row; cdc_position_not_behind_change_log scopes
-        itself by the change log.
-    -#}
+    {#- dbt's `where` test config, with the placeholder of the rows this run loaded. -#}
     {%- set placeholder = '__cdc_loaded_in_this_run__' -%}
     {%- set where = config.get('where', '') or '' -%}
     {%- set test_name = (model.get('test_metadata') or {}).get('name') -%}
@@ -22,8 +11,7 @@
     {%- if placeholder in where -%}
         {%- set scope = {'kind': 'all'} if test_name in cdc_lakehouse._cdc_self_scoped_tests() else cdc_lakehouse.cdc_test_scope(relation) -%}
         {%- if scope.kind == 'nothing' -%}
-            {#- nothing to check: rows of the relation's columns, none of them, without
-                reading the relation (Spark would analyse a view's whole plan to find none) -#}
+            {#- nothing to check: the relation's columns, no row, the relation not read -#}
             {%- set columns = [] -%}
             {%- for name in cdc_lakehouse._cdc_column_names(relation) -%}
                 {%- do columns.append('null as ' ~ cdc_lakehouse.cdc_quote(name)) -%}
@@ -61,11 +49,6 @@
 {%- endmacro %}
 
 {% macro _cdc_self_scoped_tests() %}
-    {#-
-        The generic tests the placeholder leaves whole.
-        generic tests the placeholder leaves whole: freshness looks at the newest row,
-        whatever this run loaded; cdc_position_not_behind_change_log scopes itself by the
-        change log (cdc_test_scope)
-    -#}
+    {#- The generic tests the placeholder leaves whole. -#}
     {{ return(['cdc_position_not_behind_change_log', 'cdc_recency', 'cdc_quiet_sources']) }}
 {% endmacro %}

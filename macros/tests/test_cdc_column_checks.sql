@@ -1,19 +1,4 @@
-{% test cdc_column_checks(model, not_null=none, accepted_values=none) %}
-    {#-
-        The column checks of one model in one query: dbt's `not_null` on each column of
-        `not_null`, and `accepted_values` on each column of `accepted_values` (a column
-        name -> its accepted values, compared as strings; a null passes, as in dbt). An
-        item may carry its own `where` (`{column: x, where: "..."}`, `{values: [...],
-        where: "..."}`): the check looks at the rows that match it only.
-
-        One row per failing check and column (and per unaccepted value): `model_name`,
-        `column_name`, `check_name`, `failing_value`, `failing_rows`, `failures` (what
-        the separate dbt test would count: its null rows, or 1 per unaccepted value, as
-        dbt's accepted_values counts values) and a `message` ("3 rows of
-        bronze_cdc_messages have a null _loaded_at"). dbt prints the sum of `failures`
-        (fail_calc). The model is read once, through the `where` placeholder of the
-        package's data tests (get_where_subquery), as dbt's generic tests read it.
-    -#}
+{% test cdc_column_checks(model, not_null=none, accepted_values=none) -%}
     {{ config(fail_calc='coalesce(sum(failures), 0)') }}
     {%- set checks = cdc_lakehouse._cdc_column_checks_list(not_null, accepted_values) -%}
     {%- set model_name = cdc_lakehouse._cdc_escape_string(cdc_lakehouse._cdc_tested_model_name()) -%}
@@ -80,11 +65,7 @@ from counted
 {% endtest %}
 
 {% macro _cdc_column_checks_list(not_null, accepted_values) %}
-    {#-
-        The checks of a cdc_column_checks test, one {check, column, values, where} each.
-        `not_null`: a list of column names or {column, where}; `accepted_values`: a column
-        name -> a list of values or {values, where}. A wrong shape is a compiler error.
-    -#}
+    {#- The checks of a cdc_column_checks test, one {check, column, values, where} each. -#}
     {%- set checks = [] -%}
     {%- for item in not_null or [] -%}
         {%- if item is mapping and item.get('column') -%}
@@ -119,11 +100,7 @@ from counted
 {% endmacro %}
 
 {% macro _cdc_tested_model_name() %}
-    {#-
-        The name of the model a generic test is attached to, '' when none.
-        Read from the test node (dbt's `model` of the context, which the test's own
-        `model` argument hides inside a test's body).
-    -#}
+    {#- The name of the model a generic test is attached to, '' when none. -#}
     {%- set attached = model.get('attached_node') if model is mapping else none -%}
     {%- if not attached -%}
         {{ return('') }}

@@ -1,16 +1,4 @@
-{% test cdc_position_not_behind_change_log(model, changes, key_columns, change_key_columns=none) %}
-    {#-
-        Gold never goes backwards: every live row of `model` holds the newest readable
-        change of its key in the change log `changes` (same key columns), no delete or
-        truncate came after it, and no row exists that no change explains. Returns the
-        offending rows with what the change log says. Within a `dbt build` (the `where`
-        placeholder, cdc_test_scope) it checks the keys the run's loads touched, and the
-        rows of sources they truncated. `change_key_columns`: the key columns' names in
-        `changes` when they differ from the model's (a gold column named after a source
-        column it renames), in the same order; names are quoted (cdc_quote).
-    -#}
-    {#- what the gold write recorded of this test in this build (_cdc_recorded_check): the
-        relations are then not read, not even described -#}
+{% test cdc_position_not_behind_change_log(model, changes, key_columns, change_key_columns=none) -%}
     {%- set recorded = cdc_lakehouse._cdc_recorded_check() -%}
     {%- set change_columns = cdc_lakehouse._cdc_column_names(changes) if recorded is none else [] -%}
     {%- set model_columns = cdc_lakehouse._cdc_column_names(model) if recorded is none else [] -%}

@@ -1,9 +1,4 @@
-{% test cdc_recency(model, column_name, max_age_hours) %}
-    {#-
-        Freshness: fails (one row, with the age) when the newest `column_name` of `model`
-        is older than `max_age_hours`, or when the model is empty. Use it on bronze
-        `_loaded_at` (is data still arriving?) with severity warn or error as you need.
-    -#}
+{% test cdc_recency(model, column_name, max_age_hours) -%}
 with
 
 newest as (

@@ -1,8 +1,4 @@
-{% test cdc_source_lag(model, column_name, max_seconds=none) %}
-    {#-
-        Lag: the rows of `model` (cdc_run_history) whose `column_name` (a lag in seconds)
-        passes `max_seconds`, else the var cdc_max_lag_seconds; none when both are unset.
-    -#}
+{% test cdc_source_lag(model, column_name, max_seconds=none) -%}
     {%- set limit = max_seconds if max_seconds is not none else cdc_lakehouse.cdc_var('cdc_max_lag_seconds') %}
 select
     _load_id,

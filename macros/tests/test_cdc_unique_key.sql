@@ -1,5 +1,4 @@
-{% test cdc_unique_key(model, columns) %}
-    {#- Fails with one row per key value (combination of `columns`) held more than once. -#}
+{% test cdc_unique_key(model, columns) -%}
     {%- set recorded = cdc_lakehouse._cdc_recorded_check() -%}
     {%- if recorded is not none -%}
         {%- set recorded_columns = {} -%}

@@ -1,13 +1,4 @@
-{% macro cdc_source_contract(meta, model_name='') %}
-    {#-
-        The source identity a typed contract covers, {database, schema, table}, each a
-        glob pattern (`*`, `?`) or a list of them, matched case-insensitively by
-        cdc_source_matches. Read from `meta.cdc_source`; an omitted database or schema is
-        `*` (any: two sources with a table of that name then collide, so write all three,
-        as the scaffolder does). The older `meta.cdc_source_table` (+ optional
-        `cdc_source_schema`, `cdc_source_database`) is read the same way. None when the
-        meta names no source (not a typed contract).
-    -#}
+{% macro cdc_source_contract(meta, model_name='') -%}
     {%- set meta = meta or {} -%}
     {%- set parts = ['database', 'schema', 'table'] -%}
     {%- set legacy = {

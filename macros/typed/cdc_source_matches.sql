@@ -1,14 +1,4 @@
-{% macro cdc_source_matches(contract, db_column, schema_column, table_column) %}
-    {#-
-        SQL boolean: does the source identity (db, schema, table expressions) match the
-        contract (cdc_source_contract: {database, schema, table}, each a glob pattern or a
-        list of them)? Case-insensitive, except a pattern in double quotes (`"orders"`),
-        which matches its text case-exactly (to bind to one of two tables whose names
-        differ only by case); `*` is any run of characters, `?` one character, every other
-        character is literal (`%` and `_` too). A part that is `*` matches anything, null
-        included; any other pattern never matches a null part (Canal, Maxwell, MySQL and
-        MongoDB sources have no schema).
-    -#}
+{% macro cdc_source_matches(contract, db_column, schema_column, table_column) -%}
     {%- set tests = [] -%}
     {%- for part, column in [
         ('database', db_column), ('schema', schema_column), ('table', table_column)

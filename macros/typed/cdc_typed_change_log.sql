@@ -1,28 +1,4 @@
-{% macro cdc_typed_change_log(source_model='int_cdc__change_log') %}
-    {#-
-        The body of a per-table typed change-log model. Everything comes from the
-        model's YAML:
-          config.meta.cdc_source         the source identity it types: {database,
-                                         schema, table}, glob patterns (`*`, `?`) or
-                                         lists of them, matched case-insensitively
-                                         (cdc_source_contract, cdc_source_matches);
-                                         an omitted database or schema is any
-                                         (older: cdc_source_table, cdc_source_schema,
-                                         cdc_source_database)
-          config.meta.cdc_key            the key columns (contract names)
-          config.meta.cdc_document       true for a document collection (MongoDB):
-                                         extended JSON is unwrapped, and columns may
-                                         name dotted paths (`address.city`) in
-                                         meta.cdc_source_column
-          columns                        the column contract: every column whose name
-                                         does not start with `_` needs a data_type;
-                                         meta.cdc_encoding / meta.cdc_source_column
-                                         are optional
-        Missing fields become typed nulls; fields the contract does not declare are
-        kept as JSON in _cdc_undeclared_columns; a value that cannot be read as its
-        type fills _cdc_error_reason (the row is quarantined, not applied).
-    -#}
-    {#- under a dbt unit test, the tested model's meta and columns (_cdc_unit_tested_node) -#}
+{% macro cdc_typed_change_log(source_model='int_cdc__change_log') -%}
     {%- set tested = cdc_lakehouse._cdc_unit_tested_node() -%}
     {%- set meta = (tested.config.get('meta') if tested is not none else config.get('meta')) or {} -%}
     {%- set source = cdc_lakehouse.cdc_source_contract(meta, this) -%}
@@ -180,22 +156,7 @@ select * from final
 {% endmacro %}
 
 {% macro _cdc_contract_columns(node, meta) %}
-    {#-
-        The columns of a typed contract, from `node`'s YAML columns (`meta`: its config's).
-        [{name, quoted, source_name, types_key, image_keys, value, text, data_type,
-        encoding}] from the model's YAML columns. `name` is the column's name as written
-        there (the source's own name, any characters, case kept), `quoted` that name as an
-        identifier (cdc_quote); `text` the name of the column holding `value` in the
-        model's CTEs (numbered, never made from the name); `value` the SQL of the column's
-        text in the row image: the `row_image` map, whose keys _cdc_json_map lower-cases
-        (keys that differ only by case keep it, so a name with capitals is looked up as it
-        is first), or `row_json` for a path into a document (`meta.cdc_source_path`, a list
-        of fields; or a dotted `meta.cdc_source_column` such as `address.city` of a
-        document contract); a row contract never splits a name at its dots (`dot.col` is
-        one column). With `meta.cdc_document` (a MongoDB collection) extended-JSON
-        wrappers are unwrapped first. Every name reaches the SQL escaped
-        (_cdc_escape_string, cdc_quote).
-    -#}
+    {#- The columns of a typed contract, from `node`'s YAML columns (`meta`: its config's). -#}
     {%- set contract = [] -%}
     {%- set meta_document = meta.get('cdc_document', false) -%}
     {%- if execute -%}

@@ -1,9 +1,4 @@
-{% macro cdc_typed_change_log_errors() %}
-    {#-
-        Union of the rows with a _cdc_error_reason of every typed change-log model
-        (models whose config.meta names a source: cdc_source_contract), in the quarantine's shape.
-        Always returns a valid query: an empty one when there is no typed model.
-    -#}
+{% macro cdc_typed_change_log_errors() -%}
     {%- set typed = [] -%}
     {%- if execute -%}
         {%- for node in graph.nodes.values() | sort(attribute='name')

@@ -1,15 +1,5 @@
 {% macro _cdc_declared_table_keys() %}
-    {#-
-        Every declared table key, in the order they are tried.
-        [{source: {database, schema, table}, columns: [lower-case key columns]}] for every
-        declared key, in the order they are tried (the first whose source matches wins):
-        the entries of the var `cdc_table_keys`, then the `meta.cdc_key` of the typed row
-        contracts (by their source identity, cdc_source_contract); within each, the more
-        parts an entry names (not `*`), the earlier. A var entry's name is `table`,
-        `database.table` or `database.schema.table`, each part a glob pattern; the parts
-        it leaves out are `*` (a bare table name means that table in any source). Document
-        contracts (`meta.cdc_document`) declare no row key.
-    -#}
+    {#- Every declared table key, in the order they are tried. -#}
     {%- set from_var = [] -%}
     {%- for name, columns in cdc_lakehouse.cdc_var('cdc_table_keys').items() -%}
         {%- set parts = (name | string).split('.') -%}

@@ -1,9 +1,5 @@
 {% macro _cdc_in_list(expression, values) %}
-    {#-
-        SQL: `expression in (...)` for a list of strings.
-        `expression in ('a', 'b', ...)` for a list of strings; `false` for an empty list,
-        `true` when values is none (no restriction).
-    -#}
+    {#- SQL: `expression in (...)` for a list of strings. -#}
     {%- if values is none -%}
         true
     {%- elif values | length == 0 -%}

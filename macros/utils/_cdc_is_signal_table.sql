@@ -1,13 +1,5 @@
 {% macro _cdc_is_signal_table(db_column, schema_column, table_column) %}
-    {#-
-        SQL boolean: the source table is a Debezium signal table.
-        SQL boolean: is the source table one of the var `cdc_signal_tables` (default
-        `['debezium_signal']`), Debezium signal tables whose captured rows are control
-        messages (kind `signal`) rather than data? Each entry is `table`,
-        `database.table` or `database.schema.table`, each part a glob pattern matched as
-        cdc_source_matches matches it (case-insensitively; a part in double quotes
-        exactly); the parts it leaves out are `*`. An empty list marks no table.
-    -#}
+    {#- SQL boolean: the source table is a Debezium signal table. -#}
     {%- set entries = cdc_lakehouse.cdc_var('cdc_signal_tables') -%}
     {%- if entries is string or entries is mapping or entries is not iterable
             or entries | reject('string') | list -%}

@@ -1,12 +1,5 @@
 {% macro _cdc_json_drop_keys(json_expression, drop) %}
-    {#-
-        JSON object text without the keys for which `drop` holds.
-        JSON object text: `json_expression` without the keys for which `drop` holds, the
-        other values keeping the text they arrived in (as in _cdc_json_overlay); the text
-        itself when no key is dropped, null for null. `drop` is a SQL boolean over
-        `json_key` (a key of the object) and `json_values` (the object parsed to
-        map<string, string>).
-    -#}
+    {#- JSON object text without the keys for which `drop` holds. -#}
     {%- set rebuilt -%}
         case
             when not exists(map_keys(json_values), json_key -> {{ drop }}) then {{ json_expression }}

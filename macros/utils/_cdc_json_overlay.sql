@@ -1,13 +1,5 @@
 {% macro _cdc_json_overlay(base_json, overlay_json) %}
-    {#-
-        JSON object text: `base_json` with the keys of `overlay_json` set.
-        JSON object text: `base_json` with each key of `overlay_json` set to the overlay's
-        value (a key the base lacks is added; a key the overlay carries as null becomes
-        null; a key it does not carry is unchanged). Values keep the text they arrived in
-        (1.0 stays 1.0, "1" stays a string). `base_json` when the overlay is null. Each side
-        is parsed once per row: the parsed maps are bound to a lambda variable (`parsed`)
-        rather than repeated, which keeps the expression, and Spark's plan, small.
-    -#}
+    {#- JSON object text: `base_json` with the keys of `overlay_json` set. -#}
     case
         when {{ overlay_json }} is null or {{ base_json }} is null then {{ base_json }}
         else element_at(transform(
@@ -34,12 +26,7 @@
 {% endmacro %}
 
 {% macro _cdc_json_raw_value(values, variants, name) %}
-    {#-
-        The JSON text of the value of one key of a JSON object.
-        The JSON text of the value of key `name` of a JSON object parsed as `values`
-        (map<string, string>) and `variants` (map<string, variant>): `null` when absent or
-        null, a string quoted and escaped, anything else as carried.
-    -#}
+    {#- The JSON text of the value of one key of a JSON object. -#}
     case
         when {{ values }}[{{ name }}] is null then 'null'
         when schema_of_variant({{ variants }}[{{ name }}]) = 'STRING'

@@ -1,8 +1,5 @@
 {% macro _cdc_python_transform(function, keys, args, relation, result_name='result') %}
-    {#- A query of `relation` through python_udfs/transform.py, by Spark's transform clause.
-        No UDF to register. Columns: `keys`, then `result_name` (the function's text result
-        for that row's `args`, SQL expressions). Fields cross the pipe as base64.
-        docs/configuration.md: vars cdc_python, cdc_python_udfs_dir. -#}
+    {#- A query of `relation` through python_udfs/transform.py, by Spark's transform clause. -#}
     {%- set dir = cdc_lakehouse.cdc_var('cdc_python_udfs_dir') -%}
     {%- if not dir -%}
         {#- where dbt runs the project: the package under its packages folder -#}

@@ -1,14 +1,5 @@
 {% macro _cdc_topic_identity(topic, db=none, conventional=none) %}
-    {#-
-        `named_struct(db, schema, table)` of a message from its Kafka topic.
-        `named_struct(db, schema, table)` of a message that names no table, from its Kafka
-        topic (`topic`, a SQL expression): the topic's entry in the var `cdc_topic_tables`
-        ({topic: `database.table` or `database.schema.table`}), else `conventional` (a SQL
-        struct expression, null when the topic does not follow the producer's naming
-        convention: Debezium's `<server>.<schema>.<table>`), else the topic name itself as
-        the table (with `db`, a SQL expression, as the database when given). Null when the
-        message has no topic (a plain landing file).
-    -#}
+    {#- `named_struct(db, schema, table)` of a message from its Kafka topic. -#}
     {%- set mapped = cdc_lakehouse.cdc_var('cdc_topic_tables') -%}
     {%- set db_sql = db if db is not none else 'cast(null as string)' -%}
     case

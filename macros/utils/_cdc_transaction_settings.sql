@@ -1,12 +1,5 @@
 {% macro _cdc_transaction_settings() %}
-    {#-
-        The transaction-consistency settings, validated.
-        They are `sources` (var `cdc_transaction_consistent_sources`: source databases, glob
-        patterns matched case-insensitively like cdc_source_matches; empty: off),
-        `wait_max_hours` (var `cdc_transaction_wait_max_hours`: a number > 0, or none: wait for
-        ever) and `release` (var `cdc_transaction_release`: transaction ids applied as they
-        are).
-    -#}
+    {#- The transaction-consistency settings, validated. -#}
     {%- set sources = cdc_lakehouse.cdc_var('cdc_transaction_consistent_sources') -%}
     {%- set sources = [sources] if sources is string else sources -%}
     {%- if sources is none -%}

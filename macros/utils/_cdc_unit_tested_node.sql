@@ -1,15 +1,5 @@
 {% macro _cdc_unit_tested_node() %}
-  {#-
-      The model a dbt unit test tests, as {name, config, columns}; none outside a unit test.
-      dbt (1.11) runs a unit test as a node of its own whose config is the test's
-      (materialized 'unit'): nothing of the tested model's config or YAML reaches it, and
-      the graph it runs in holds the test alone. What the package needs of the model comes
-      from two places: the `config(...)` call of the model's SQL (its text is the test's:
-      materialized, unique_key, cdc_delete_mode...), and the test's `overrides.vars`
-      `cdc_unit_test_model`, shaped as the model's YAML entry ({config: {meta: ...},
-      columns: [...]}), for what lives in YAML (a typed contract's meta and columns); the
-      latter wins. Read by spark__get_unit_test_sql and cdc_typed_change_log.
-  -#}
+  {#- The model a dbt unit test tests, as {name, config, columns}; none outside a unit test. -#}
   {%- if not execute or model is none or model.resource_type != 'unit_test' -%}
     {{ return(none) }}
   {%- endif -%}

@@ -1,9 +1,4 @@
-{% macro cdc_drop_bronze() %}
-    {#-
-        `dbt run-operation cdc_drop_bronze`: drop the bronze table so that the next run
-        reloads every landing file (bronze ignores --full-refresh on purpose), and its
-        table of loaded files (_cdc_loaded_files_relation).
-    -#}
+{% macro cdc_drop_bronze() -%}
     {%- set bronze = api.Relation.create(
         database=none,
         schema=generate_schema_name('bronze', none),

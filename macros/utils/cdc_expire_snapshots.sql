@@ -1,11 +1,4 @@
-{% macro cdc_expire_snapshots(older_than_days=7, retain_last=1) %}
-    {#-
-        `dbt run-operation cdc_expire_snapshots`: expire the old snapshots of every Iceberg
-        state table of gold and history (cdc_current_state and cdc_history models with
-        file_format iceberg) with Iceberg's `expire_snapshots` procedure. Snapshots older
-        than `older_than_days` go, but the newest `retain_last` always stay. The files only
-        expired snapshots need are deleted; time travel reaches back as far as what is kept.
-    -#}
+{% macro cdc_expire_snapshots(older_than_days=7, retain_last=1) -%}
     {%- set cutoff = modules.datetime.datetime.utcnow()
           - modules.datetime.timedelta(days=older_than_days | float) -%}
     {%- set expired = namespace(tables=0) -%}

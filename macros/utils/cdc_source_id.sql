@@ -1,13 +1,4 @@
-{% macro cdc_source_id(connector, db, schema, table) %}
-    {#-
-        SQL expression of `_cdc_source_id`, `<db>.<schema>.<table>` (null parts left out):
-        lower-cased, except where the source is case-sensitive. Oracle and Db2 fold an
-        unquoted schema or table name to upper case and PostgreSQL to lower case: a part
-        in that case is lower-cased as always, any other part (a quoted name: `"orders"`
-        next to `ORDERS` on Db2) keeps its exact case in double quotes (`""` for a quote),
-        so two tables whose names differ only by case never share an id. The database
-        part, and every part of other connectors, is lower-cased.
-    -#}
+{% macro cdc_source_id(connector, db, schema, table) -%}
     {%- set parts = [] -%}
     {%- for part in [schema, table] -%}
         {%- set quoted = "concat('\"', replace(" ~ part ~ ", '\"', '\"\"'), '\"')" -%}

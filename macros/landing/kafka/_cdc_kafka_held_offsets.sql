@@ -1,12 +1,5 @@
 {% macro _cdc_kafka_held_offsets(bronze_relation) %}
-    {#-
-        The last offset bronze holds of each Kafka partition it read directly.
-        Bronze is the Kafka landing's only record of what it read: a run that failed before
-        bronze's insert committed left no offset, and the next one reads its range again.
-        Only records read from Kafka count (`_record_format` 'kafka'), not those of files:
-        a sink's files of the same topic do not move the reader. Returns a mapping
-        'topic|partition' -> offset; empty when `bronze_relation` is none (its first run).
-    -#}
+    {#- The last offset bronze holds of each Kafka partition it read directly. -#}
     {%- set held = {} -%}
     {%- if bronze_relation is none -%}
         {{ return(held) }}

@@ -1,12 +1,5 @@
 {% macro _cdc_kafka_partitions(settings) %}
-    {#-
-        Every partition of the Kafka landing's topics, with its earliest and end offsets.
-        Asked once when bronze's run starts, through the helper compiled at set-up
-        (cdc_tools/jvm/CdcKafkaOffsets.java, on `spark.jars`), which opens a consumer with
-        the same properties as Spark's reader. The end offsets it returns fix the run's
-        range: messages produced later wait for the next run. Returns a list of
-        {'topic', 'partition', 'earliest', 'end'}, sorted by topic and partition.
-    -#}
+    {#- Every partition of the Kafka landing's topics, with its earliest and end offsets. -#}
     {%- set lines = [] -%}
     {%- for name, value in settings.options.items() | sort -%}
         {%- do lines.append(name ~ '=' ~ value.replace('\\', '\\\\').replace('\n', '\\n')) -%}

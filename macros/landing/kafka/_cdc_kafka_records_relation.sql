@@ -1,11 +1,5 @@
 {% macro _cdc_kafka_records_relation(settings, ranges) %}
-    {#-
-        Registers a temporary view of the Kafka records of `ranges`, read in batch.
-        Spark's Kafka reader, assigned exactly the ranges' partitions, with their start and
-        end offsets as JSON (the ends fixed once, so every statement of the run sees the
-        same records) and the records' headers. Returns its name, or none when no range
-        holds a record (nothing new). Called at execution only (bronze asks for settings then).
-    -#}
+    {#- Registers a temporary view of the Kafka records of `ranges`, read in batch. -#}
     {%- if ranges | map(attribute='end') | sum <= ranges | map(attribute='start') | sum -%}
         {{ return(none) }}
     {%- endif -%}

@@ -1,13 +1,5 @@
 {% macro _cdc_kafka_settings() %}
-    {#-
-        The Kafka landing's settings, from vars; none when bronze reads no Kafka.
-        `cdc_kafka_bootstrap_servers` (a string) turns it on, with `cdc_kafka_topics` (a
-        list, or one string of names separated by commas) and/or `cdc_kafka_topic_pattern`
-        (a Java regular expression matched against whole topic names). `cdc_kafka_options`
-        (a mapping) holds the Kafka consumer's properties (security among them), named with
-        or without Spark's `kafka.` prefix. Returns {'options': {consumer property: value},
-        'topics': [...], 'pattern': '...'}.
-    -#}
+    {#- The Kafka landing's settings, from vars; none when bronze reads no Kafka. -#}
     {%- set servers = cdc_lakehouse.cdc_var('cdc_kafka_bootstrap_servers') -%}
     {%- if not servers -%}
         {{ return(none) }}
