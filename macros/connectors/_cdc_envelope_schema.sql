@@ -1,16 +1,5 @@
 {% macro _cdc_envelope_schema() %}
-    {#-
-        The `from_json` schema every landing message is parsed with.
-        The one `from_json` schema every landing message is parsed with, so that each
-        message is parsed once whatever its envelope: the union of the registered families'
-        fields (`<family>__body_fields`, `<family>__schema_fields`). The body fields appear
-        twice: inside `payload` (a message wrapped by the Kafka Connect JSON converter or a
-        format that nests its change, such as DataWorks) and at top level (an unwrapped
-        message). Nested row images are kept as raw JSON text (`string`): they are decoded
-        per table, by the table's column contract. Scalars are read as strings too (a JSON
-        number or boolean keeps its text) and cast where used: a field of an unexpected
-        JSON type must not make Spark discard the whole message as corrupt.
-    -#}
+    {#- The `from_json` schema every landing message is parsed with. -#}
     {%- set body = cdc_lakehouse._cdc_envelope_body_fields() -%}
     {%- set schema = cdc_lakehouse._cdc_union_fields('schema_fields') -%}
     {{- return(
@@ -49,12 +38,7 @@
 {% endmacro %}
 
 {% macro _cdc_union_field_types(hook) %}
-    {#-
-        The union of the families' field maps of one hook.
-        The union of the families' `hook` field maps, {name: Spark DDL type} in schema
-        order. A field two families share must have one type: anything else is a compile
-        error naming both.
-    -#}
+    {#- The union of the families' field maps of one hook. -#}
     {%- set fields = {} -%}
     {%- set owners = {} -%}
     {%- for family in cdc_lakehouse._cdc_connector_families() -%}
@@ -74,12 +58,7 @@
 {% endmacro %}
 
 {% macro _cdc_envelope_body(envelope, names=none) %}
-    {#-
-        SQL expression of the message body, wrapped or not.
-        SQL expression of the message body: `payload` when the message has one, else the
-        same fields read at top level (an unwrapped message), as one struct. `names`: the
-        body fields the envelope was parsed with, when not every one (_cdc_present_families).
-    -#}
+    {#- SQL expression of the message body, wrapped or not. -#}
     coalesce(
         {{ envelope }}.payload,
         named_struct(

@@ -1,9 +1,5 @@
 {% macro _cdc_function_exists(name) %}
-    {#-
-        Whether the SQL function `name` is registered in the session.
-        It may be a built-in or a temporary function such as the Python UDFs of python_udfs/.
-        False at parse time.
-    -#}
+    {#- Whether the SQL function `name` is registered in the session. -#}
     {%- if not execute -%}
         {{ return(false) }}
     {%- endif -%}

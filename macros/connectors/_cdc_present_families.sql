@@ -1,19 +1,5 @@
 {% macro _cdc_present_families(messages_relation, where_sql='true') %}
-    {#-
-        The registered families the new messages hold.
-        The registered families (_cdc_connector_families, in detection order) that some
-        message of `messages_relation` (bronze's columns) matching `where_sql` is detected
-        as, so that stg_cdc__messages compiles the hooks of those families only: its plan,
-        and the time Spark takes to analyse, optimise and compile it, follow the families
-        that arrived. One query, which parses each message with the fields the `detect`
-        hooks read only (_cdc_detect_fields), typed as in _cdc_envelope_schema: a message
-        that parses under the whole schema parses under this one with the same values, so
-        the families found include every family the model detects (a message malformed
-        only in other fields may add one more, which costs nothing but its hooks). At least
-        one family is returned (the first registered one when no message is detected as
-        any: the model's `case` needs one). Every family at parse time, or when a `detect`
-        hook reads the message body or envelope as a whole.
-    -#}
+    {#- The registered families the new messages hold. -#}
     {%- set families = cdc_lakehouse._cdc_connector_families() -%}
     {%- set detect_fields = cdc_lakehouse._cdc_detect_fields() -%}
     {%- if not execute or detect_fields is none -%}
@@ -106,7 +92,6 @@
     {%- endset -%}
     {%- set found = run_query(query).columns[0].values() -%}
     {%- set present = [] -%}
-    {#- a family that reads tombstones (detect_tombstone) is kept: tombstones are not probed -#}
     {%- for family in families
           if family in found or (cdc_lakehouse.cdc_family_hook(family, 'detect_tombstone')('m') | trim) != 'false' -%}
         {%- do present.append(family) -%}
@@ -115,13 +100,7 @@
 {% endmacro %}
 
 {% macro _cdc_detect_fields() %}
-    {#-
-        The envelope fields the families' `detect` hooks read.
-        The envelope fields the registered families' `detect` hooks read, from their SQL:
-        {body: [names], schema: [names]} (top-level names: `body.source.connector` reads
-        `source`), in schema order; none when a hook reads the body or the envelope as a
-        whole (`m.body`, `m.envelope` not followed by a field).
-    -#}
+    {#- The envelope fields the families' `detect` hooks read. -#}
     {%- set sql = [] -%}
     {%- for family in cdc_lakehouse._cdc_connector_families() -%}
         {%- do sql.append(cdc_lakehouse.cdc_family_hook(family, 'detect')('m') | string) -%}

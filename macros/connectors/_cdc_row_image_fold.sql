@@ -1,19 +1,5 @@
 {% macro _cdc_row_image_fold(bases, changes) %}
-    {#-
-        The fold of row changes onto their rows, for families with partial images.
-        The fold of row changes onto their rows, for the families whose update images may
-        be partial (_cdc_folded_families): array<struct<doc, partial, error, previous>>, one
-        element per change of `changes` (sorted; fields _cdc_key, _cdc_op, _cdc_after,
-        _message_id, is_key_change, carried_base), as the document fold (python_udfs/) returns for documents
-        plus the row before the change (`previous`). `bases` maps each key to the row it
-        starts from (struct<doc, partial>). An insert or snapshot read is the whole row; an
-        update sets the columns its image carries on the row before it (a column carried as
-        null becomes null, one not carried is unchanged), partial when that row was never
-        seen whole; a delete ends the row. A key change's new row (`is_key_change`: the
-        row change after a delete of the same message) starts from the row that delete
-        ended, else from `carried_base` (the stored one), else from its own key's row (a
-        key change delivered again).
-    -#}
+    {#- The fold of row changes onto their rows, for families with partial images. -#}
     {%- set current = 'fold_state.rows[change_row._cdc_key]' -%}
     {%- set prior -%}
         case

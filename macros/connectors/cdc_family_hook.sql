@@ -1,14 +1,5 @@
 {% macro cdc_family_hook(family, hook) %}
-    {#-
-        The macro `<family>__<hook>` of a connector family: the project's own first, then
-        this package's, then the interface's default `cdc_family_default__<hook>`.
-        The interface (every hook, its arguments and what it returns, what `message` holds)
-        is documented once, in docs/dbt/connector_families.md (docs block
-        cdc_family_interface, shown with this macro in dbt docs); tests/unit/
-        test_macro_docs.py checks every family's hooks against it.
-    -#}
     {%- set name = family ~ '__' ~ hook -%}
-    {#- the project's own macros first (a family of its own), then this package's -#}
     {%- set package = context.get('cdc_lakehouse') or {} -%}
     {%- set default = 'cdc_family_default__' ~ hook -%}
     {%- set macro = context.get(name) or package.get(name)

@@ -1,18 +1,3 @@
-{#-
-    The Alibaba DataWorks family (real-time sync to Kafka, ENVELOPES.md section 3): the
-    interface of cdc_family_hook. `{"schema": {dataColumn, primaryKey, source},
-    "payload": {before, after, sequenceId, scn, op, timestamp, ddl}, "version"}`.
-
-    Ops: INSERT -> c (r for full-load records, sequenceId "-1"), UPDATE_AFTER -> u,
-    DELETE -> d, TRUNCATE -> t; the before half of a split update (UPDATE_BEFOR, also
-    spelled UPDATE_BEFORE) -> d of the before image's key, ranked below the UPDATE_AFTER of
-    the same sequenceId (see alibaba_dataworks__position), so the after half wins for an
-    unchanged key whatever the arrival order and an old key disappears on a primary-key
-    change. A single-message update whose key changes is two row changes (row_images): a
-    d of the old key, then the u. Transaction markers are 'transaction', DDL ops
-    'schema_change', MHEARTBEAT 'heartbeat'; any other op is quarantined (unknown_op).
--#}
-
 {% macro alibaba_dataworks__body_fields() %}
     {#- Returns the {name: Spark DDL type} of the message body fields this family reads. -#}
     {{ return({
@@ -92,12 +77,7 @@
 {% endmacro %}
 
 {% macro _alibaba_dataworks_key_columns(message) %}
-    {#-
-        The key columns of a DataWorks table, lower case.
-        array<string> of the lower-case key columns: `schema.primaryKey`, else the row id
-        DataWorks adds to a table without one (`rowid` for Oracle, `#alibaba_rds_row_id#`
-        for MySQL RDS; `dbType` in any case).
-    -#}
+    {#- The key columns of a DataWorks table, lower case. -#}
     case
         when size({{ message }}.envelope.schema.primaryKey) > 0
             then transform({{ message }}.envelope.schema.primaryKey, key_column -> lower(key_column))
@@ -112,12 +92,7 @@
 {% endmacro %}
 
 {% macro alibaba_dataworks__row_images(message) %}
-    {#-
-        A key-changing update as a delete and an update, else null.
-        A single-message update (UPDATE_AFTER with before and after) whose key changes is
-        two row changes: a delete of the before image's key, then the update. Null (the
-        message's own before/after) otherwise.
-    -#}
+    {#- A key-changing update as a delete and an update, else null. -#}
     {%- set keys = cdc_lakehouse._alibaba_dataworks_key_columns(message) -%}
     {%- set before = cdc_lakehouse._alibaba_dataworks_image(message ~ '.body.before') -%}
     {%- set after = cdc_lakehouse._alibaba_dataworks_image(message ~ '.body.after') -%}
@@ -149,14 +124,7 @@
 {% endmacro %}
 
 {% macro alibaba_dataworks__position(message) %}
-    {#-
-        The position: `sequenceId`, then the half of an update.
-        `sequenceId` as a number (digit strings of up to 20 digits, left-padded to 20; the
-        full-load records' "-1" sorts before every other), then `0` for the delete half of
-        an update (UPDATE_BEFOR, or the old key of a single-message key change) and `1`
-        for everything else: the after half of an update wins at its sequenceId. Null
-        when sequenceId is missing or not such a number.
-    -#}
+    {#- The position: `sequenceId`, then the half of an update. -#}
     case
         when {{ message }}.body.sequenceId = '-1' or {{ message }}.body.sequenceId rlike '^[0-9]{1,20}$'
             then concat(
@@ -225,13 +193,7 @@
 {% endmacro %}
 
 {% macro alibaba_dataworks__column_types(message) %}
-    {#-
-        The column types of `schema.dataColumn` as Kafka Connect types.
-        `schema.dataColumn` as the Kafka Connect types the contract decoders read, keyed by
-        the lower-case column name: LONG int64, DOUBLE float64, BOOLEAN boolean, STRING
-        string, BYTES bytes (the base64 text, kept as text), DATE int64 named
-        `io.debezium.time.Timestamp` (epoch milliseconds, decoded to a timestamp or a date).
-    -#}
+    {#- The column types of `schema.dataColumn` as Kafka Connect types. -#}
     map_from_entries(transform(
         {{ message }}.envelope.schema.dataColumn,
         data_column -> struct(

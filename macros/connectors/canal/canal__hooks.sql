@@ -1,12 +1,3 @@
-{#-
-    The Alibaba Canal family (canal-kafka flat message, JSON): the interface of
-    cdc_family_hook. One message per statement: `data` holds every changed row (after
-    images; before images for DELETE), `old[i]` the previous values of the columns that
-    changed in row i. Each row is its own change (row_images), in array order.
-    INSERT -> c, UPDATE -> u, DELETE -> d, TRUNCATE (a DDL message) -> t; any other DDL
-    (`isDdl` true) is a 'schema_change'.
--#}
-
 {% macro canal__body_fields() %}
     {#- Returns the {name: Spark DDL type} of the message body fields this family reads. -#}
     {{ return({
@@ -22,13 +13,7 @@
 {% endmacro %}
 
 {% macro canal__detect(message) %}
-    {#-
-        SQL boolean: the message is in the canal-json format.
-        What the canal-json format requires: a `type` with a `data` array (a row change:
-        Canal, TiCDC, Flink CDC's pipeline sink, Flink SQL's canal-json writer, which adds
-        nothing else), or an `isDdl` flag with a table (Canal's DDL messages, whose `data`
-        is null). Every other field is optional.
-    -#}
+    {#- SQL boolean: the message is in the canal-json format. -#}
     (
         {{ message }}.envelope.payload is null
         and {{ message }}.body.type is not null
@@ -70,18 +55,8 @@
 {% endmacro %}
 
 {% macro canal__row_images(message) %}
-    {#-
-        One row change per row of `data`; a key change as a delete and an update.
-        One (before, after) per row of `data`, in array order: INSERT (null, data[i]);
-        UPDATE (data[i] overlaid with old[i], data[i]); DELETE (data[i], null). An update
-        whose old[i] holds a pkNames column changes the row's key: it is two row changes,
-        a delete of the old key (before, null) and then the update. So is every update of a
-        table without pkNames, whose rows are keyed by their whole image: the old row goes.
-        `old` is parsed once per message and each row's before image built once
-        (`_cdc_let` binds them), not once per use.
-    -#}
+    {#- One row change per row of `data`; a key change as a delete and an update. -#}
     {%- set body = message ~ '.body' -%}
-    {#- one row: row_image (data[i]), canal_old_row (old[i]), canal_before (their overlay) -#}
     {%- set row_changes -%}
         case
             when {{ body }}.type = 'UPDATE' and (
@@ -132,15 +107,7 @@
 {% endmacro %}
 
 {% macro canal__position(message) %}
-    {#-
-        The position: `es`, then `ts`, each left-padded.
-        `es` (binlog time, ms), then `ts` (when Canal handled the message, ms), each
-        left-padded; null when es or ts is not a number. Messages of one Canal fetch share
-        both: arrival orders them, and the row's index in its message (`_cdc_row_index`)
-        comes after arrival in the sort key, so rows of different messages are never
-        ordered by their indexes. Producers that write neither (Flink CDC, Flink SQL) are
-        ordered by arrival alone (canal__has_position).
-    -#}
+    {#- The position: `es`, then `ts`, each left-padded. -#}
     case
         when {{ message }}.body.es rlike '^[0-9]{1,20}$' and {{ message }}.body.ts rlike '^[0-9]{1,20}$'
             then concat(

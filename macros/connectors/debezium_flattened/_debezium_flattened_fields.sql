@@ -1,10 +1,5 @@
 {% macro _debezium_flattened_prefix(kind='field') %}
-    {#-
-        The prefix of the fields, or headers, ExtractNewRecordState adds.
-        `kind` field: the transform's `add.fields.prefix` (var cdc_flattened_field_prefix);
-        header: its `add.headers.prefix` (var cdc_flattened_header_prefix). Default `__`;
-        letters, digits and `_` only.
-    -#}
+    {#- The prefix of the fields, or headers, ExtractNewRecordState adds. -#}
     {%- set name = 'cdc_flattened_' ~ kind ~ '_prefix' -%}
     {%- set prefix = cdc_lakehouse.cdc_var(name) | string -%}
     {%- if not modules.re.fullmatch('[A-Za-z0-9_]+', prefix) -%}
@@ -21,17 +16,7 @@
 {% endmacro %}
 
 {% macro _debezium_flattened_headers(header_list) %}
-    {#-
-        The added fields a record's headers carry (`add.headers`), named as the body names them.
-        `named_struct` of every debezium_flattened__body_fields name (`<field prefix><x>`),
-        each the value of the header `<header prefix><x>` in `header_list`
-        (_debezium_flattened_header_list: bronze keeps a kcat record's headers, and those of
-        a record read from Kafka, so), as the header converter wrote it: the
-        SimpleHeaderConverter's text; the JsonConverter's `payload`, or its JSON string.
-        The first header of that name counts. Null when the record has no header. Each
-        value is read by its position, in one lambda: the parsing model's plan stays within
-        its analyser headroom (test_family_bad_input).
-    -#}
+    {#- The added fields a record's headers carry (`add.headers`), named as the body names them. -#}
     {%- set field_prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
     {%- set header_prefix = cdc_lakehouse._debezium_flattened_prefix('header') -%}
     {%- set fields = [] -%}
@@ -39,11 +24,9 @@
         {%- set header = header_prefix ~ name[field_prefix | length:] -%}
         {%- set value = "try_element_at(header_list, cast(nullif(array_position(header_list, '"
             ~ header ~ "'), 0) + 1 as int))" -%}
-        {#- the JsonConverter's payload, else its JSON string or number, else the text -#}
         {%- do fields.append("'" ~ name ~ "', coalesce(get_json_object(" ~ value ~ ", '$.payload'), get_json_object("
             ~ value ~ ", '$'), " ~ value ~ ")") -%}
     {%- endfor -%}
-    {#- one lambda: the struct is computed once per row, never copied into what reads it -#}
     {{ cdc_lakehouse._cdc_let(
         header_list, 'header_list',
         'case when size(header_list) >= 2 then named_struct(' ~ (fields | join(', ')) ~ ') end'
@@ -51,12 +34,7 @@
 {% endmacro %}
 
 {% macro _debezium_flattened_source_fields() %}
-    {#-
-        The `source` fields a flattened record may carry, as `add.fields` names them.
-        The fields of Debezium's `source` block that `add.fields` may copy into a flattened
-        record: `add.fields=lsn` adds `<prefix>lsn`, `add.fields=source.lsn` adds
-        `<prefix>source_lsn`; both are read.
-    -#}
+    {#- The `source` fields a flattened record may carry, as `add.fields` names them. -#}
     {{ return([
         'connector', 'name', 'snapshot', 'db', 'schema', 'table', 'txId', 'lsn', 'file', 'pos',
         'row', 'server_id', 'gtid', 'scn', 'commit_scn', 'change_lsn', 'commit_lsn',
@@ -65,14 +43,7 @@
 {% endmacro %}
 
 {% macro _debezium_flattened_source(message) %}
-    {#-
-        The `source` block a flattened record's added fields give back.
-        `named_struct` of every field of _debezium_source_type, from the record's added
-        fields (`<prefix><field>` or `<prefix>source_<field>`, `<prefix>source_ts_ms` for
-        `ts_ms`), null where the record has none: the relational family's readers of a
-        source block (_debezium_connector, _debezium_position, _debezium_table_identity)
-        read it as they read an envelope's.
-    -#}
+    {#- The `source` block a flattened record's added fields give back. -#}
     {%- set prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
     {%- set carried = cdc_lakehouse._debezium_flattened_source_fields() -%}
     {%- set names = modules.re.findall('(\\w+): string', cdc_lakehouse._debezium_source_type()) -%}
@@ -105,12 +76,7 @@
 {% endmacro %}
 
 {% macro _debezium_flattened_topic(topic) %}
-    {#-
-        SQL boolean: the topic is declared flattened (var cdc_flattened_topics).
-        True when `topic` matches one of the regular expressions of the var
-        `cdc_flattened_topics` (default none): its records are flattened whether or not they
-        carry added fields, and its tombstones are deletes of their key.
-    -#}
+    {#- SQL boolean: the topic is declared flattened (var cdc_flattened_topics). -#}
     {%- set patterns = cdc_lakehouse.cdc_var('cdc_flattened_topics') -%}
     {%- if patterns is string -%}
         {%- set patterns = [patterns] -%}
@@ -127,12 +93,7 @@
 {% endmacro %}
 
 {% macro _debezium_flattened_row(message) %}
-    {#-
-        The flattened record's row as JSON text, without the added fields.
-        The record's value (its `payload` when the JsonConverter wrote a schema) as JSON
-        text, every field whose name starts with the prefix removed, the others with their
-        JSON types and order. Null for a tombstone.
-    -#}
+    {#- The flattened record's row as JSON text, without the added fields. -#}
     {%- set prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
     case
         when {{ message }}.message_value is not null then to_json(map_filter(
@@ -143,12 +104,7 @@
 {% endmacro %}
 
 {% macro _debezium_flattened_reparse(message_value) %}
-    {#-
-        A message parsed with the flattened family's fields alone.
-        `from_json` of the message with debezium_flattened__body_fields only (every one a
-        string, which any JSON value reads as): it parses every JSON object, also a flattened
-        row whose own columns clash with the union schema's (`payload`, `schema`).
-    -#}
+    {#- A message parsed with the flattened family's fields alone. -#}
     {%- set fields = [] -%}
     {%- for name, type in cdc_lakehouse.debezium_flattened__body_fields().items() -%}
         {%- do fields.append('`' ~ name ~ '`: ' ~ type) -%}
@@ -157,12 +113,7 @@
 {% endmacro %}
 
 {% macro _debezium_flattened_recovered(message, headers=none) %}
-    {#-
-        SQL boolean: the union schema failed on a flattened record that the reparse reads.
-        SQL boolean: the message's `flattened_body` (_debezium_flattened_reparse, computed for
-        a message the union schema could not parse) has an added `op` or `deleted` (or
-        `headers`, _debezium_flattened_headers, an `op`), or its topic is declared flattened.
-    -#}
+    {#- SQL boolean: the union schema failed on a flattened record that the reparse reads. -#}
     {%- set prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
     coalesce(
         {{ message }}.flattened_body is not null and (
@@ -178,13 +129,7 @@
 {% endmacro %}
 
 {% macro _debezium_flattened_body(fields, headers, others=none) %}
-    {#-
-        The body struct of the union schema, with a flattened record's added fields.
-        `named_struct` of every body field of the union schema (_cdc_union_field_types), of
-        the same types as the parsed body: each of the flattened family's fields from
-        `fields`, else from `headers` (_debezium_flattened_headers); every other one from
-        `others`, or null.
-    -#}
+    {#- The body struct of the union schema, with a flattened record's added fields. -#}
     {%- set mine = cdc_lakehouse.debezium_flattened__body_fields() -%}
     named_struct(
     {%- for name, type in cdc_lakehouse._cdc_union_field_types('body_fields').items() %}

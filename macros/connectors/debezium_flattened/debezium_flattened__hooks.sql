@@ -1,17 +1,5 @@
-{#-
-    Flattened Debezium records: what Debezium's ExtractNewRecordState transform (and Debezium
-    Server, and JDBC-sink style pipelines) writes, the row at the top level, the change's
-    metadata in fields the transform adds (`add.fields`, prefix `add.fields.prefix`). The
-    interface of cdc_family_hook; docs/formats.md, "Flattened Debezium records".
--#}
-
 {% macro debezium_flattened__body_fields() %}
-    {#-
-        The added fields a flattened record may carry, with the configured prefix.
-        `<prefix>op`, `<prefix>deleted`, `<prefix>ts_ms` and the `source` fields of
-        _debezium_flattened_source_fields as `<prefix><field>` and `<prefix>source_<field>`
-        (`<prefix>source_ts_ms` among them), every one a string.
-    -#}
+    {#- The added fields a flattened record may carry, with the configured prefix. -#}
     {%- set prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
     {%- set fields = {prefix ~ 'op': 'string', prefix ~ 'deleted': 'string', prefix ~ 'ts_ms': 'string'} -%}
     {%- for name in cdc_lakehouse._debezium_flattened_source_fields() + ['ts_ms'] -%}
@@ -26,11 +14,7 @@
 {% endmacro %}
 
 {% macro debezium_flattened__detect(message) %}
-    {#-
-        SQL boolean: the record is a flattened one.
-        SQL boolean: the record has an added `<prefix>op` or `<prefix>deleted` field, or its
-        topic is declared flattened (var cdc_flattened_topics). An envelope never has them.
-    -#}
+    {#- SQL boolean: the record is a flattened one. -#}
     {%- set prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
     (
         {{ message }}.body.`{{ prefix }}op` is not null
@@ -45,15 +29,7 @@
 {% endmacro %}
 
 {% macro debezium_flattened__connector(message) %}
-    {#-
-        _debezium_connector of the added source fields, the topic as the locator.
-        An override (`cdc_connector_overrides`), the added `connector`, else the connector
-        whose position fields were added (`lsn`: postgresql; `file`, `pos`: mysql; ...), else
-        `debezium` (generic decoding rules). The connector decides how names fold
-        (`"OrderLines"` and `orderlines` are two PostgreSQL tables) and how schemaless values
-        decode: add `connector` to `add.fields` (SQL Server's and Db2's position fields are
-        alike).
-    -#}
+    {#- _debezium_connector of the added source fields, the topic as the locator. -#}
     {{ cdc_lakehouse._debezium_connector(
         cdc_lakehouse._debezium_flattened_source(message),
         'coalesce(' ~ message ~ '._kafka_topic, ' ~ message ~ '._source_file)'
@@ -66,13 +42,7 @@
 {% endmacro %}
 
 {% macro debezium_flattened__op(message) %}
-    {#-
-        The change's op: d for a delete, else the added `op`, else u.
-        `d` for a tombstone (a delete of its key) and for a record with `<prefix>deleted`
-        true (delete.handling.mode / delete.tombstone.handling.mode rewrite); else the
-        added `<prefix>op`; else `u`, an upsert (a record without `op` says only that the
-        row now holds these values).
-    -#}
+    {#- The change's op: d for a delete, else the added `op`, else u. -#}
     {%- set prefix = cdc_lakehouse._debezium_flattened_prefix() -%}
     case
         when {{ message }}._is_tombstone then 'd'
@@ -83,13 +53,7 @@
 {% endmacro %}
 
 {% macro debezium_flattened__table_identity(message) %}
-    {#-
-        The table: the added `db`, `schema` and `table`, else the topic's.
-        `named_struct(db, schema, table)`: the added fields when `table` was added (a MySQL
-        table has no schema); else the topic's (its entry in the var `cdc_topic_tables`, else
-        Debezium's `<prefix>.<schema>.<table>`, `<prefix>.<db>.<schema>.<table>`:
-        _debezium_table_identity), an added `db` or `schema` first.
-    -#}
+    {#- The table: the added `db`, `schema` and `table`, else the topic's. -#}
     {%- set source = cdc_lakehouse._debezium_flattened_source(message) -%}
     {%- set from_topic = cdc_lakehouse._debezium_table_identity(
         'named_struct(\'db\', cast(null as string), \'schema\', cast(null as string), \'table\', cast(null as string))',
@@ -121,13 +85,7 @@
 {% endmacro %}
 
 {% macro debezium_flattened__key(message, announced_key) %}
-    {#-
-        The key: the Kafka key, else the declared or announced key; never the whole row.
-        The Kafka message key when the record carries one (kcat, Kafka); else the declared
-        (var cdc_table_keys) or announced key read off the row. Null otherwise: a flattened
-        row holds no hint of its key, and is quarantined (`flattened_without_key`) rather
-        than keyed by its whole image.
-    -#}
+    {#- The key: the Kafka key, else the declared or announced key; never the whole row. -#}
     coalesce(
         {{ cdc_lakehouse._debezium_kafka_key(message) }},
         case
@@ -142,13 +100,7 @@
 {% endmacro %}
 
 {% macro debezium_flattened__position(message) %}
-    {#-
-        The added source position, for a record landed without a Kafka offset.
-        Null for a record with a Kafka offset (ordered by partition and offset: a tombstone
-        carries no position, and Kafka's order of a partition is the connector's order of
-        each key); else _debezium_position of the added source fields (`lsn`; `file`, `pos`,
-        `row`; ...), else null (ordered by file and line).
-    -#}
+    {#- The added source position, for a record landed without a Kafka offset. -#}
     case
         when {{ message }}._kafka_offset is null then {{ cdc_lakehouse._debezium_position(
             message ~ '.connector', cdc_lakehouse._debezium_flattened_source(message)
@@ -221,14 +173,7 @@
 {% endmacro %}
 
 {% macro debezium_flattened__error_reason(message) %}
-    {#-
-        Why a flattened record cannot be applied, else null.
-        SQL `case`: unknown_op (an added `op` other than c, u, d, r), missing_table (neither
-        added fields, `cdc_topic_tables` nor the topic name the table), bad_position (added
-        position fields that do not read), missing_after (a row that is not an object) and
-        flattened_without_key (no Kafka key landed and no declared key: the reason names the var to
-        set). Uses the common columns computed before it.
-    -#}
+    {#- Why a flattened record cannot be applied, else null. -#}
     case
         when {{ message }}.op not in ('c', 'u', 'd', 'r')
             then 'unknown_op: op ''' || {{ message }}.op || ''' of a flattened record is not one of c, u, d, r'

@@ -1,13 +1,5 @@
 {% macro _debezium_mongodb_canonical_id(id_variant) %}
-    {#-
-        `{"_id":<id>}`: one text per document identity.
-        It is the same whatever extended-JSON form the `_id` arrived in (a VARIANT expression;
-        null gives null). Numbers (plain, `$numberInt`, `$numberLong`, `$numberDouble`,
-        `$numberDecimal`) are written as plain decimal numbers without trailing zeros, because
-        MongoDB's `_id` index takes 1, NumberLong(1) and 1.0 as the same value; `$oid` hex is
-        lower-cased; anything else (strings, documents, binary...) is its compact JSON with
-        object keys sorted.
-    -#}
+    {#- `{"_id":<id>}`: one text per document identity. -#}
     {%- set numeric_wrappers = ['$numberInt', '$numberLong', '$numberDouble', '$numberDecimal'] -%}
     case
         when {{ id_variant }} is null or is_variant_null({{ id_variant }}) then null

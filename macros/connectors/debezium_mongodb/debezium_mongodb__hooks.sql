@@ -1,20 +1,5 @@
-{#-
-    The Debezium MongoDB family: the interface of cdc_family_hook. Both generations:
-    the oplog era (Debezium 1.x: `after` on c/r, `patch` and `filter` on u, `filter` on d)
-    and change streams (Debezium 1.8+/2.x: `after` when the full document is looked up,
-    else `updateDescription`; optional `before`). Documents and patches are kept as the
-    extended-JSON text they arrive in; int_cdc__document_changes folds them into whole
-    documents.
--#}
-
 {% macro debezium_mongodb__body_fields() %}
-    {#-
-        The body fields of Debezium MongoDB change events.
-        Returns the body fields of Debezium MongoDB change events as a `{name: Spark DDL type}`
-        map: `before`, `after`, `patch` and `filter` as extended-JSON text, `updateDescription`
-        (`removedFields`, `updatedFields` as JSON text, `truncatedArrays`), `op`, `ts_ms`,
-        `source` typed by `_debezium_source_type` and `transaction`.
-    -#}
+    {#- The body fields of Debezium MongoDB change events. -#}
     {{ return({
         'before': 'string', 'after': 'string', 'patch': 'string', 'filter': 'string',
         'updateDescription': 'struct<removedFields: array<string>, updatedFields: string, '
@@ -31,9 +16,7 @@
 {% endmacro %}
 
 {% macro debezium_mongodb__detect(message) %}
-    {#-
-        SQL boolean: `source.connector` is mongodb, or the source has a `collection`, no `table`.
-    -#}
+    {#- SQL boolean: `source.connector` is mongodb, or the source has a `collection`, no `table`. -#}
     (
         lower({{ message }}.body.source.connector) = 'mongodb'
         or {{ message }}.body.source.connector is null
@@ -76,23 +59,12 @@
 {% endmacro %}
 
 {% macro debezium_mongodb__key(message, announced_key) %}
-    {#-
-        The document's key, `{"_id":<id>}`.
-        `{"_id":<id>}` (see _debezium_mongodb_canonical_id) from the document (`after`),
-        the update's `filter`, the `before` image, else the Kafka key `{"id": "<_id as
-        extended JSON>"}`. `announced_key` is not used: a document's key is always `_id`.
-    -#}
+    {#- The document's key, `{"_id":<id>}`. -#}
     {{ cdc_lakehouse._cdc_let(cdc_lakehouse._debezium_mongodb_id(message), 'mongodb_id', cdc_lakehouse._debezium_mongodb_canonical_id('mongodb_id')) }}
 {% endmacro %}
 
 {% macro debezium_mongodb__position(message) %}
-    {#-
-        The position: cluster time, then the order in the transaction.
-        (`source.ts_ms`, `source.ord`, `transaction.total_order`): the operation's cluster
-        time (whole seconds, then the increment within the second: the oplog's own order,
-        which change streams deliver in too) and, for the events of one multi-document
-        transaction, which share a cluster time, their order in the transaction.
-    -#}
+    {#- The position: cluster time, then the order in the transaction. -#}
     case
         when {{ message }}.body.source.ts_ms rlike '^[0-9]{1,20}$'
             and {{ message }}.body.source.ord rlike '^[0-9]{1,10}$'
@@ -133,21 +105,12 @@
 {% endmacro %}
 
 {% macro debezium_mongodb__after(message) %}
-    {#-
-        The whole document after the change, when the message carries it.
-        The whole document after the change (`after`) as extended-JSON text: present on c and r,
-        and on u when the connector looked the full document up; null on partial updates and
-        deletes.
-    -#}
+    {#- The whole document after the change, when the message carries it. -#}
     {{ message }}.body.after
 {% endmacro %}
 
 {% macro debezium_mongodb__patch(message) %}
-    {#-
-        The patch of an update without a full document.
-        `{"patch": <oplog patch text>, "update_description": {...}, "id": <_id as sent>}`
-        of an update without a full document (`id` seeds a document whose base was never seen).
-    -#}
+    {#- The patch of an update without a full document. -#}
     case
         when {{ message }}.body.op = 'u' and {{ message }}.body.after is null
             and ({{ message }}.body.patch is not null or {{ message }}.body.updateDescription is not null)
@@ -176,14 +139,7 @@
 {% endmacro %}
 
 {% macro debezium_mongodb__error_reason(message) %}
-    {#-
-        Why a MongoDB message cannot be applied, else null.
-        SQL `case` giving why a MongoDB message cannot be applied, as `<code>: <detail>`, else
-        null: unknown_envelope (no op), unknown_op (not c, u, d or r), missing_table,
-        bad_position, missing_after (c or r without a JSON-object document), missing_patch (u
-        with neither a document nor a patch) and missing_document_id (no `_id` anywhere). Uses
-        the common columns computed before it.
-    -#}
+    {#- Why a MongoDB message cannot be applied, else null. -#}
     case
         when {{ message }}.kind is null
             then 'unknown_envelope: a MongoDB message without an op'
@@ -205,11 +161,7 @@
 {% endmacro %}
 
 {% macro _debezium_mongodb_id(message) %}
-    {#-
-        The document's `_id` as a VARIANT, from wherever the message carries it.
-        The document's `_id` as a VARIANT: from the document (`after`), the update's
-        `filter`, the `before` image, else the Kafka key `{"id": "<_id as extended JSON>"}`.
-    -#}
+    {#- The document's `_id` as a VARIANT, from wherever the message carries it. -#}
     coalesce(
         variant_get(try_parse_json({{ message }}.body.after), '$._id'),
         variant_get(try_parse_json({{ message }}.body.filter), '$._id'),

@@ -1,10 +1,5 @@
 {% macro _debezium_kafka_key(message) %}
-    {#-
-        The canonical key of a Debezium record's Kafka key, null without one.
-        The record's Kafka key (its `payload` when the JsonConverter wrote a schema) as the
-        canonical key JSON (_cdc_canonical_json_map), null when none landed (a value-only
-        sink file).
-    -#}
+    {#- The canonical key of a Debezium record's Kafka key, null without one. -#}
     {%- set key_map = cdc_lakehouse._cdc_json_map(
         'case when ' ~ message ~ '.key_envelope.schema is not null then '
         ~ message ~ '.key_envelope.payload else ' ~ message ~ '.message_key end'

@@ -1,22 +1,5 @@
 {% macro _debezium_position(connector, source) %}
-    {#-
-        A string that sorts like the connector's change order.
-        Positions of one source database compare with plain string comparison:
-          oracle      commit_scn (or scn for snapshot reads), then scn: decimal numbers
-                      of varying length, left-padded to 30 digits; then, for changes that
-                      share both SCNs, rs_id (the redo record ' 0x0000a1.00012345.0010 ':
-                      log sequence, block and byte offset, hex, each left-padded to 16
-                      digits, trimmed, without '0x'), ssn (SQL sequence number, 20 digits)
-                      and redo_thread (10 digits)
-          sqlserver   commit_lsn, change_lsn, event_serial_no (number or string)
-          db2         commit_lsn, change_lsn
-          postgresql  lsn (a number), left-padded to 20 digits
-          mysql       binlog file, pos, row
-          ticdc       commit_ts (the TiDB transaction's commit TSO), left-padded to 20
-                      digits (its binlog fields are empty: `file` "", `pos` 0)
-        A missing part sorts first (snapshot reads have no change_lsn). Null when a part
-        that must be a number is not one.
-    -#}
+    {#- A string that sorts like the connector's change order. -#}
     case {{ connector }}
         when 'oracle' then
             {%- set rs_id = "nullif(lower(trim(" ~ source ~ ".rs_id)), '')" %}

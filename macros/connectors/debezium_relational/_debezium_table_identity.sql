@@ -1,17 +1,5 @@
 {% macro _debezium_table_identity(source, schema_name, topic, is_change='true') %}
-    {#-
-        `named_struct(db, schema, table)` of a Debezium message.
-        `named_struct(db, schema, table)`: `source.db`, `source.schema` and `source.table`
-        when the source block names the table; otherwise schema and table from the
-        envelope's schema name `<server>.<schema>.<table>.Envelope` (schema wrapper); else
-        from the topic (_cdc_topic_identity): its entry in the var `cdc_topic_tables`, else
-        Debezium's topic name `<server>[.<database>].<schema>.<table>`, else the whole
-        topic name as the table (Flink SQL's debezium-json writes no source block), the
-        last two for a change only (`is_change`, SQL boolean: a heartbeat's, transaction
-        or schema-change topic names no table). The
-        Debezium Oracle documentation's events carry neither db, schema nor table in their
-        source block.
-    -#}
+    {#- `named_struct(db, schema, table)` of a Debezium message. -#}
     {%- set from_schema_name -%}
         case
             when {{ schema_name }} like '%.Envelope' and size(split({{ schema_name }}, '[.]')) >= 4

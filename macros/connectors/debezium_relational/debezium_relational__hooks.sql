@@ -1,19 +1,5 @@
-{#-
-    The Debezium relational family (Oracle, SQL Server, Db2, PostgreSQL, MySQL, and any
-    writer of the debezium-json format without source positions: connector `debezium`):
-    the interface of cdc_family_hook. Change events, transaction metadata (`<server>.transaction`)
-    and schema-change events (`<server>` topic).
--#}
-
 {% macro debezium_relational__body_fields() %}
-    {#-
-        The body fields of Debezium relational messages.
-        Returns the body fields of Debezium relational messages as a `{name: Spark DDL type}`
-        map: change events (`before`, `after` as JSON text, `op`, `ts_ms`, `source` typed by
-        `_debezium_source_type`, `transaction`), transaction metadata (`status`, `id`,
-        `event_count`) and schema-change events (`databaseName`, `schemaName`, `ddl`,
-        `tableChanges` as JSON text).
-    -#}
+    {#- The body fields of Debezium relational messages. -#}
     {{ return({
         'before': 'string', 'after': 'string', 'op': 'string', 'ts_ms': 'string',
         'source': cdc_lakehouse._debezium_source_type(),
@@ -30,12 +16,7 @@
 {% endmacro %}
 
 {% macro debezium_relational__detect(message) %}
-    {#-
-        SQL boolean: the message is a Debezium relational one.
-        SQL boolean expression, true when the body has an `op`, a `source` block, a transaction
-        `status` of BEGIN or END, `tableChanges` or `ddl`. Tried after the families listed
-        before it in `_cdc_connector_families`.
-    -#}
+    {#- SQL boolean: the message is a Debezium relational one. -#}
     (
         {{ message }}.body.op is not null
         or {{ cdc_lakehouse._debezium_is_heartbeat(message) }}
@@ -76,11 +57,7 @@
 {% endmacro %}
 
 {% macro debezium_relational__key(message, announced_key) %}
-    {#-
-        The key: the Kafka key, else the declared, announced or whole-row key.
-        The Kafka message key when the record carries one; else the declared, announced or
-        whole-row key read off the row image (`before` for deletes).
-    -#}
+    {#- The key: the Kafka key, else the declared, announced or whole-row key. -#}
     coalesce(
         {{ cdc_lakehouse._debezium_kafka_key(message) }},
         case
@@ -143,11 +120,7 @@
 {% endmacro %}
 
 {% macro debezium_relational__column_types(message) %}
-    {#-
-        The Kafka Connect schema of the `after` field, by column name.
-        The Kafka Connect schema of the `after` field, when the message is wrapped
-        (_debezium_column_types).
-    -#}
+    {#- The Kafka Connect schema of the `after` field, by column name. -#}
     {{ cdc_lakehouse._debezium_column_types(
         'try_element_at(filter(' ~ message ~ ".envelope.schema.fields, f -> f.field = 'after'), 1).fields"
     ) }}
@@ -159,16 +132,7 @@
 {% endmacro %}
 
 {% macro debezium_relational__error_reason(message) %}
-    {#-
-        Why a relational message cannot be applied, else null.
-        SQL `case` giving why a relational message cannot be applied, as `<code>: <detail>`,
-        else null: unknown_envelope (no kind), then for changes only unknown_op,
-        unknown_connector, unsupported_connector (not oracle, sqlserver, db2, postgresql, mysql,
-        ticdc or debezium), missing_table, bad_position (a position field that does not read; a
-        change with none is ordered by arrival), missing_after (c, r or u without an `after`
-        object) and delete_without_key. Transaction and schema-change events give null. Uses the
-        common columns computed before it.
-    -#}
+    {#- Why a relational message cannot be applied, else null. -#}
     case
         when {{ message }}.kind is null
             then 'unknown_envelope: no op field and not a transaction or schema-change '
@@ -193,4 +157,26 @@
         when {{ message }}.op = 'd' and {{ message }}.row_key is null
             then 'delete_without_key: before is null and the message has no key'
     end
+{% endmacro %}
+
+{% macro _debezium_is_heartbeat(message) %}
+    {#- SQL boolean: the message is a Debezium heartbeat. -#}
+    coalesce(
+        {{ message }}.body.ts_ms is not null
+        and {{ message }}.body.op is null
+        and {{ message }}.body.source is null
+        and {{ message }}.body.status is null
+        and {{ message }}.body.tableChanges is null
+        and (
+            startswith({{ message }}._kafka_topic, '__debezium-heartbeat.')
+            or get_json_object(
+                case
+                    when {{ message }}.key_envelope.schema is not null then {{ message }}.key_envelope.payload
+                    else {{ message }}.message_key
+                end,
+                '$.serverName'
+            ) is not null
+        ),
+        false
+    )
 {% endmacro %}

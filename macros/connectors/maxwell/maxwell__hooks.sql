@@ -1,17 +1,3 @@
-{#-
-    The Maxwell family (Maxwell's daemon JSON): the interface of cdc_family_hook.
-    `{"database", "table", "type", "ts" (seconds), "xid", "xoffset", "commit", "data",
-    "old", "primary_key_columns"}`. insert -> c, bootstrap-insert -> r, update -> u
-    (before = data overlaid with old), delete -> d; table-* and database-* are
-    'schema_change', bootstrap-start / bootstrap-complete 'control'.
-    Key columns (_maxwell_key_columns): `primary_key_columns` (option
-    output_primary_key_columns), else the `pk.<column>` fields of the Kafka key (Maxwell's
-    default key format `{"database", "table", "pk.<column>": <value>}`, built from `data`:
-    it names the new row); none for a table without a primary key (its key holds only a
-    random `_uuid`). An update whose `old` holds a key column changes the key: a delete of
-    the old key (read off `data` overlaid with `old`), then the update.
--#}
-
 {% macro maxwell__body_fields() %}
     {#- Returns the {name: Spark DDL type} of the message body fields this family reads. -#}
     {{ return({
@@ -27,13 +13,7 @@
 {% endmacro %}
 
 {% macro maxwell__detect(message) %}
-    {#-
-        SQL boolean: the message is in the maxwell-json format.
-        What the maxwell-json format requires: a `type` with a `data` object (a row change:
-        Maxwell, Flink SQL's maxwell-json writer, which adds nothing else), or Maxwell's
-        `database` and `ts` with a `type` (its DDL and bootstrap messages). Every other
-        field is optional.
-    -#}
+    {#- SQL boolean: the message is in the maxwell-json format. -#}
     (
         {{ message }}.envelope.payload is null
         and {{ message }}.body.isDdl is null
@@ -77,15 +57,7 @@
 {% endmacro %}
 
 {% macro maxwell__key(message, announced_key) %}
-    {#-
-        The key: a declared key, `primary_key_columns`, the Kafka key's, else the whole row.
-        A key declared for the table (`declared_key`: var cdc_table_keys, a contract's
-        meta.cdc_key) read off the row image; else `primary_key_columns` read off the row
-        image (`data`: the before image for deletes too); else the Kafka key's fields (hash
-        or array format: _maxwell_kafka_key_fields), but for the delete of the old key of a
-        key change, whose key columns are read off its before image (the Kafka key names
-        the new row); else the whole row.
-    -#}
+    {#- The key: a declared key, `primary_key_columns`, the Kafka key's, else the whole row. -#}
     case
         when {{ message }}.declared_key is not null
             then {{ cdc_lakehouse.cdc_key_from_image(
@@ -102,7 +74,6 @@
             and {{ message }}.row_image.after is null
             then {{ cdc_lakehouse._maxwell_key_of(cdc_lakehouse._cdc_json_map(message ~ '.row_image.before'), cdc_lakehouse._maxwell_key_columns(message)) }}
         else coalesce(
-            {#- the Kafka key's fields are folded (_cdc_json_map); dropping `pk.` keeps them so -#}
             {{ cdc_lakehouse._cdc_canonical_json_map(
                 'transform_keys(' ~ cdc_lakehouse._maxwell_kafka_key_fields(message) ~ ', (k, v) -> substr(k, 4))',
                 folded=true
@@ -113,13 +84,7 @@
 {% endmacro %}
 
 {% macro _maxwell_kafka_key_fields(message) %}
-    {#-
-        The `pk.<column>` fields of the Kafka key (map<string, string>), null without one.
-        Maxwell writes its key as a hash (`kafka_key_format=hash`, the default:
-        `{"database": .., "table": .., "pk.id": 1}`) or as an array (`kafka_key_format=array`:
-        `["db", "table", [{"id": 1}, ...]]`, the column names as the table has them), read
-        here as the same `pk.<column>` fields, the column names lower-cased.
-    -#}
+    {#- The `pk.<column>` fields of the Kafka key (map<string, string>), null without one. -#}
     case
         when startswith(ltrim({{ message }}.message_key), '[')
             then transform_keys(
@@ -138,13 +103,7 @@
 {% endmacro %}
 
 {% macro _maxwell_key_columns(message) %}
-    {#-
-        The key columns of a row change, lower case.
-        array<string>: the key columns of a row change, lower-cased: the declared key
-        (`declared_key`) when the table has one, else `primary_key_columns` when it names
-        any, else the Kafka key's `pk.<column>` names; empty or null for a keyless table (a
-        Kafka key of `database`, `table` and `_uuid`, or an empty array) or no key.
-    -#}
+    {#- The key columns of a row change, lower case. -#}
     case
         when {{ message }}.declared_key is not null then {{ message }}.declared_key
         when size({{ message }}.body.primary_key_columns) > 0
@@ -154,12 +113,7 @@
 {% endmacro %}
 
 {% macro _maxwell_key_of(image_map, key_columns) %}
-    {#-
-        The canonical key of a row image by the given key columns.
-        The canonical key of the row image `image_map` (map<string, string>) by
-        `key_columns` (array<string>), each computed once (_cdc_let); null when the image
-        lacks one of them.
-    -#}
+    {#- The canonical key of a row image by the given key columns. -#}
     {%- set key -%}
         case
             when forall(key_names, key_column -> key_image[key_column] is not null)
@@ -178,13 +132,7 @@
 {% endmacro %}
 
 {% macro maxwell__row_images(message) %}
-    {#-
-        A key-changing update as a delete and an update, else null.
-        An update whose `old` holds a key column (_maxwell_key_columns: declared by
-        `primary_key_columns` or named by the Kafka key) changes the key: two row changes,
-        a delete of the old key (before = `data` overlaid with `old`), then the update.
-        Null otherwise.
-    -#}
+    {#- A key-changing update as a delete and an update, else null. -#}
     case
         when {{ message }}.body.type = 'update'
             and exists(
@@ -199,13 +147,7 @@
 {% endmacro %}
 
 {% macro maxwell__position(message) %}
-    {#-
-        The position: `ts`, `xid`, then `xoffset`.
-        `ts` (seconds), `xid`, then `xoffset` (the row's place in its transaction; the
-        commit row may come without one and sorts last). Null when ts is not a number.
-        (The delete of an old key before its update is ordered by `_cdc_row_index`, after
-        arrival in the sort key.)
-    -#}
+    {#- The position: `ts`, `xid`, then `xoffset`. -#}
     case
         when {{ message }}.body.ts rlike '^[0-9]{1,20}$'
             and coalesce({{ message }}.body.xid, '0') rlike '^[0-9]{1,20}$'

@@ -1,22 +1,3 @@
-{#-
-    The Oracle GoldenGate family (OGG for Big Data JSON formatter): the interface of
-    cdc_family_hook. `{"table": "<SCHEMA>.<TABLE>", "op_type": I|U|D|T, "op_ts",
-    "current_ts", "pos", "primary_keys", "before", "after"}`. I -> c, U -> u, D -> d,
-    T -> t. Ordered by `pos` (the trail position), never by `op_ts`, which can go back.
-    A stray `source` object some producers add is ignored.
-
-    Compressed images (Extract's default, COMPRESSUPDATES / COMPRESSDELETES): an update
-    carries the key columns and the changed columns only, a delete the key columns only.
-    So an update is folded onto the row before it (folds_row_images:
-    int_cdc__document_changes; a column carried as null is a real null, one not carried
-    is unchanged; an update of a row never seen whole is flagged partial), and a row
-    named by `primary_keys` (or a declared key) is never keyless, whatever its image
-    holds (has_row_identity). The formatter's `<COL>_isMissing` flags are not columns: a
-    column flagged missing is left out of the image (unchanged), the flags dropped. A
-    primary-key update (pkUpdateHandling=update: a U whose before image names another
-    key) is the delete of the old key and the new key's row, folded onto the old row.
--#}
-
 {% macro ogg__body_fields() %}
     {#- Returns the {name: Spark DDL type} of the message body fields this family reads. -#}
     {{ return({
@@ -107,14 +88,7 @@
 {% endmacro %}
 
 {% macro ogg__row_images(message) %}
-    {#-
-        A primary-key update as a delete and the new key's row, else null.
-        A U whose before image names another key than its after image (a primary-key
-        update): the delete of the old key, then the new key's row (whose image
-        int_cdc__document_changes folds onto the old key's row). Null otherwise. Both
-        images are bound at once (one `_cdc_let` of a struct): nested, each would add its
-        depth to the plan's (Spark's analyser resolves one level of lambdas a pass).
-    -#}
+    {#- A primary-key update as a delete and the new key's row, else null. -#}
     {%- set key_change -%}
         case
             when (
