@@ -212,7 +212,7 @@ def test_the_parsing_plan_leaves_headroom_under_the_analysers_limit(bad_run) -> 
     spark = bad_run.spark
     spark.conf.set("spark.sql.analyzer.maxIterations", str(PLAN_PASSES))  # type: ignore[attr-defined]
     try:
-        # as the incremental append wraps it (_cdc_append_sql); analysed, not run
+        # as the incremental append wraps it (_cdc_append); analysed, not run
         spark.sql(f"select * from (\n{compiled}\n) as cdc_appended")  # type: ignore[attr-defined]
     finally:
         spark.conf.unset("spark.sql.analyzer.maxIterations")  # type: ignore[attr-defined]
