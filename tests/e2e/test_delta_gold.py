@@ -3,12 +3,12 @@
 Builds of their own, in processes of their own: Delta's catalog is a static setting of a Spark
 session and this worker's session is on the `local` target. The processes
 (tests/e2e/delta_gold_scenario.py) run with `CDC_GOLD_FILE_FORMAT=delta` alone: every gold
-model on `file_format: delta`, and the profile's `delta` target, which the format chooses. The first builds batch 0 and is SIGKILLed
-inside batch 1's customers MERGE; the `dbt` command reruns batch 1's build, and a second
-process started meanwhile waits for the warehouse, then replays the same files, runs the
-maintenance operations and rebuilds with `--full-refresh`, comparing gold and
-`customer_history` with the simulator's oracle after each step; it prints what it saw, and the
-tests below assert on it.
+model on `file_format: delta`, and the profile's `delta` target, which the format chooses. The
+first builds batch 0 and is SIGKILLed inside batch 1's customers MERGE; the `dbt` command
+reruns batch 1's build, and a second process started meanwhile waits for the warehouse, then
+replays the same files, runs the maintenance operations and rebuilds with `--full-refresh`,
+comparing gold and `customer_history` with the simulator's oracle after each step; it prints
+what it saw, and the tests below assert on it.
 """
 
 from __future__ import annotations

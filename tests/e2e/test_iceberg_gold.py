@@ -6,9 +6,9 @@ Server with the schema wrapper, Db2), Canal flat messages and Maxwell's daemon (
 records keyed as Maxwell keys them), the last two with key changes, a table without a primary
 key, truncates (Canal) and redelivered messages. One process of its own (why: the catalog is
 a static setting, and the pytest workers hold a session on the `local` target) runs with
-`CDC_GOLD_FILE_FORMAT=iceberg` alone (the profile's target follows it): a full build on the first batch, an
-incremental build on the second, then `dbt run-operation cdc_expire_snapshots`. After each,
-gold equals the source databases (`compare_database` for the Debezium sources;
+`CDC_GOLD_FILE_FORMAT=iceberg` alone (the profile's target follows it): a full build on the
+first batch, an incremental build on the second, then `dbt run-operation cdc_expire_snapshots`.
+After each, gold equals the source databases (`compare_database` for the Debezium sources;
 `captured_rows` against the Canal and Maxwell oracles, as tests/e2e/test_alibaba_sources.py
 compares them). It prints what it saw as one JSON line; the tests assert on it: the state
 tables of gold and history are Iceberg tables, the second build merged (the state's run record
