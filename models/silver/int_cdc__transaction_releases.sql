@@ -14,8 +14,9 @@
 -- timed out (var cdc_transaction_wait_max_hours) at the first load that many hours after
 -- its first; released by hand (var cdc_transaction_release) at its newest load. Release
 -- times are load times, so that models downstream read them by their `_loaded_at` watermark.
--- A table built once per run (cdc_table_on_change; its input stg_cdc__transactions is a view,
--- so every run rebuilds it): int_cdc__change_log joins it on every read, and as a view its
+-- A table rebuilt by each run that loads messages (cdc_table_on_change: its input
+-- stg_cdc__transactions counts by the tables behind it): int_cdc__change_log joins it on every
+-- read, and as a view its
 -- plan (three reads of the transaction metadata, two of the events) made each read of the
 -- change log cost seconds.
 
