@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -55,20 +56,28 @@ TABLE_FORMATS = ("parquet", "delta", "iceberg")
 """Gold's table formats; each but parquet has a profile target of its name."""
 
 
+def _profile() -> dict[str, Any]:
+    """The project's profile (`cdc_spark` of profiles/profiles.yml), not rendered."""
+    return yaml.safe_load((PROFILES_DIR / "profiles.yml").read_text())["cdc_spark"]
+
+
+def _local_target_of(profile: dict[str, Any]) -> str:
+    target = _render(str(profile["target"]))
+    return target if target in LOCAL_TARGETS else "local"
+
+
 def local_target() -> str:
     """The profile's target a local session is made for: the profile's own `target` (DBT_TARGET,
     else the target of CDC_GOLD_FILE_FORMAT) if it names an in-process one (`local`, `delta`,
     `iceberg`, `s3`), else `local`."""
-    profiles = yaml.safe_load((PROFILES_DIR / "profiles.yml").read_text())
-    target = _render(str(profiles["cdc_spark"]["target"]))
-    return target if target in LOCAL_TARGETS else "local"
+    return _local_target_of(_profile())
 
 
 def local_spark_conf(target: str | None = None) -> dict[str, str]:
     """The `server_side_parameters` of an in-process target (default `local_target()`),
     rendered with the environment."""
-    profiles = yaml.safe_load((PROFILES_DIR / "profiles.yml").read_text())
-    params = profiles["cdc_spark"]["outputs"][target or local_target()]["server_side_parameters"]
+    profile = _profile()
+    params = profile["outputs"][target or _local_target_of(profile)]["server_side_parameters"]
     conf = {str(key): _render(str(value)) for key, value in params.items()}
     # dbt-spark forces this for every statement; set it up front so both agree.
     conf["spark.sql.ansi.enabled"] = "false"

@@ -13,6 +13,8 @@
   {%- set unchanged = not rebuild and (cdc_lakehouse._cdc_is_up_to_date(existing_relation, inputs_read_through)
         or cdc_lakehouse._cdc_no_new_input_marker() in compiled_code) -%}
   {%- set append = not rebuild and model['language'] == 'sql' and strategy == 'append' -%}
+  {%- set tmp_relation = this.incorporate(path={"identifier": this.identifier ~ '__dbt_tmp'})
+        .include(database=false, schema=false) -%}
 
   {%- if unchanged -%}
     {{ run_hooks(pre_hooks) }}
@@ -30,7 +32,7 @@
   {%- endif -%}
   {%- if append -%}
     {{ run_hooks(pre_hooks) }}
-    {{ cdc_lakehouse._cdc_append(existing_relation, on_schema_change) }}
+    {{ cdc_lakehouse._cdc_append(existing_relation, on_schema_change, tmp_relation) }}
     {% do apply_grants(target_relation, config.get('grants'), should_revoke(existing_relation, false)) %}
     {% do persist_docs(target_relation, model) %}
   {%- else -%}
@@ -39,39 +41,36 @@
     {%- do dbt.materialization_incremental_spark() -%}
     {%- do context.update({'post_hooks': post_hooks}) -%}
     {%- if not rebuild and model['language'] == 'sql' -%}
-      {%- do cdc_lakehouse._cdc_release_temp_view(
-            this.incorporate(path={"identifier": this.identifier ~ '__dbt_tmp'}).include(database=false, schema=false)) -%}
+      {%- do cdc_lakehouse._cdc_release_temp_view(tmp_relation) -%}
     {%- endif -%}
   {%- endif -%}
 
-  {#- a table created again, or whose columns the run may have changed, is described again
-      by its summary and by the nodes after it -#}
-  {%- set caches = ['table_properties', 'column_names'] if rebuild else ['column_names']
-        if not (append and on_schema_change == 'ignore') else [] -%}
-  {%- if caches != [] -%}
-    {%- do cdc_lakehouse._cdc_forget_relation(target_relation, caches=caches) -%}
+  {#- a table created again is described again by its summary, and by the nodes after it,
+      as is one whose columns the run may have changed -#}
+  {%- if rebuild -%}
+    {%- do cdc_lakehouse._cdc_forget_relation(target_relation) -%}
   {%- endif -%}
   {%- set summary = cdc_lakehouse._cdc_summarise_write(target_relation, inputs_read_through, since=previous) -%}
   {{ cdc_lakehouse._cdc_record_read_through(
         target_relation, summary.read_through, previous=previous, extra=summary.properties,
         built=rebuild or on_schema_change in ['append_new_columns', 'sync_all_columns']) }}
   {{ run_hooks(post_hooks) }}
-  {%- if caches != [] -%}
-    {%- do cdc_lakehouse._cdc_forget_relation(target_relation, caches=caches) -%}
+  {%- if rebuild -%}
+    {%- do cdc_lakehouse._cdc_forget_relation(target_relation) -%}
+  {%- elif not (append and on_schema_change == 'ignore') -%}
+    {%- do cdc_lakehouse._cdc_forget_relation(target_relation, caches=['column_names']) -%}
   {%- endif -%}
 
   {{ return({'relations': [target_relation]}) }}
 {%- endmaterialization %}
 
-{% macro _cdc_append(existing_relation, on_schema_change) %}
+{% macro _cdc_append(existing_relation, on_schema_change, tmp_relation) %}
   {#- The `main` statement of an append: one `insert ... select` of the model's SQL. -#}
   {%- if on_schema_change == 'ignore' -%}
     {%- call statement('main') -%}
       {{ cdc_lakehouse.get_insert_into_sql('(\n' ~ compiled_code ~ '\n) as cdc_appended', this) }}
     {%- endcall -%}
   {%- else -%}
-    {%- set tmp_relation = this.incorporate(path={"identifier": this.identifier ~ '__dbt_tmp'})
-          .include(database=false, schema=false) -%}
     {%- call statement('create_tmp_relation') -%}
       {{ create_table_as(True, tmp_relation, compiled_code) }}
     {%- endcall -%}
