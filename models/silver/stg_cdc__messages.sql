@@ -234,20 +234,25 @@ announced_keys as (
 
 located as (
 
-    select /*+ broadcast(announced_keys) */
+    -- the announced key looked up in a map built once by a scalar subquery, not joined:
+    -- a join here had Spark's dynamic partition pruning trace the join key back through
+    -- every hook's expression, 7 s of planning per build whatever its size (decision 0036)
+    select
         identified.*,
         identified.source_identity.db as source_db,
         identified.source_identity.schema as source_schema,
         identified.source_identity.table as source_table,
-        announced_keys.announced_key
+        (
+            select map_from_entries(collect_list(struct(announced_source_id, announced_key)))
+            from announced_keys
+            where announced_source_id is not null
+        )[lower(concat_ws(
+            '.',
+            identified.source_identity.db,
+            identified.source_identity.schema,
+            identified.source_identity.table
+        ))] as announced_key
     from identified
-    left join announced_keys
-        on lower(concat_ws(
-                '.',
-                identified.source_identity.db,
-                identified.source_identity.schema,
-                identified.source_identity.table
-            )) = announced_keys.announced_source_id
 
 ),
 
