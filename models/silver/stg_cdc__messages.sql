@@ -236,7 +236,7 @@ located as (
 
     -- the announced key looked up in a map built once by a scalar subquery, not joined:
     -- a join here had Spark's dynamic partition pruning trace its key back through every
-    -- hook's expression (7 s of planning with every family compiled; decision 0036)
+    -- hook's expression (decision 0036)
     select
         identified.*,
         identified.source_identity.db as source_db,
