@@ -37,7 +37,7 @@
     {%- if '_loaded_at' not in columns -%}
         {{ return(everything) }}
     {%- endif -%}
-    {{ return({'kind': 'since', 'since': "timestamp'" ~ since | min ~ "'"}) }}
+    {{ return({'kind': 'since', 'since': "timestamp'" ~ since | min ~ "'", 'since_text': since | min}) }}
 {% endmacro %}
 
 {% macro _cdc_node_of(relation) %}

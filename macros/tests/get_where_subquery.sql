@@ -32,7 +32,12 @@
                 {%- do touched_keys.append('(' ~ key ~ ') as __cdc_key_' ~ loop.index) -%}
                 {%- do conditions.append('touched.__cdc_key_' ~ loop.index ~ ' <=> (' ~ key ~ ')') -%}
             {%- endfor -%}
-            {%- set where = where | replace(placeholder, 'exists (select 1 from (select '
+            {#- the keys in scope are broadcast when few: not a shuffle of every row -#}
+            {%- set stored = load_relation(relation) -%}
+            {%- set hint = '/*+ broadcast(touched) */ ' if stored is not none and stored.is_table
+                  and cdc_lakehouse._cdc_rows_loaded_after(relation, scope.since_text)
+                  <= cdc_lakehouse._cdc_broadcast_row_limit() else '' -%}
+            {%- set where = where | replace(placeholder, 'exists (select ' ~ hint ~ '1 from (select '
                   ~ touched_keys | join(', ') ~ ' from ' ~ relation ~ ' where ' ~ cdc_lakehouse.cdc_scope_predicate(scope)
                   ~ ') as touched where ' ~ conditions | join(' and ') ~ ')') -%}
         {%- else -%}

@@ -15,12 +15,15 @@
 
 with
 
-bronze as (
+bronze_lines as (
 
+    -- one row per message id: a query of this view that reads no raw_line reads no bronze
+    -- (Spark drops a left join whose right side is unique on the join key)
     select
         _message_id,
-        raw_line
+        max(raw_line) as raw_line
     from {{ ref('bronze_cdc_messages') }}
+    group by _message_id
 
 ),
 
@@ -117,7 +120,7 @@ final as (
         quarantined._cdc_source_id,
         split_part(quarantined._cdc_error_reason, ':', 1) as reason_code,
         quarantined._cdc_error_reason,
-        bronze.raw_line,
+        bronze_lines.raw_line,
         quarantined._kafka_topic,
         quarantined._kafka_partition,
         quarantined._kafka_offset,
@@ -125,8 +128,8 @@ final as (
         quarantined._source_line,
         quarantined._loaded_at
     from quarantined
-    left outer join bronze
-        on quarantined._message_id = bronze._message_id
+    left outer join bronze_lines
+        on quarantined._message_id = bronze_lines._message_id
 
 )
 

@@ -5,16 +5,32 @@
 -- or the END, whose END counts more events than arrived. One row per place, with a
 -- message saying how many ranges, offsets or events are missing and where. Topics in the
 -- var cdc_gap_tolerant_topics never warn. A `dbt build` checks what it loaded
--- (cdc_test_scope); `dbt test` every gap.
+-- (cdc_test_scope): the offsets next to those it loaded; `dbt test` every gap.
 
+-- depends_on: {{ ref('bronze_cdc_messages') }}
 {%- set scope = cdc_test_scope(ref('cdc_delivery_gaps')) %}
 
+{%- set nearby = scope.kind == 'since' %}
+
 with
+{%- if nearby %}
+
+{#- the offsets next to those it loaded, not a window over every offset of bronze #}
+{{ _cdc_kafka_offset_gaps(ref('bronze_cdc_messages'), scope.since) }},
+{%- endif %}
 
 gaps as (
+    {%- if nearby %}
 
+    select * from offset_gaps
+    where not is_tolerated
+    union all
+    {%- endif %}
     select * from {{ ref('cdc_delivery_gaps') }}
     where not is_tolerated and {{ cdc_scope_predicate(scope) }}
+    {%- if nearby %}
+        and gap_kind = 'transaction_events'
+    {%- endif %}
 
 ),
 

@@ -346,7 +346,8 @@ carried as (
 
 {% macro _cdc_carry_revisit_sql(carry, columns, changes_sql, state_relation) %}
   {#- Stored creates of a primary-key change to apply again with the batch. -#}
-    select
+    {#- the few creates waiting are broadcast: the stored rows are read from their buckets only #}
+    select /*+ broadcast(waiting) */
         {%- for column in columns %}
         stored.{{ cdc_lakehouse.cdc_quote(column) }}{{ "," if not loop.last }}
         {%- endfor %}

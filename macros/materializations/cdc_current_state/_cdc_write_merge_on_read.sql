@@ -26,8 +26,7 @@
   {%- else -%}
     {%- set merge_sql = cdc_lakehouse._cdc_delta_merge_sql -%}
     {%- set merge_args = [changes_sql, plan.state_columns, cdc.unique_key, plan.state_relation] -%}
-    {#- up to 500k batch rows, their keys are broadcast (tens of MB at most) -#}
-    {%- set merge_options = {'small_batch': batch.rows <= 500000} -%}
+    {%- set merge_options = {'small_batch': batch.rows <= cdc_lakehouse._cdc_broadcast_row_limit()} -%}
   {%- endif -%}
   {%- set candidates_relation = none -%}
   {%- if carry is not none -%}
@@ -336,7 +335,7 @@ revisited as (
 
 final as (
 
-    select
+    select {% if small_batch %}/*+ broadcast(compacted) */{% endif %}
         {%- for column in columns %}
         latest.{{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
