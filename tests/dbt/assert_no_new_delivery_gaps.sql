@@ -7,16 +7,17 @@
 -- var cdc_gap_tolerant_topics never warn. A `dbt build` checks what it loaded
 -- (cdc_test_scope): the offsets next to those it loaded; `dbt test` every gap.
 
--- depends_on: {{ ref('bronze_cdc_messages') }}
 {%- set scope = cdc_test_scope(ref('cdc_delivery_gaps')) %}
-
 {%- set nearby = scope.kind == 'since' %}
+{#- bronze by its node: a ref() would select this test with every build of bronze -#}
+{%- set bronze_id = 'model.' ~ model.package_name ~ '.bronze_cdc_messages' %}
+{%- set bronze = graph.nodes[bronze_id].relation_name if nearby else none %}
 
 with
 {%- if nearby %}
 
 {#- the offsets next to those it loaded, not a window over every offset of bronze #}
-{{ _cdc_kafka_offset_gaps(ref('bronze_cdc_messages'), scope.since) }},
+{{ _cdc_kafka_offset_gaps(bronze, scope.since) }},
 {%- endif %}
 
 gaps as (
