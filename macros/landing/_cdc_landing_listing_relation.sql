@@ -1,22 +1,29 @@
 {% macro _cdc_landing_listing_relation() %}
-    {#- Registers a temporary view of every landing file (no content) and returns its name. -#}
-    {%- set view_name = '_cdc_landing_listing' -%}
+    {#- Registers a cached temporary view of every landing file (no content) and returns its name. -#}
     {%- set registered = cdc_lakehouse._cdc_invocation_cache('landing_views') -%}
+    {%- set listings = cdc_lakehouse._cdc_invocation_cache('landing_listings') -%}
+    {%- set view_name = listings.get('current', '_cdc_landing_listing') -%}
     {%- if execute and view_name not in registered -%}
+        {#- `cache table ... as` fails on an existing view: a name per invocation and listing -#}
+        {%- do listings.update({'count': listings.get('count', 0) + 1}) -%}
+        {%- set view_name = '_cdc_landing_listing_' ~ invocation_id.replace('-', '')[:12] ~ '_' ~ listings['count'] -%}
+        {%- do listings.update({'current': view_name}) -%}
         {%- set files = cdc_lakehouse._cdc_landing_files_relation() -%}
         {%- set ignored = cdc_lakehouse.cdc_var('cdc_landing_ignored_names') -%}
         {%- set unlisted = cdc_lakehouse.cdc_var('cdc_landing_unlisted_files')
               and cdc_lakehouse._cdc_function_exists('cdc_landing_unlisted_files') -%}
+        {%- set tasks = [cdc_lakehouse._cdc_spark_conf('spark.sql.shuffle.partitions') | int, 1] | max -%}
         {%- do registered.update({view_name: true}) -%}
         {%- call statement('cdc_register_landing_listing', fetch_result=False) -%}
-            create or replace temporary view {{ view_name }} as
+            cache table {{ view_name }} as
             select
                 path,
                 modificationtime,
                 length,
                 is_unlisted
             from (
-                select
+                {#- binaryFile plans tasks by the bytes of files it lists without reading them -#}
+                select /*+ coalesce({{ tasks }}) */
                     listed.path,
                     listed.modificationtime,
                     listed.length,

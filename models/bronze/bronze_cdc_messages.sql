@@ -134,7 +134,8 @@ listed_files as (
         path as source_file,
         modificationtime as source_file_modified_at,
         {{ _cdc_sink_file_coordinates('path') }}
-    from {{ _cdc_landing_files_relation() }}
+    from {{ _cdc_landing_listing_relation() }}
+    where not is_unlisted
 
 ),
 
