@@ -353,17 +353,6 @@ carried as (
         {%- endfor %}
     from {{ state_relation }} as stored
     left semi join (
-        {{ cdc_lakehouse._cdc_carry_waiting_sql(carry, changes_sql, state_relation) }}
-    ) as waiting
-        on stored.cdc_bucket = waiting.cdc_bucket
-        and {{ cdc_lakehouse._cdc_key_match(carry.unique_key, 'stored', 'waiting') }}
-        and stored._cdc_sort_key = waiting._cdc_sort_key
-    where stored.cdc_bucket != {{ cdc_lakehouse._cdc_partition('truncate_markers') }}
-        and {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, 'stored.') }}
-{% endmacro %}
-
-{% macro _cdc_carry_waiting_sql(carry, changes_sql, state_relation) %}
-  {#- The stored creates whose key change's delete (same source and position) is among the changes. -#}
         select {{ cdc_lakehouse._cdc_quote_list(carry.unique_key) }}, _cdc_sort_key, cdc_bucket
         from {{ state_relation }}
         where cdc_bucket >= {{ cdc_lakehouse._cdc_partition('delta') }} and cdc_bucket != {{ cdc_lakehouse._cdc_partition('truncate_markers') }}
@@ -373,6 +362,12 @@ carried as (
                 from ({{ changes_sql }}) as batch_deletes
                 where _cdc_op = 'd'
             )
+    ) as waiting
+        on stored.cdc_bucket = waiting.cdc_bucket
+        and {{ cdc_lakehouse._cdc_key_match(carry.unique_key, 'stored', 'waiting') }}
+        and stored._cdc_sort_key = waiting._cdc_sort_key
+    where stored.cdc_bucket != {{ cdc_lakehouse._cdc_partition('truncate_markers') }}
+        and {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, 'stored.') }}
 {% endmacro %}
 
 {% macro _cdc_carry_published(carry, column) -%}
@@ -421,7 +416,7 @@ carried as (
     or (_cdc_op = 'd' and {{ cdc_lakehouse._cdc_carry_key_only(carry, '') }}))
 {%- endmacro %}
 
-{% macro _cdc_carry_needed_sql(carry, changes_relation, state_relation, waiting_sql=none) %}
+{% macro _cdc_carry_needed_sql(carry, changes_relation, state_relation) %}
   {#- A query counting the rows the carry-over could change. -#}
     select count(*) from (
         select 1 from {{ changes_relation }}
@@ -429,10 +424,6 @@ carried as (
         union all
         select 1 from {{ state_relation }}
         where cdc_bucket = {{ cdc_lakehouse._cdc_partition('delta') }} and {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, '') }}
-        {%- if waiting_sql is not none %}
-        union all
-        select 1 from ({{ waiting_sql }}) as waiting
-        {%- endif %}
     ) as needing_carry
 {% endmacro %}
 
@@ -450,13 +441,9 @@ carried as (
   {%- if plan.carry is none -%}
     {{ return(none) }}
   {%- endif -%}
-  {#- a waiting create counts, placeholder or not: the count reads no stored image -#}
-  {%- set waiting_sql = none -%}
-  {%- if plan.carry.by_position -%}
-    {%- set waiting_sql = cdc_lakehouse._cdc_carry_waiting_sql(plan.carry, batch_sql, plan.state_relation) -%}
-  {%- endif -%}
   {{ return(cdc_lakehouse._cdc_carry_needed_sql(
-        plan.carry, '(' ~ batch_sql ~ ') as changes', plan.state_relation, waiting_sql)) }}
+        plan.carry, '(' ~ cdc_lakehouse._cdc_carry_changes_sql(plan, batch_sql) ~ ') as changes',
+        plan.state_relation)) }}
 {% endmacro %}
 
 {% macro _cdc_carry_for_batch(plan, batch_sql, needed) %}
