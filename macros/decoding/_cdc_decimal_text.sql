@@ -28,3 +28,10 @@
         )[0]
     )[0]
 {% endmacro %}
+
+{% macro _cdc_decimal_parts_text(parts) %}
+    {#- Exact plain decimal text of a struct<unscaled: binary, scale: int>. -#}
+    {{ cdc_lakehouse._cdc_let(parts, 'decimal_parts_of', cdc_lakehouse._cdc_decimal_text(
+        cdc_lakehouse._cdc_unscaled_text('decimal_parts_of.unscaled'), 'decimal_parts_of.scale'
+    )) }}
+{% endmacro %}

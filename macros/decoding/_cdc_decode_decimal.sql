@@ -29,24 +29,25 @@
             end
         {%- endif -%}
     {%- endset -%}
+    {%- set is_variable_scale = "left(ltrim(" ~ raw ~ "), 1) = '{'" -%}
+    {%- set decimal_parts -%}
+        case
+            when {{ is_variable_scale }} then {{ cdc_lakehouse._cdc_variable_scale_parts(raw) }}
+            else named_struct(
+                'unscaled', try_to_binary({{ raw }}, 'base64'),
+                'scale', try_cast(coalesce({{ column_type }}.scale, '{{ target_scale }}') as int)
+            )
+        end
+    {%- endset -%}
     case
-        when left(ltrim({{ raw }}), 1) = '{' then {{ cdc_lakehouse._cdc_decode_variable_scale_decimal(raw, dtype) }}
-        when {{ mode }} = 'precise' then try_cast(concat(
-            {{ cdc_lakehouse._cdc_unscaled_text('try_to_binary(' ~ raw ~ ", 'base64')") }},
-            'E',
-            -try_cast(coalesce({{ column_type }}.scale, '{{ target_scale }}') as int)
-        ) as {{ dtype }})
+        -- a VariableScaleDecimal and a precise decimal share one decoder: the SQL holds it once
+        when {{ is_variable_scale }} or {{ mode }} = 'precise' then {{ cdc_lakehouse._cdc_let(
+            decimal_parts,
+            'decimal_parts_of',
+            "try_cast(concat(" ~ cdc_lakehouse._cdc_unscaled_text('decimal_parts_of.unscaled')
+            ~ ", 'E', -decimal_parts_of.scale) as " ~ dtype ~ ")"
+        ) }}
         when {{ raw }} rlike '^-?[0-9]+([.][0-9]*)?([eE][-+]?[0-9]+)?$'
             then try_cast({{ raw }} as {{ dtype }})
     end
-{% endmacro %}
-
-{% macro _cdc_decode_variable_scale_decimal(raw, dtype) %}
-    {#- io.debezium.data.VariableScaleDecimal: {"scale": s, "value": "<base64 unscaled>"}. -#}
-    {%- set parsed = "from_json(" ~ raw ~ ", 'struct<scale: int, value: string>')" -%}
-    try_cast(concat(
-        {{ cdc_lakehouse._cdc_unscaled_text("try_to_binary(" ~ parsed ~ ".value, 'base64')") }},
-        'E',
-        -{{ parsed }}.scale
-    ) as {{ dtype }})
 {% endmacro %}

@@ -20,9 +20,7 @@
     {%- endset -%}
     case
         when {{ column_type }}.name in ('org.apache.kafka.connect.data.Decimal', 'io.debezium.data.VariableScaleDecimal')
-            then {{ cdc_lakehouse._cdc_let(decimal_parts, 'decimal_parts_of', cdc_lakehouse._cdc_decimal_text(
-                cdc_lakehouse._cdc_unscaled_text('decimal_parts_of.unscaled'), 'decimal_parts_of.scale'
-            )) }}
+            then {{ cdc_lakehouse._cdc_decimal_parts_text(decimal_parts) }}
         when {{ is_string }} or not ({{ lexeme }} rlike '^-?[0-9]+$') then cast(null as string)
         when {{ column_type }}.name in ('io.debezium.time.Date', 'org.apache.kafka.connect.data.Date')
             then cast(date_from_unix_date(try_cast({{ lexeme }} as int)) as string)

@@ -35,17 +35,26 @@
 {% endmacro %}
 
 {% macro _cdc_decode_string(raw, semantic, column_type='cast(null as struct<type: string, name: string, scale: string>)') %}
-    {#- string from the text sent, times of day and variable-scale decimals decoded to text. -#}
+    {#- string from the text sent, times of day and decimals decoded to text. -#}
+    {%- set is_decimal_bytes -%}
+        coalesce({{ semantic }} = 'org.apache.kafka.connect.data.Decimal', false)
+            and {{ column_type }}.type = 'bytes' and {{ column_type }}.scale is not null
+    {%- endset -%}
+    {%- set decimal_parts -%}
+        case
+            when {{ is_decimal_bytes }} then named_struct(
+                'unscaled', try_to_binary({{ raw }}, 'base64'),
+                'scale', try_cast({{ column_type }}.scale as int)
+            )
+            else {{ cdc_lakehouse._cdc_variable_scale_parts(raw) }}
+        end
+    {%- endset -%}
     case
-        when coalesce({{ semantic }} = 'org.apache.kafka.connect.data.Decimal', false)
-            and {{ column_type }}.type = 'bytes' and {{ column_type }}.scale is not null then
-            {{ cdc_lakehouse._cdc_decimal_text(
-                cdc_lakehouse._cdc_unscaled_text("try_to_binary(" ~ raw ~ ", 'base64')"),
-                "try_cast(" ~ column_type ~ ".scale as int)"
-            ) }}
-        when coalesce({{ semantic }} = 'io.debezium.data.VariableScaleDecimal', false)
-            and startswith({{ raw }}, '{') then
-            {{ cdc_lakehouse._cdc_variable_scale_decimal_text(raw) }}
+        -- both decimal encodings share one decoder: the SQL holds it once
+        when {{ is_decimal_bytes }} or (
+            coalesce({{ semantic }} = 'io.debezium.data.VariableScaleDecimal', false)
+            and startswith({{ raw }}, '{')
+        ) then {{ cdc_lakehouse._cdc_decimal_parts_text(decimal_parts) }}
         -- the type test first: for most string columns it is false, and the pattern is
         -- not evaluated
         when coalesce({{ semantic }} in (
@@ -117,15 +126,13 @@
     end
 {% endmacro %}
 
-{% macro _cdc_variable_scale_decimal_text(lexeme) %}
-    {#- Exact decimal text of an io.debezium.data.VariableScaleDecimal. -#}
-    case when startswith({{ lexeme }}, '{') then
-        transform(
-            array(from_json({{ lexeme }}, 'struct<scale: int, value: string>')),
-            variable_scale -> {{ cdc_lakehouse._cdc_decimal_text(
-                cdc_lakehouse._cdc_unscaled_text("try_to_binary(variable_scale.value, 'base64')"),
-                "variable_scale.scale"
-            ) }}
-        )[0]
-    end
+{% macro _cdc_variable_scale_parts(lexeme) %}
+    {#- The unscaled bytes and scale of an io.debezium.data.VariableScaleDecimal's JSON text. -#}
+    transform(
+        array(from_json({{ lexeme }}, 'struct<scale: int, value: string>')),
+        variable_scale -> named_struct(
+            'unscaled', try_to_binary(variable_scale.value, 'base64'),
+            'scale', variable_scale.scale
+        )
+    )[0]
 {% endmacro %}

@@ -77,18 +77,35 @@ column_texts as (
 
 ),
 
+{%- set decoders = cdc_lakehouse._cdc_shared_decoders(contract) %}
+{%- if decoders.groups %}
+
+shared_decoders as (
+
+    -- a long decoder shared by several columns is written once, over an array of their values
+    select
+        *,
+        {%- for group in decoders.groups %}
+        transform(
+            array(
+                {%- for column in group.columns %}
+                named_struct('raw', {{ column.text }}, 'column_type', {{ column.column_type }}){{ ',' if not loop.last }}
+                {%- endfor %}
+            ),
+            shared_value -> {{ group.decoder }}
+        ) as {{ group.name }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from column_texts
+
+),
+{%- endif %}
+
 decoded as (
 
     select
         *,
         {%- for column in contract %}
-        {{ cdc_lakehouse.cdc_decode_value(
-            column.text,
-            column.data_type,
-            column.encoding,
-            "_cdc_column_types['" ~ cdc_lakehouse._cdc_escape_string(column.types_key) ~ "']",
-            '_cdc_connector'
-        ) }} as {{ column.quoted }},
+        {{ decoders.expressions[column.name] }} as {{ column.quoted }},
         {%- endfor %}
         map_filter(
             row_image,
@@ -97,7 +114,7 @@ decoded as (
                 k
             )
         ) as undeclared_columns
-    from column_texts
+    from {{ 'shared_decoders' if decoders.groups else 'column_texts' }}
 
 ),
 
@@ -219,10 +236,43 @@ select * from final
                 'image_keys': image_keys,
                 'value': value,
                 'text': 'cdc_text__' ~ loop.index,
+                'column_type': "_cdc_column_types['" ~ cdc_lakehouse._cdc_escape_string(types_key) ~ "']",
                 'data_type': column.data_type,
                 'encoding': column_meta.get('cdc_encoding'),
             }) -%}
         {%- endfor -%}
     {%- endif -%}
     {{ return(contract) }}
+{% endmacro %}
+
+{% macro _cdc_shared_decoders(contract) %}
+    {#- Each contract column's decoded value; long decoders shared by columns of one type are written once. -#}
+    {%- set shared_length = 1000 -%}
+    {%- set by_type = {} -%}
+    {%- for column in contract -%}
+        {%- set type_key = (column.data_type | lower | replace(' ', '')) ~ '|' ~ (column.encoding | tojson) -%}
+        {%- do by_type.setdefault(type_key, []).append(column) -%}
+    {%- endfor -%}
+    {%- set groups = [] -%}
+    {%- set expressions = {} -%}
+    {%- for type_key, columns in by_type.items() -%}
+        {%- set first = columns[0] -%}
+        {%- set decoder = cdc_lakehouse.cdc_decode_value(
+            'shared_value.raw', first.data_type, first.encoding, 'shared_value.column_type', '_cdc_connector'
+        ) | trim -%}
+        {%- if columns | length > 1 and decoder | length > shared_length -%}
+            {%- set name = 'cdc_decoded__' ~ (groups | length + 1) -%}
+            {%- do groups.append({'name': name, 'columns': columns, 'decoder': decoder}) -%}
+            {%- for column in columns -%}
+                {%- do expressions.update({column.name: name ~ '[' ~ loop.index0 ~ ']'}) -%}
+            {%- endfor -%}
+        {%- else -%}
+            {%- for column in columns -%}
+                {%- do expressions.update({column.name: cdc_lakehouse.cdc_decode_value(
+                    column.text, column.data_type, column.encoding, column.column_type, '_cdc_connector'
+                ) | trim}) -%}
+            {%- endfor -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return({'groups': groups, 'expressions': expressions}) }}
 {% endmacro %}
