@@ -8,13 +8,7 @@
                 'scale', coalesce(try_cast({{ column_type }}.scale as int), 0)
             ) end
             when 'io.debezium.data.VariableScaleDecimal' then case when not {{ is_string }} and startswith({{ lexeme }}, '{') then
-                transform(
-                    array(from_json({{ lexeme }}, 'struct<scale: int, value: string>')),
-                    variable_scale -> named_struct(
-                        'unscaled', try_to_binary(variable_scale.value, 'base64'),
-                        'scale', variable_scale.scale
-                    )
-                )[0]
+                {{ cdc_lakehouse._cdc_variable_scale_parts(lexeme) }}
             end
         end
     {%- endset -%}
