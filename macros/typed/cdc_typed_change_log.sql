@@ -257,10 +257,11 @@ select * from final
     {%- set expressions = {} -%}
     {%- for type_key, columns in by_type.items() -%}
         {%- set first = columns[0] -%}
-        {%- set decoder = cdc_lakehouse.cdc_decode_value(
+        {#- a lone column's decoder is written inline: no need to render the shared form -#}
+        {%- set decoder = (cdc_lakehouse.cdc_decode_value(
             'shared_value.raw', first.data_type, first.encoding, 'shared_value.column_type', '_cdc_connector'
-        ) | trim -%}
-        {%- if columns | length > 1 and decoder | length > shared_length -%}
+        ) | trim) if columns | length > 1 else '' -%}
+        {%- if decoder | length > shared_length -%}
             {%- set name = 'cdc_decoded__' ~ (groups | length + 1) -%}
             {%- do groups.append({'name': name, 'columns': columns, 'decoder': decoder}) -%}
             {%- for column in columns -%}
