@@ -17,6 +17,7 @@
     {%- endfor -%}
     {%- set body_ddl = body_fields | join(', ') -%}
     {%- set schema_ddl = 'struct<' ~ (schema_fields | join(', ') or '`_cdc_none`: string') ~ '>' -%}
+    {%- set flattened = 'debezium_flattened' in families -%}
     {%- set query -%}
         with
 
@@ -26,6 +27,10 @@
                 messages._kafka_topic,
                 messages.message_key,
                 messages.message_value,
+                {%- if flattened %}
+                messages._record_format,
+                messages.raw_line,
+                {%- endif %}
                 from_json(
                     messages.message_value,
                     'struct<schema: {{ schema_ddl }}, payload: struct<{{ body_ddl }}>, {{ body_ddl }}, _corrupt_record: string>',
@@ -36,7 +41,7 @@
                         then from_json(messages.message_key, 'struct<schema: string, payload: string>')
                 end as key_envelope
             from {{ messages_relation }} as messages
-            where messages.message_value is not null and ({{ where_sql }})
+            where {{ where_sql }}
 
         ),
 
@@ -44,51 +49,48 @@
 
             select
                 parsed.*,
+                {%- if flattened %}
+                -- a flattened row the union schema could not parse (stg_cdc__messages, `recovered`)
+                case
+                    when parsed.envelope._corrupt_record is not null
+                        then {{ cdc_lakehouse._debezium_flattened_reparse('parsed.message_value') }}
+                end as flattened_body,
+                -- a flattened record whose `op` is a header (add.headers): only a record naming it is parsed
+                case
+                    when parsed._record_format in ('kcat', 'kafka')
+                        and instr(parsed.raw_line, '"{{ cdc_lakehouse._debezium_flattened_prefix('header') }}op"') > 0
+                        then {{ cdc_lakehouse._debezium_flattened_header_list('parsed.raw_line') }}
+                end as kafka_headers,
+                {%- endif %}
                 {{ cdc_lakehouse._cdc_envelope_body('parsed.envelope', detect_fields.body) }} as body
             from parsed
-            where parsed.envelope is not null and parsed.envelope._corrupt_record is null
 
         )
 
-        select distinct
-            case
-            {%- for family in families %}
-                when {{ cdc_lakehouse.cdc_family_hook(family, 'detect')('detected') }} then '{{ family }}'
-            {%- endfor %}
-            end as family
+        -- one pass over the messages: each row names the families it shows
+        select distinct found.family
         from detected
-        {%- if 'debezium_flattened' in families %}
-
-        union all
-
-        -- a flattened row the union schema could not parse (stg_cdc__messages, `recovered`)
-        select distinct 'debezium_flattened' as family
-        from (
-            select
-                parsed._kafka_topic,
-                {{ cdc_lakehouse._debezium_flattened_reparse('parsed.message_value') }} as flattened_body
-            from parsed
-            where parsed.envelope._corrupt_record is not null
-        ) as recovered
-        where {{ cdc_lakehouse._debezium_flattened_recovered('recovered') }}
-
-        union all
-
-        -- a flattened record whose `op` is a header (add.headers)
-        select distinct 'debezium_flattened' as family
-        from (
-            select {{ cdc_lakehouse._debezium_flattened_headers('listed.kafka_headers') }} as flattened_headers
-            from (
-                select {{ cdc_lakehouse._debezium_flattened_header_list('messages.raw_line') }} as kafka_headers
-                from {{ messages_relation }} as messages
-                where messages._record_format in ('kcat', 'kafka')
-                    -- only a record naming the header is parsed
-                    and instr(messages.raw_line, '"{{ cdc_lakehouse._debezium_flattened_prefix('header') }}op"') > 0
-                    and ({{ where_sql }})
-            ) as listed
-        ) as headed
-        where headed.flattened_headers.`{{ cdc_lakehouse._debezium_flattened_prefix() }}op` is not null
-        {%- endif %}
+            lateral view explode(array(
+                case
+                    when detected.envelope is not null and detected.envelope._corrupt_record is null
+                        then case
+                        {%- for family in families %}
+                            when {{ cdc_lakehouse.cdc_family_hook(family, 'detect')('detected') }} then '{{ family }}'
+                        {%- endfor %}
+                        end
+                end
+                {%- if flattened %},
+                case
+                    when detected.flattened_body is not null and {{ cdc_lakehouse._debezium_flattened_recovered('detected') }}
+                        then 'debezium_flattened'
+                end,
+                case
+                    when ({{ cdc_lakehouse._debezium_flattened_headers('detected.kafka_headers') }}).`{{ cdc_lakehouse._debezium_flattened_prefix() }}op` is not null
+                        then 'debezium_flattened'
+                end
+                {%- endif %}
+            )) found as family
+        where found.family is not null
     {%- endset -%}
     {%- set found = run_query(query).columns[0].values() -%}
     {%- set present = [] -%}
