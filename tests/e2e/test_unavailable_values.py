@@ -245,3 +245,63 @@ def test_unavailable_values_are_carried_over(dbt_project: DbtProject) -> None:
     dbt_project.run("run", *SELECT, "--full-refresh", vars=VARS)
     assert _last_kind(dbt_project, "captured_rows") == "full"
     assert _gold(dbt_project) == final
+
+
+def _carry_stored(project: DbtProject, model: str) -> str:
+    # the state's cdc.carry.stored: 'none <md5>' while no stored row holds the placeholder
+    properties = properties_of(
+        project.sql(f"show tblproperties {project.layer('gold')}.{model}__cdc_state")
+    )
+    return str(properties.get("cdc.carry.stored", ""))
+
+
+def test_a_clean_state_reads_the_batch_alone_until_a_placeholder_arrives(
+    dbt_project: DbtProject,
+) -> None:
+    # A state none of whose rows holds the placeholder skips the revisit and the delta scan
+    # (cdc.carry.stored). It must stop being clean with the first placeholder it stores, so
+    # that the late delete of a key change still resolves its waiting create. A warehouse of
+    # its own (the module's project is shared): no state, no landing file.
+    dbt_project.drop_schemas()
+    landing: Path = dbt_project.landing
+    for landed in landing.iterdir():
+        landed.unlink()
+    pg = PgSource()
+    # (events, whether the state is clean after them, the source's rows once they happened)
+    runs: list[tuple[list[str], bool, dict]] = []
+    # 1. full build of inserts: nothing to carry, the state is clean
+    events: list[str] = []
+    for key, tag in ((1, "A"), (2, "B"), (3, "C")):
+        events += pg.insert("docs", _doc(key, tag))
+    events += pg.insert(
+        "customers", {"id": 1, "first_name": "Ann", "last_name": "Lee", "email": "a@x.org"}
+    )
+    runs.append((events, True, copy.deepcopy(pg.rows)))
+    # 2. delta: a delete with its key only, an insert: carried, no placeholder stored
+    events = pg.delete("docs", 3) + pg.insert("docs", _doc(4, "D"))
+    runs.append((events, True, copy.deepcopy(pg.rows)))
+    # 3. delta on the clean state: an update carried from a stored row, and the create of a
+    #    key change whose delete comes next run (it waits, holding placeholders)
+    k2_to_k5 = pg.change_key("docs", 2, 5)
+    events = pg.update("docs", 1, x=7) + k2_to_k5[1:] + pg.update("customers", 1, first_name="Anne")
+    runs.append((events, False, copy.deepcopy(pg.rows)))
+    # 4. delta: the late delete resolves the waiting create (the revisit, the state not clean)
+    runs.append((k2_to_k5[:1], False, copy.deepcopy(pg.rows)))
+    for number, (events, clean, expected) in enumerate(runs, start=1):
+        (landing / f"toast_pg-clean-{number}.jsonl").write_text("\n".join(events) + "\n")
+        dbt_project.run("run", *SELECT, vars={**VARS, "cdc_compaction_ratio": 100})
+        for model in ("captured_rows", "customers"):
+            stored = _carry_stored(dbt_project, model)
+            if clean:
+                assert stored.startswith("none "), f"run {number}, {model}: {stored!r}"
+            else:
+                assert stored == "", f"run {number}, {model}: {stored!r}"
+        gold = _gold(dbt_project)
+        _no_placeholder(gold)
+        wanted_docs = dict(expected["docs"])
+        if number == 3:
+            # k5's create waits for the delete of k2 it takes its values from
+            wanted_docs[5] = {**wanted_docs[5], **dict.fromkeys(TOASTED["docs"])}
+            wanted_docs[2] = _doc(2, "B")
+        assert gold["docs"] == wanted_docs, f"run {number}"
+        assert gold["customers"] == expected["customers"], f"run {number}"

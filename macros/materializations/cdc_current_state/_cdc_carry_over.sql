@@ -417,33 +417,54 @@ carried as (
 {%- endmacro %}
 
 {% macro _cdc_carry_needed_sql(carry, changes_relation, state_relation) %}
-  {#- A query counting the rows the carry-over could change. -#}
+  {#- A query counting the rows the carry-over could change (the state's delta partition too, unless none). -#}
     select count(*) from (
         select 1 from {{ changes_relation }}
         where {{ cdc_lakehouse._cdc_carry_needed_condition(carry) }}
+        {%- if state_relation is not none %}
         union all
         select 1 from {{ state_relation }}
         where cdc_bucket = {{ cdc_lakehouse._cdc_partition('delta') }} and {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, '') }}
+        {%- endif %}
     ) as needing_carry
 {% endmacro %}
 
 {% macro _cdc_carry_changes_sql(plan, batch_sql) %}
-  {#- The changes the carry-over reads. -#}
-  {%- if plan.carry is not none and plan.carry.by_position -%}
+  {#- The changes the carry-over reads: a state no row of which holds the placeholder has no create waiting. -#}
+  {%- if plan.carry is not none and plan.carry.by_position and not plan.get('carry_clean') -%}
     {{ return(batch_sql ~ " union all " ~ cdc_lakehouse._cdc_carry_revisit_sql(
           plan.carry, plan.state_columns, batch_sql, plan.state_relation)) }}
   {%- endif -%}
   {{ return(batch_sql) }}
 {% endmacro %}
 
-{% macro _cdc_carry_needed_query(plan, batch_sql) %}
-  {#- The query counting the rows the carry-over of the run could change. -#}
+{% macro _cdc_carry_questions(plan, batch_sql) %}
+  {#- The run's questions of the carry-over: the rows it could change, and the batch's placeholders on a clean state. -#}
   {%- if plan.carry is none -%}
-    {{ return(none) }}
+    {{ return({}) }}
   {%- endif -%}
-  {{ return(cdc_lakehouse._cdc_carry_needed_sql(
+  {%- set questions = {'carry_needed': cdc_lakehouse._cdc_carry_needed_sql(
         plan.carry, '(' ~ cdc_lakehouse._cdc_carry_changes_sql(plan, batch_sql) ~ ') as changes',
-        plan.state_relation)) }}
+        none if plan.get('carry_clean') else plan.state_relation)} -%}
+  {%- if plan.get('carry_clean') -%}
+    {%- do questions.update({'carry_placeholders': 'select count_if('
+          ~ cdc_lakehouse._cdc_carry_has_placeholder(plan.carry, '') ~ ') from (' ~ batch_sql ~ ') as batch'}) -%}
+  {%- endif -%}
+  {{ return(questions) }}
+{% endmacro %}
+
+{% macro _cdc_carry_clean_mark(carry) %}
+  {#- The state's property cdc.carry.stored when none of its rows holds this carry-over's placeholder. -#}
+  {{ return('none ' ~ local_md5(carry | tojson)) }}
+{% endmacro %}
+
+{% macro _cdc_carry_record(plan, placeholders) %}
+  {#- The property cdc.carry.stored after a write that stored `placeholders` rows holding the placeholder. -#}
+  {%- if plan.carry is none -%}
+    {{ return({}) }}
+  {%- endif -%}
+  {%- set clean = (plan.write_path == 'rebuild' or plan.get('carry_clean')) and placeholders | int == 0 -%}
+  {{ return({'cdc.carry.stored': cdc_lakehouse._cdc_carry_clean_mark(plan.carry) if clean else ''}) }}
 {% endmacro %}
 
 {% macro _cdc_carry_for_batch(plan, batch_sql, needed) %}

@@ -20,10 +20,7 @@
   } -%}
   {%- do asked.update(questions) -%}
   {%- if batch_relation is not none -%}
-    {%- set carry_needed = cdc_lakehouse._cdc_carry_needed_query(plan, readable_sql) -%}
-    {%- if carry_needed is not none -%}
-      {%- do asked.update({'carry_needed': carry_needed}) -%}
-    {%- endif -%}
+    {%- do asked.update(cdc_lakehouse._cdc_carry_questions(plan, readable_sql)) -%}
   {%- endif -%}
   {%- set names = asked.keys() | list -%}
   {%- set scalars = [] -%}

@@ -22,6 +22,11 @@
     {%- do cdc_lakehouse._cdc_remember_properties(plan.state_relation, {'delta.enableChangeDataFeed': 'true'}) -%}
   {%- endif -%}
   {%- set carry = cdc_lakehouse._cdc_carry_for_batch(plan, batch.sql, batch.answers.get('carry_needed')).carry -%}
+  {%- set carry_record = cdc_lakehouse._cdc_carry_record(plan, batch.answers.get('carry_placeholders', 1)) -%}
+  {%- if plan.carry_clean and not carry_record.get('cdc.carry.stored') -%}
+    {#- the state stops being clean before the merge writes a placeholder -#}
+    {{ cdc_lakehouse._cdc_record_run(plan.state_relation, carry_record) }}
+  {%- endif -%}
   {%- for statement_sql in cdc_lakehouse._cdc_merge_into_statements(
         batch.sql, plan.state_columns, cdc.unique_key, plan.state_relation, cdc.buckets,
         cdc.retention_days, carry, source_relation=plan.staging_relation,
@@ -32,6 +37,7 @@
       {{ statement_sql }}
     {% endcall %}
   {%- endfor -%}
-  {%- do plan.update({'run_record': cdc_lakehouse._cdc_run_properties(
-        plan.state_relation, batch.loaded_through, 'applied', 'merge')}) -%}
+  {%- set run_record = cdc_lakehouse._cdc_run_properties(plan.state_relation, batch.loaded_through, 'applied', 'merge') -%}
+  {%- do run_record.update(carry_record) -%}
+  {%- do plan.update({'run_record': run_record}) -%}
 {% endmacro %}

@@ -37,8 +37,11 @@
   {%- set staged_sql = merge_sql(
         *merge_args, carry=carry, candidates_relation=candidates_relation, **merge_options) -%}
   {{ cdc_lakehouse._cdc_stage(plan, staged_sql) }}
-  {{ cdc_lakehouse._cdc_record_run(plan.state_relation, cdc_lakehouse._cdc_run_properties(
-        plan.state_relation, batch.loaded_through, 'staged', kind)) }}
+  {#- the staged record says whether the state stays clean: a resumed run keeps it -#}
+  {%- set carry_record = cdc_lakehouse._cdc_carry_record(plan, batch.answers.get('carry_placeholders', 1)) -%}
+  {%- set staged_record = cdc_lakehouse._cdc_run_properties(plan.state_relation, batch.loaded_through, 'staged', kind) -%}
+  {%- do staged_record.update(carry_record) -%}
+  {{ cdc_lakehouse._cdc_record_run(plan.state_relation, staged_record) }}
   {{ cdc_lakehouse.cdc_after_staging(this) }}
   {%- set checks = cdc_lakehouse._cdc_state_checks(plan, batch.sql, kind) -%}
   {#- a delta run without a truncate stages the delta partition alone -#}
@@ -46,6 +49,7 @@
         delta_only=kind == 'delta' and batch.truncates == 0) }}
   {%- set run_record = cdc_lakehouse._cdc_run_properties(plan.state_relation, batch.loaded_through, 'applied', kind) -%}
   {%- do run_record.update(checks) -%}
+  {%- do run_record.update(carry_record) -%}
   {%- do plan.update({'run_record': run_record}) -%}
   {%- if carry is not none %}
   {{ adapter.drop_relation(plan.candidates_relation) }}

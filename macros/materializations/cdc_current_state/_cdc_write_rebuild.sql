@@ -15,10 +15,15 @@
     {{ cdc_lakehouse._cdc_drop_if_present(plan.staging_relation) }}
     {{ cdc_lakehouse._cdc_drop_if_present(plan.batch_relation) }}
   {%- endif -%}
-  {#- one pass over the change log: the watermark, and whether the carry-over could change a row -#}
+  {#- one pass over the change log: the watermark, whether the carry-over could change a row, and
+      how many rows hold the placeholder (none: the state is clean, cdc.carry.stored) -#}
   {%- set carry_count = cdc_lakehouse._cdc_carry_needed_count(plan.carry, plan.readable_only) -%}
+  {%- set placeholder_count = '0' if plan.carry is none else 'count_if('
+        ~ ('_cdc_error_reason is null and ' if plan.readable_only else '')
+        ~ cdc_lakehouse._cdc_carry_has_placeholder(plan.carry, '') ~ ')' -%}
   {%- set first_pass = run_query(
-        "select cast(max(_loaded_at) as string), " ~ carry_count ~ " from (" ~ sql ~ ")").rows[0] -%}
+        "select cast(max(_loaded_at) as string), " ~ carry_count ~ ", " ~ placeholder_count
+        ~ " from (" ~ sql ~ ")").rows[0] -%}
   {% call statement('main') %}
     create table {{ plan.state_relation }}
     using {{ cdc.file_format }}
@@ -34,6 +39,7 @@
   {% endcall %}
   {{ cdc_lakehouse._cdc_ensure_scratch(plan.batch_relation, cdc_lakehouse._cdc_batch_table_sql(plan, sql)) }}
   {{ cdc_lakehouse._cdc_ensure_scratch(plan.staging_relation, "select * from " ~ plan.state_relation) }}
-  {%- do plan.update({'run_record': cdc_lakehouse._cdc_run_properties(
-        plan.state_relation, first_pass[0], 'applied', 'full')}) -%}
+  {%- set run_record = cdc_lakehouse._cdc_run_properties(plan.state_relation, first_pass[0], 'applied', 'full') -%}
+  {%- do run_record.update(cdc_lakehouse._cdc_carry_record(plan, first_pass[2])) -%}
+  {%- do plan.update({'run_record': run_record}) -%}
 {% endmacro %}
