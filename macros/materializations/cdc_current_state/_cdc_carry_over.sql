@@ -431,7 +431,7 @@ carried as (
 
 {% macro _cdc_carry_changes_sql(plan, batch_sql) %}
   {#- The changes the carry-over reads: a state no row of which holds the placeholder has no create waiting. -#}
-  {%- if plan.carry is not none and plan.carry.by_position and not plan.get('carry_clean') -%}
+  {%- if plan.carry is not none and plan.carry.by_position and not plan.carry_clean -%}
     {{ return(batch_sql ~ " union all " ~ cdc_lakehouse._cdc_carry_revisit_sql(
           plan.carry, plan.state_columns, batch_sql, plan.state_relation)) }}
   {%- endif -%}
@@ -445,10 +445,10 @@ carried as (
   {%- endif -%}
   {%- set questions = {'carry_needed': cdc_lakehouse._cdc_carry_needed_sql(
         plan.carry, '(' ~ cdc_lakehouse._cdc_carry_changes_sql(plan, batch_sql) ~ ') as changes',
-        none if plan.get('carry_clean') else plan.state_relation)} -%}
-  {%- if plan.get('carry_clean') -%}
-    {%- do questions.update({'carry_placeholders': 'select count_if('
-          ~ cdc_lakehouse._cdc_carry_has_placeholder(plan.carry, '') ~ ') from (' ~ batch_sql ~ ') as batch'}) -%}
+        none if plan.carry_clean else plan.state_relation)} -%}
+  {%- if plan.carry_clean -%}
+    {%- do questions.update({'carry_placeholders': 'select '
+          ~ cdc_lakehouse._cdc_carry_placeholder_count(plan.carry, '') ~ ' from (' ~ batch_sql ~ ') as batch'}) -%}
   {%- endif -%}
   {{ return(questions) }}
 {% endmacro %}
@@ -463,7 +463,7 @@ carried as (
   {%- if plan.carry is none -%}
     {{ return({}) }}
   {%- endif -%}
-  {%- set clean = (plan.write_path == 'rebuild' or plan.get('carry_clean')) and placeholders | int == 0 -%}
+  {%- set clean = (plan.write_path == 'rebuild' or plan.carry_clean) and placeholders | int == 0 -%}
   {{ return({'cdc.carry.stored': cdc_lakehouse._cdc_carry_clean_mark(plan.carry) if clean else ''}) }}
 {% endmacro %}
 

@@ -18,9 +18,7 @@
   {#- one pass over the change log: the watermark, whether the carry-over could change a row, and
       how many rows hold the placeholder (none: the state is clean, cdc.carry.stored) -#}
   {%- set carry_count = cdc_lakehouse._cdc_carry_needed_count(plan.carry, plan.readable_only) -%}
-  {%- set placeholder_count = '0' if plan.carry is none else 'count_if('
-        ~ ('_cdc_error_reason is null and ' if plan.readable_only else '')
-        ~ cdc_lakehouse._cdc_carry_has_placeholder(plan.carry, '') ~ ')' -%}
+  {%- set placeholder_count = cdc_lakehouse._cdc_carry_placeholder_count(plan.carry, plan.readable_only) -%}
   {%- set first_pass = run_query(
         "select cast(max(_loaded_at) as string), " ~ carry_count ~ ", " ~ placeholder_count
         ~ " from (" ~ sql ~ ")").rows[0] -%}
