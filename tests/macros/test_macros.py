@@ -986,3 +986,23 @@ def test_unavailable_value_forms(render, placeholder) -> None:  # type: ignore[n
         assert (
             parsed == text or json.dumps(parsed, ensure_ascii=False, separators=(",", ":")) == text
         )
+
+
+RELEASES = "graph.nodes['model.cdc_lakehouse.int_cdc__transaction_releases']"
+
+
+def test_a_changed_transaction_var_counts_as_a_changed_release_model(dbt_project, spark) -> None:  # type: ignore[no-untyped-def]
+    """`int_cdc__transaction_releases` is overwritten when its inputs gained rows or its model
+    changed (`cdc_incremental`'s skip, `_cdc_model_fingerprint`: raw SQL and config). Its
+    config names the transaction settings, so a changed release or wait var changes the
+    fingerprint, and the next run overwrites it even when no message was loaded."""
+    sql = f"select '{{{{ _cdc_model_fingerprint({RELEASES}) }}}}' as fingerprint"
+    listed = {"cdc_transaction_consistent_sources": ["erp_*"]}
+
+    def fingerprint(vars: dict) -> str:
+        return str(_render_with_vars(dbt_project, spark, sql, vars)[0]["fingerprint"])
+
+    first = fingerprint(listed)
+    assert len(first) == 32 and fingerprint(listed) == first
+    assert fingerprint({**listed, "cdc_transaction_release": ["t1"]}) != first
+    assert fingerprint({**listed, "cdc_transaction_wait_max_hours": 2}) != first
