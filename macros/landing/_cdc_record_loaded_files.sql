@@ -46,3 +46,18 @@
     {%- do cdc_lakehouse._cdc_remember_properties(target, {'cdc.read_through': bronze_through}) -%}
     {{ return('') }}
 {% endmacro %}
+
+{% macro _cdc_loaded_files_relation(bronze_relation) %}
+    {#- The relation of bronze's table of loaded files. -#}
+    {{ return(bronze_relation.incorporate(
+        path={'identifier': bronze_relation.identifier ~ '__cdc_files'}, type='table')) }}
+{% endmacro %}
+
+{% macro _cdc_release_landing_views() %}
+    {#- Post-hook of bronze: replaces the landing views by empty ones. -#}
+    {%- set registered = cdc_lakehouse._cdc_invocation_cache('landing_views') -%}
+    {%- for view_name in registered | list | sort -%}
+        {%- do cdc_lakehouse._cdc_release_temp_view(view_name) -%}
+    {%- endfor -%}
+    {%- do registered.clear() -%}
+{% endmacro %}

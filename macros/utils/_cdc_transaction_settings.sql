@@ -26,3 +26,9 @@
     {%- endif -%}
     {{ return({'sources': sources | list, 'wait_max_hours': wait, 'release': release | list}) }}
 {% endmacro %}
+
+{% macro _cdc_data_collection_matches(qualified_name, data_collection) %}
+    {#- SQL boolean: a transaction END's `data_collection` names the event's table. -#}
+    ({{ qualified_name }} = {{ data_collection }}
+        or {{ qualified_name }} like concat('%.', {{ data_collection }}))
+{%- endmacro %}

@@ -47,3 +47,8 @@ truncates as (
     from truncates
     where exists (select 1 from new_truncates)
 {% endmacro %}
+
+{% macro _cdc_hidden_by_truncate(sort_key, truncated_before) -%}
+  {#- SQL boolean: a row is hidden by its source table's truncate (or completed snapshot). -#}
+  coalesce({{ sort_key }} < {{ truncated_before }}, false)
+{%- endmacro %}

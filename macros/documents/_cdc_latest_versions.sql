@@ -1,3 +1,57 @@
+{% macro _cdc_latest_versions_sql(relation) %}
+    {#- SQL: the latest version of each key of the fold model. -#}
+    {%- set registry = load_relation(cdc_lakehouse._cdc_latest_versions_relation(relation)) -%}
+    {%- set read_through = none -%}
+    {%- if registry is not none -%}
+        {%- set read_through = cdc_lakehouse._cdc_table_properties(registry).get('cdc.read_through') -%}
+    {%- endif -%}
+    {%- if read_through -%}
+        select
+            _cdc_source_id,
+            _cdc_key,
+            latest_version,
+            latest_sort_key,
+            latest_message_sort_key
+        from {{ registry }}
+        {%- if read_through != cdc_lakehouse._cdc_read_through(relation) %}
+        {#- not complete through the model's own read-through: its later rows too #}
+        union all
+        {{ cdc_lakehouse._cdc_latest_versions_grouped(relation, read_through) }}
+        {%- endif %}
+    {%- else -%}
+        {{ cdc_lakehouse._cdc_latest_versions_grouped(relation) }}
+    {%- endif -%}
+{% endmacro %}
+
+{% macro _cdc_latest_versions_relation(relation) %}
+    {#- The relation of a fold model's table of latest versions. -#}
+    {{ return(relation.incorporate(
+        path={'identifier': relation.identifier ~ '__cdc_latest'}, type='table')) }}
+{% endmacro %}
+
+{% macro _cdc_latest_versions_staging(registry) %}
+    {#- The staging table of a table of latest versions. -#}
+    {{ return(registry.incorporate(
+        path={'identifier': registry.identifier ~ '__compacting'}, type='table')) }}
+{% endmacro %}
+
+{% macro _cdc_latest_versions_grouped(relation, loaded_after=none) %}
+    {#- SQL: one row per key of the fold model, as its table of latest versions holds it. -#}
+    select
+        _cdc_source_id,
+        _cdc_key,
+        max_by(
+            named_struct('document', _cdc_after, 'is_partial', _cdc_is_partial), _cdc_sort_key
+        ) as latest_version,
+        max(_cdc_sort_key) as latest_sort_key,
+        max(_cdc_message_sort_key) as latest_message_sort_key
+    from {{ relation }}
+    {%- if loaded_after %}
+    where _loaded_at > timestamp'{{ loaded_after }}'
+    {%- endif %}
+    group by _cdc_source_id, _cdc_key
+{% endmacro %}
+
 {% macro _cdc_record_latest_versions() %}
     {#- Post-hook of the fold model: brings its table of latest versions up to date. -#}
     {%- if not execute -%}
@@ -83,4 +137,24 @@
         select * from {{ staging }}
     {%- endcall -%}
     {{ return(cdc_lakehouse._cdc_latest_versions_rows(registry)) }}
+{% endmacro %}
+
+{% macro _cdc_latest_versions_rows(registry) %}
+    {#- The number of rows of a table of latest versions (parquet footers: no scan). -#}
+    {{ return(run_query('select count(*) from ' ~ registry).columns[0].values()[0] | int) }}
+{% endmacro %}
+
+{% macro _cdc_drop_latest_versions() %}
+    {#- Pre-hook of the fold model: drops its table of latest versions before a full build. -#}
+    {%- if execute and not cdc_lakehouse.cdc_is_incremental() -%}
+        {%- set registry = cdc_lakehouse._cdc_latest_versions_relation(this) -%}
+        {%- for relation in [registry, cdc_lakehouse._cdc_latest_versions_staging(registry)] -%}
+            {%- set existing = load_relation(relation) -%}
+            {%- if existing is not none -%}
+                {%- do adapter.drop_relation(existing) -%}
+                {%- do cdc_lakehouse._cdc_forget_relation(existing) -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {{ return('') }}
 {% endmacro %}
