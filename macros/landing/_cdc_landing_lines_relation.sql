@@ -30,9 +30,7 @@
         from {{ cdc_lakehouse._cdc_landing_listing_relation() }} as listing
         order by listing.path
     {%- endset -%}
-    {%- set result = run_query(query) -%}
-    {%- do cdc_lakehouse._cdc_note_unlisted_landing_files(result) -%}
-    {{ return(result.columns[0].values() | list) }}
+    {{ return(cdc_lakehouse._cdc_listed_paths(query)) }}
 {% endmacro %}
 
 {% macro _cdc_without_trailing_cr(line_expression) %}

@@ -1,5 +1,6 @@
-{% macro _cdc_note_unlisted_landing_files(listing) %}
-    {#- Notes the zero-byte and the unlisted files of a landing listing's result. -#}
+{% macro _cdc_listed_paths(query) %}
+    {#- Runs a landing listing's query, notes its zero-byte and unlisted files, returns its paths. -#}
+    {%- set listing = run_query(query) -%}
     {%- set empty = cdc_lakehouse._cdc_invocation_cache('empty_landing_files') -%}
     {%- set unlisted = cdc_lakehouse._cdc_invocation_cache('unlisted_landing_files') -%}
     {%- for row in listing.rows -%}
@@ -9,6 +10,7 @@
             {%- do unlisted.update({row[0]: true}) -%}
         {%- endif -%}
     {%- endfor -%}
+    {{ return(listing.columns[0].values() | list) }}
 {% endmacro %}
 
 {% macro _cdc_empty_landing_files(paths) %}

@@ -14,9 +14,7 @@
             and listing.modificationtime = loaded._source_file_modified_at
         order by listing.path
     {%- endset -%}
-    {%- set result = run_query(query) -%}
-    {%- do cdc_lakehouse._cdc_note_unlisted_landing_files(result) -%}
-    {{ return(result.columns[0].values() | list) }}
+    {{ return(cdc_lakehouse._cdc_listed_paths(query)) }}
 {% endmacro %}
 
 {% macro _cdc_loaded_files_sql(bronze_relation) %}
