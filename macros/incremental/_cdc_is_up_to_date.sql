@@ -73,14 +73,8 @@
     {%- if node is none or not cdc_lakehouse._cdc_has_nothing_new(relation, node) -%}
         {{ return(read_through) }}
     {%- endif -%}
-    {%- set values = [] -%}
-    {%- for input in cdc_lakehouse._cdc_table_relations(node.depends_on.nodes) -%}
-        {%- do values.append(cdc_lakehouse._cdc_effective_read_through(input)) -%}
-    {%- endfor -%}
-    {%- if none in values -%}
-        {{ return(read_through) }}
-    {%- endif -%}
-    {{ return([read_through, values | min] | max) }}
+    {%- set inputs_read_through = cdc_lakehouse._cdc_inputs_read_through(node) -%}
+    {{ return(read_through if inputs_read_through is none else [read_through, inputs_read_through] | max) }}
 {% endmacro %}
 
 {% macro _cdc_table_node(relation) %}

@@ -1,11 +1,12 @@
+{%- set settings = _cdc_transaction_settings() -%}
+
 {{ config(
     materialized='cdc_incremental',
     incremental_strategy='insert_overwrite',
-    enabled=_cdc_transaction_settings().sources | length > 0,
-    cdc_transaction_settings=_cdc_transaction_settings(),
+    enabled=settings.sources | length > 0,
+    cdc_transaction_settings=settings,
 ) }}
 
-{%- set settings = _cdc_transaction_settings() -%}
 {%- set gated = cdc_source_matches(
         {'database': settings.sources}, '_cdc_source_db', "''", "''") if settings.sources else 'false' -%}
 

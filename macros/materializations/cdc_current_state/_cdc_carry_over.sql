@@ -448,7 +448,7 @@ carried as (
         none if plan.carry_clean else plan.state_relation)} -%}
   {%- if plan.carry_clean -%}
     {%- do questions.update({'carry_placeholders': 'select '
-          ~ cdc_lakehouse._cdc_carry_placeholder_count(plan.carry, '') ~ ' from (' ~ batch_sql ~ ') as batch'}) -%}
+          ~ cdc_lakehouse._cdc_carry_placeholder_count(plan.carry, false) ~ ' from (' ~ batch_sql ~ ') as batch'}) -%}
   {%- endif -%}
   {{ return(questions) }}
 {% endmacro %}
