@@ -46,6 +46,8 @@ PLACEHOLDER_FORMS: dict[str, object] = {
 TOASTED = {"docs": ("t", "b", "tags", "nums", "ids", "h"), "customers": ("email",)}
 KEYS = {"docs": "k", "customers": "id"}
 SELECT = ["--select", "+captured_rows", "+customers"]
+# the first test also builds the type-2 history of customers (cdc_history)
+WITH_HISTORY = [*SELECT, "+customer_history"]
 VARS = {"cdc_table_keys": {"docs": ["k"]}}
 
 
@@ -147,6 +149,18 @@ def _gold(project: DbtProject) -> dict[str, dict[object, dict[str, object]]]:
     }
 
 
+def _history_emails(project: DbtProject) -> dict[object, list[object]]:
+    # the type-2 history of customers (cdc_history): each key's emails, version by version
+    versions = project.sql(
+        f"select id, email from {project.layer('gold')}.customer_history "
+        "order by id, _cdc_valid_from_position"
+    )
+    emails: dict[object, list[object]] = {}
+    for version in versions:
+        emails.setdefault(version["id"], []).append(version["email"])
+    return emails
+
+
 def _last_kind(project: DbtProject, model: str) -> str:
     # the state's run record (decision 0023): the kind of its last applied run
     record = run_record(
@@ -220,7 +234,7 @@ def test_unavailable_values_are_carried_over(dbt_project: DbtProject) -> None:
     for number, (events, ratio, path, expected) in enumerate(runs, start=1):
         (landing / f"toast_pg-{number}.jsonl").write_text("\n".join(events) + "\n")
         variables = dict(VARS) if ratio is None else {**VARS, "cdc_compaction_ratio": ratio}
-        dbt_project.run("run", *SELECT, vars=variables)
+        dbt_project.run("run", *WITH_HISTORY, vars=variables)
         assert _last_kind(dbt_project, "captured_rows") == path, f"run {number}"
         assert _last_kind(dbt_project, "customers") == path, f"run {number}"
         gold = _gold(dbt_project)
@@ -239,12 +253,23 @@ def test_unavailable_values_are_carried_over(dbt_project: DbtProject) -> None:
             wanted_docs[10] = {**wanted_docs[10], **dict.fromkeys(TOASTED["docs"])}
         assert gold["docs"] == wanted_docs, f"run {number}"
         assert gold["customers"] == expected["customers"], f"run {number}"
+        # the history carries the placeholder over too: every version of customer 1 (an
+        # insert, then updates that leave the TOASTed email alone) shows the email; the
+        # versions of key 2, which a key change created with the placeholder, read null
+        # (a key change's create takes nothing in the history: docs/gold.md)
+        history = _history_emails(dbt_project)
+        assert history[1] == ["ann@example.com"] * len(history[1]), f"run {number}"
+        assert len(history[1]) == (2 if number == 1 else 3), f"run {number}"
+        assert history.get(2, []) == [None] * len(history.get(2, [])), f"run {number}"
+        assert len(history.get(2, [])) == {1: 0, 2: 0, 3: 1, 4: 2, 5: 3}[number], f"run {number}"
 
     final = _gold(dbt_project)
+    final_history = _history_emails(dbt_project)
     assert final["docs"][8]["t"] is None  # set to null on purpose: the null is carried
-    dbt_project.run("run", *SELECT, "--full-refresh", vars=VARS)
+    dbt_project.run("run", *WITH_HISTORY, "--full-refresh", vars=VARS)
     assert _last_kind(dbt_project, "captured_rows") == "full"
     assert _gold(dbt_project) == final
+    assert _history_emails(dbt_project) == final_history  # resolved again, carried again
 
 
 def _carry_stored(project: DbtProject, model: str) -> str:
