@@ -29,6 +29,18 @@
     )
 {% endmacro %}
 
+{% macro _cdc_change_log_columns() %}
+    {#- The columns of the change log's common shape, in their order (int_cdc__change_log and the models it reads). -#}
+    {{ return([
+        '_message_id', '_cdc_envelope', '_cdc_connector', '_cdc_op', '_cdc_source_db',
+        '_cdc_source_schema', '_cdc_source_table', '_cdc_source_id', '_cdc_key', '_cdc_before',
+        '_cdc_after', '_cdc_is_partial', '_cdc_column_types', '_cdc_position', '_cdc_sort_key',
+        '_cdc_is_snapshot', '_cdc_snapshot', '_cdc_source_ts', '_cdc_emitted_ts',
+        '_cdc_transaction_id', '_kafka_topic', '_kafka_partition', '_kafka_offset', '_source_file',
+        '_source_line', '_loaded_at', '_load_id',
+    ]) }}
+{% endmacro %}
+
 {% macro _cdc_family_case(hook, family_column, message, families) %}
     {#- One SQL `case` giving a hook's value for the family of each message. -#}
     case {{ family_column }}
@@ -45,6 +57,8 @@
         'truncate': "_cdc_message_kind = 'change' and _cdc_op = 't'",
         'folded': "_cdc_message_kind = 'change' and " ~ cdc_lakehouse._cdc_is_folded_change() | trim,
         'control': "_cdc_message_kind in ('transaction', 'schema_change', 'signal')",
+        'postgresql_delete': "_cdc_message_kind = 'change' and _cdc_op = 'd' and _cdc_connector = 'postgresql'",
+        'unavailable': "_cdc_message_kind = 'change' and " ~ cdc_lakehouse._debezium_holds_unavailable('_cdc_after') | trim,
     }) }}
 {% endmacro %}
 

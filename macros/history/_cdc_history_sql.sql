@@ -1,7 +1,6 @@
-{% macro _cdc_history_sql(changes, key_columns, value_columns, readable='_cdc_error_reason is null', stored=false, carry=none) %}
+{% macro _cdc_history_sql(changes, key_columns, value_columns, readable='_cdc_error_reason is null', stored=false) %}
     {#- The type-2 resolution behind cdc_history and the cdc_history materialization. -#}
     {%- set key_list = ['_cdc_source_id'] + key_columns -%}
-    {%- set carried = carry.typed if carry is not none else [] -%}
 
 with
 
@@ -19,7 +18,7 @@ row_changes as (
             *,
             row_number() over (
                 partition by {{ cdc_lakehouse._cdc_quote_list(key_list) }}, _cdc_position
-                order by _cdc_sort_key
+                order by _cdc_sort_key desc
             ) as copy_number
         from readable_changes
         where _cdc_op != 't'
@@ -89,12 +88,7 @@ resolved as (
 
     select
         {%- for column in key_list + value_columns %}
-        {%- set carried_column = carried | selectattr('name', 'equalto', column) | list %}
-        {%- if carried_column %}
-        {{ cdc_lakehouse._cdc_history_carried(carry, carried_column[0], key_list) }},
-        {%- else %}
         {{ cdc_lakehouse.cdc_quote(column) }},
-        {%- endif %}
         {%- endfor %}
         _cdc_op,
         _cdc_position,
@@ -138,7 +132,7 @@ final as (
 {%- else %}
 
     select
-        {{ cdc_lakehouse._cdc_history_published_columns(key_columns, value_columns, carry) }}
+        {{ cdc_lakehouse._cdc_history_published_columns(key_columns, value_columns) }}
     from resolved
     where _cdc_op != 'd'
 
@@ -158,33 +152,14 @@ select * from final
     ) }}
 {% endmacro %}
 
-{% macro _cdc_history_carried(carry, column, key_list) %}
-    {#- A carried column of a version: its placeholder takes the value of the key's version before. -#}
-    {%- set quoted = cdc_lakehouse.cdc_quote(column.name) -%}
-    coalesce(
-            last_value(
-                case
-                    when _cdc_op = 'c' or not {{ cdc_lakehouse._cdc_carry_is_placeholder(carry, column, quoted) }}
-                        then named_struct('value', {{ quoted }})
-                end,
-                true
-            ) over (
-                partition by {{ cdc_lakehouse._cdc_quote_list(key_list) }}
-                order by _cdc_sort_key
-                rows between unbounded preceding and current row
-            ),
-            named_struct('value', {{ quoted }})
-        ).value as {{ quoted }}
-{%- endmacro %}
-
-{% macro _cdc_history_published_columns(key_columns, value_columns, carry=none) %}
+{% macro _cdc_history_published_columns(key_columns, value_columns) %}
     {#- The select list of a history's published versions. -#}
     {%- set columns = [] -%}
     {%- for column in ['_cdc_source_id'] + key_columns -%}
         {%- do columns.append(cdc_lakehouse.cdc_quote(column)) -%}
     {%- endfor -%}
     {%- for column in value_columns -%}
-        {%- do columns.append(cdc_lakehouse._cdc_carry_published(carry, column)) -%}
+        {%- do columns.append(cdc_lakehouse.cdc_quote(column)) -%}
     {%- endfor -%}
     {%- do columns.append(cdc_lakehouse.cdc_quote('_cdc_op')) -%}
     {%- do columns.extend([

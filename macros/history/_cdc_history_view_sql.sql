@@ -1,4 +1,4 @@
-{% macro _cdc_history_view_sql(target_relation, state_relation, key_columns, value_columns, carry=none) %}
+{% macro _cdc_history_view_sql(target_relation, state_relation, key_columns, value_columns) %}
   {#- The published view of a cdc_history state table. -#}
   {%- set key_list = ['_cdc_source_id'] + key_columns -%}
   {%- set change_columns = cdc_lakehouse._cdc_history_stored_columns(key_columns, value_columns)
@@ -103,7 +103,7 @@ reopened_changes as (
 reopened as (
 
     select * from (
-        {{ cdc_lakehouse._cdc_history_sql('reopened_changes', key_columns, value_columns, readable='true', carry=carry) }}
+        {{ cdc_lakehouse._cdc_history_sql('reopened_changes', key_columns, value_columns, readable='true') }}
     ) as resolved_again
 
 ),
@@ -111,7 +111,7 @@ reopened as (
 final as (
 
     select
-        {{ cdc_lakehouse._cdc_history_published_columns(key_columns, value_columns, carry) }}
+        {{ cdc_lakehouse._cdc_history_published_columns(key_columns, value_columns) }}
     from settled
 
     union all

@@ -39,6 +39,7 @@ cdc_latest_versions_growth: 1.0
 cdc_transaction_consistent_sources: []
 cdc_transaction_wait_max_hours: null
 cdc_transaction_release: []
+cdc_unavailable_value_placeholder: __debezium_unavailable_value
 # MongoDB documents: the Python the transform clause runs (docs/formats.md)
 cdc_python: python3
 cdc_python_udfs_dir: null
@@ -50,7 +51,6 @@ cdc_compaction_ratio: 0.1
 cdc_gold_change_data_feed: false
 cdc_snapshot_reconciliation: "off"
 cdc_snapshots_enabled: null
-cdc_unavailable_value_placeholder: __debezium_unavailable_value
 # checks and run history (docs/data-tests.md, docs/operations.md)
 cdc_test_scope: "{{ env_var('CDC_TEST_SCOPE', 'loaded') }}"
 cdc_quarantine_error_share: 1

@@ -15,12 +15,12 @@
 -- table before anyone writes a typed model for it. For a document collection the row is
 -- the whole current document (extended JSON in the normal form of python_udfs/mongodb.py),
 -- flagged by _cdc_is_partial while its base document was never seen. _cdc_row_json_raw is
--- the image as the message carried it; _cdc_row_json holds the values the message's own
+-- the image as the message carried it (its unavailable values carried over in silver,
+-- int_cdc__carried_changes); _cdc_row_json holds the values the message's own
 -- schema says how to decode (decimals, dates, times, timestamps) as text. Decoding is
 -- needed for the current row only: the published view decodes it when a query reads it
 -- (cdc_columns_on_read), so a key changed a thousand times is decoded once, not a thousand
--- times, and the carry-over of unavailable values works on the raw image alone. The image is
--- decoded once for both columns (_cdc_decoded_image, not shown).
+-- times. The image is decoded once for both columns (_cdc_decoded_image, not shown).
 
 with
 

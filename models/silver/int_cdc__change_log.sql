@@ -1,14 +1,6 @@
 {{ config(materialized='cdc_view') }}
 
-{#- the common shape: each part selects these columns, in this order -#}
-{%- set change_log_columns = [
-    '_message_id', '_cdc_envelope', '_cdc_connector', '_cdc_op', '_cdc_source_db',
-    '_cdc_source_schema', '_cdc_source_table', '_cdc_source_id', '_cdc_key', '_cdc_before',
-    '_cdc_after', '_cdc_is_partial', '_cdc_column_types', '_cdc_position', '_cdc_sort_key',
-    '_cdc_is_snapshot', '_cdc_snapshot', '_cdc_source_ts', '_cdc_emitted_ts',
-    '_cdc_transaction_id', '_kafka_topic', '_kafka_partition', '_kafka_offset', '_source_file',
-    '_source_line', '_loaded_at', '_load_id',
-] -%}
+{%- set change_log_columns = _cdc_change_log_columns() -%}
 {%- set row_columns = {'_cdc_is_partial': 'false as _cdc_is_partial'} -%}
 {%- set transactions = _cdc_transaction_settings() -%}
 {%- set document_columns = {
@@ -22,18 +14,54 @@
 -- whose update images may be partial (OGG) the whole document or row after each change
 -- (int_cdc__document_changes). Changes of a transaction-consistent source's
 -- transactions (var cdc_transaction_consistent_sources) appear once their transaction is
--- released (int_cdc__transaction_releases), with the release's load as `_loaded_at`.
+-- released (int_cdc__transaction_releases), with the release's load as `_loaded_at`. A change
+-- whose unavailable values (PostgreSQL TOAST) were carried over reads as its newest
+-- resolution (int_cdc__carried_changes).
 
 with
+
+carried_messages as (
+
+    select distinct
+        _message_id as carried_message_id,
+        _cdc_row_index as carried_row_index
+    from {{ ref('int_cdc__carried_changes') }}
+
+),
 
 row_changes as (
 
     select
         {{ _cdc_select_list(change_log_columns, row_columns) }}
-    from {{ ref('stg_cdc__messages') }}
-    where _cdc_message_kind = 'change'
-        and not {{ _cdc_is_folded_change() }}
-        and not _cdc_is_keyless
+    from {{ ref('stg_cdc__messages') }} as messages
+    left outer join carried_messages
+        on messages._message_id = carried_messages.carried_message_id
+            and messages._cdc_row_index = carried_messages.carried_row_index
+    where messages._cdc_message_kind = 'change'
+        and not {{ _cdc_is_folded_change('messages') }}
+        and not messages._cdc_is_keyless
+        -- a change whose unavailable values were carried over reads as its newest resolution
+        and carried_messages.carried_message_id is null
+
+),
+
+resolutions as (
+
+    select
+        *,
+        row_number() over (
+            partition by _message_id, _cdc_row_index order by _cdc_sort_key desc
+        ) as resolution_rank
+    from {{ ref('int_cdc__carried_changes') }}
+
+),
+
+carried_changes as (
+
+    select
+        {{ _cdc_select_list(change_log_columns) }}
+    from resolutions
+    where resolution_rank = 1
 
 ),
 
@@ -57,6 +85,8 @@ document_changes as (
 final as (
 
     select * from row_changes
+    union all
+    select * from carried_changes
     union all
     select * from keyless_changes
     union all

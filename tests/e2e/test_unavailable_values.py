@@ -1,4 +1,4 @@
-"""PostgreSQL TOAST: gold carries unchanged values over instead of storing Debezium's placeholder.
+"""PostgreSQL TOAST: silver carries unchanged values over; gold never shows Debezium's placeholder.
 
 A small PostgreSQL source (`toast_pg`), written here as Debezium value lines: `docs` (only in
 the generic `captured_rows`, key declared by var) and `customers` (also typed gold). Updates
@@ -7,9 +7,10 @@ each column's type (Debezium's UnchangedToastedPlaceholder): the string (text), 
 bytes (bytea), an array of one string (text[]), an array of its bytes (int[]), an array of
 one name-based UUID (uuid[]), a map of it to itself (hstore); a primary-key
 change sends the delete of the old key (before image: the key only, REPLICA IDENTITY DEFAULT)
-and the create of the new key (placeholders again) at the same LSN. The source's true rows
-are kept here, in Python, and gold must equal them after every run, whichever path the run
-takes (full build, delta, compaction: forced by cdc_compaction_ratio) and when the halves of
+and the create of the new key (placeholders again) at the same LSN. Silver
+(int_cdc__carried_changes) resolves them; the source's true rows are kept here, in Python, and
+gold must equal them after every run, whichever path the run takes (full build, delta,
+compaction: forced by cdc_compaction_ratio) and when the halves of
 a primary-key change arrive in different runs. A final --full-refresh must give the same gold.
 """
 
@@ -253,14 +254,13 @@ def test_unavailable_values_are_carried_over(dbt_project: DbtProject) -> None:
             wanted_docs[10] = {**wanted_docs[10], **dict.fromkeys(TOASTED["docs"])}
         assert gold["docs"] == wanted_docs, f"run {number}"
         assert gold["customers"] == expected["customers"], f"run {number}"
-        # the history carries the placeholder over too: every version of customer 1 (an
-        # insert, then updates that leave the TOASTed email alone) shows the email; the
-        # versions of key 2, which a key change created with the placeholder, read null
-        # (a key change's create takes nothing in the history: docs/gold.md)
+        # the history reads the same resolved changes: every version of customer 1 (an
+        # insert, then updates that leave the TOASTed email alone) shows the email, and so
+        # does every version of key 2, which a key change created with the placeholder
         history = _history_emails(dbt_project)
         assert history[1] == ["ann@example.com"] * len(history[1]), f"run {number}"
         assert len(history[1]) == (2 if number == 1 else 3), f"run {number}"
-        assert history.get(2, []) == [None] * len(history.get(2, [])), f"run {number}"
+        assert history.get(2, []) == ["ann@example.com"] * len(history.get(2, [])), f"run {number}"
         assert len(history.get(2, [])) == {1: 0, 2: 0, 3: 1, 4: 2, 5: 3}[number], f"run {number}"
 
     final = _gold(dbt_project)
@@ -272,55 +272,55 @@ def test_unavailable_values_are_carried_over(dbt_project: DbtProject) -> None:
     assert _history_emails(dbt_project) == final_history  # resolved again, carried again
 
 
-def _carry_stored(project: DbtProject, model: str) -> str:
-    # the state's cdc.carry.stored: 'none <md5>' while no stored row holds the placeholder
-    properties = properties_of(
-        project.sql(f"show tblproperties {project.layer('gold')}.{model}__cdc_state")
+def _carried(project: DbtProject) -> list[tuple[object, str, bool]]:
+    # int_cdc__carried_changes: each written resolution as (key, op, waiting), oldest first
+    rows = project.sql(
+        f"select _cdc_key, _cdc_op, _cdc_is_waiting from {project.layer('silver')}."
+        "int_cdc__carried_changes where _cdc_source_table = 'docs' order by _cdc_sort_key"
     )
-    return str(properties.get("cdc.carry.stored", ""))
+    return [(int(json.loads(r["_cdc_key"])["k"]), r["_cdc_op"], r["_cdc_is_waiting"]) for r in rows]
 
 
-def test_a_clean_state_reads_the_batch_alone_until_a_placeholder_arrives(
+def test_silver_writes_what_it_carries_and_resolves_a_waiting_create_again(
     dbt_project: DbtProject,
 ) -> None:
-    # A state none of whose rows holds the placeholder skips the revisit and the delta scan
-    # (cdc.carry.stored). It must stop being clean with the first placeholder it stores, so
-    # that the late delete of a key change still resolves its waiting create. A warehouse of
-    # its own (the module's project is shared): no state, no landing file.
+    # Silver (int_cdc__carried_changes) writes only the changes it alters: nothing for
+    # inserts; a delete whose image holds the key alone, filled; an update's placeholders;
+    # the create of a key change whose delete has not arrived, with nulls and waiting; and,
+    # in the run that brings that delete, the create again, resolved. A warehouse of its own
+    # (the module's project is shared): no state, no landing file.
     dbt_project.drop_schemas()
     landing: Path = dbt_project.landing
     for landed in landing.iterdir():
         landed.unlink()
     pg = PgSource()
-    # (events, whether the state is clean after them, the source's rows once they happened)
-    runs: list[tuple[list[str], bool, dict]] = []
-    # 1. full build of inserts: nothing to carry, the state is clean
+    # (events, the resolutions written so far of docs as (key, op, waiting), the source's rows)
+    runs: list[tuple[list[str], list[tuple[object, str, bool]], dict]] = []
+    # 1. full build of inserts: nothing to carry
     events: list[str] = []
     for key, tag in ((1, "A"), (2, "B"), (3, "C")):
         events += pg.insert("docs", _doc(key, tag))
     events += pg.insert(
         "customers", {"id": 1, "first_name": "Ann", "last_name": "Lee", "email": "a@x.org"}
     )
-    runs.append((events, True, copy.deepcopy(pg.rows)))
-    # 2. delta: a delete with its key only, an insert: carried, no placeholder stored
+    runs.append((events, [], copy.deepcopy(pg.rows)))
+    # 2. a delete with its key only (filled from the row before), an insert (as sent)
     events = pg.delete("docs", 3) + pg.insert("docs", _doc(4, "D"))
-    runs.append((events, True, copy.deepcopy(pg.rows)))
-    # 3. delta on the clean state: an update carried from a stored row, and the create of a
-    #    key change whose delete comes next run (it waits, holding placeholders)
+    written = [(3, "d", False)]
+    runs.append((events, list(written), copy.deepcopy(pg.rows)))
+    # 3. an update carried from the row before, and the create of a key change whose
+    #    delete comes next run (it waits, with nulls)
     k2_to_k5 = pg.change_key("docs", 2, 5)
     events = pg.update("docs", 1, x=7) + k2_to_k5[1:] + pg.update("customers", 1, first_name="Anne")
-    runs.append((events, False, copy.deepcopy(pg.rows)))
-    # 4. delta: the late delete resolves the waiting create (the revisit, the state not clean)
-    runs.append((k2_to_k5[:1], False, copy.deepcopy(pg.rows)))
-    for number, (events, clean, expected) in enumerate(runs, start=1):
-        (landing / f"toast_pg-clean-{number}.jsonl").write_text("\n".join(events) + "\n")
+    written += [(1, "u", False), (5, "c", True)]
+    runs.append((events, list(written), copy.deepcopy(pg.rows)))
+    # 4. the late delete (filled) resolves the waiting create: written again
+    written += [(2, "d", False), (5, "c", False)]
+    runs.append((k2_to_k5[:1], list(written), copy.deepcopy(pg.rows)))
+    for number, (events, carried, expected) in enumerate(runs, start=1):
+        (landing / f"toast_pg-silver-{number}.jsonl").write_text("\n".join(events) + "\n")
         dbt_project.run("run", *SELECT, vars={**VARS, "cdc_compaction_ratio": 100})
-        for model in ("captured_rows", "customers"):
-            stored = _carry_stored(dbt_project, model)
-            if clean:
-                assert stored.startswith("none "), f"run {number}, {model}: {stored!r}"
-            else:
-                assert stored == "", f"run {number}, {model}: {stored!r}"
+        assert sorted(_carried(dbt_project), key=str) == sorted(carried, key=str), f"run {number}"
         gold = _gold(dbt_project)
         _no_placeholder(gold)
         wanted_docs = dict(expected["docs"])

@@ -26,7 +26,6 @@ UNIT_TESTS = {
     "customers_late_event",
     "customers_truncate",
     "customers_key_change",
-    "customers_unavailable_value",
     "stg_inventory__customers_types_its_contract",
 }
 # what the package's dbt project reads (its dbt_project.yml's paths)
@@ -50,7 +49,6 @@ FAILING = {
     "customers_update_after_delete",
     "customers_late_event",
     "customers_key_change",
-    "customers_unavailable_value",
     "stg_inventory__customers_types_its_contract",
 }
 

@@ -8,16 +8,13 @@ is read. Here random change logs (late arrivals, copies, deletes, truncates befo
 after the compaction) are split into a compacted load and two delta loads exactly as the
 materialization writes them, and the view must equal the history this module computes in
 Python from the whole log, and the one-pass resolution of the whole log (`_cdc_history_sql`,
-the query of the `cdc_history` macro, here with the carry-over). Two sources send Debezium's
-unavailable-value placeholder (PostgreSQL TOAST) in two of its forms: a version takes the
-value of its key's version before, a create takes nothing, and a placeholder nothing
-resolves reads as null. One dbt compile renders the queries; the rest is Spark on tiny
-tables.
+the query of the `cdc_history` macro). Copies of a change count once, as the copy with the
+greatest sort key (a change resolved again upstream, int_cdc__carried_changes, wins). One dbt
+compile renders the queries; the rest is Spark on tiny tables.
 """
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
 import random
 from dataclasses import dataclass
@@ -33,13 +30,6 @@ LOADS = (
 )
 BASE_TS = dt.datetime(2025, 6, 1)
 SPLIT = "-- history test: next query --"
-PLACEHOLDER = "__debezium_unavailable_value"
-# the forms a string column can hold (decision 0024): the string, base64 of its bytes (bytea)
-PLACEHOLDER_FORMS = (PLACEHOLDER, base64.b64encode(PLACEHOLDER.encode()).decode())
-# the sources that send placeholders; their changes reach the compacted load in order (a
-# late change before a compacted version it would have filled is a documented limit), or
-# are all in the delta
-TOAST_SOURCES = ("s_toast", "s_all_delta")
 
 
 @dataclass(frozen=True)
@@ -88,13 +78,9 @@ def _scenario(source: str, rng: random.Random) -> list[Change]:
             key, op = rng.randint(1, 10), rng.choice("rcuud")
         if source == "s_all_delta":
             load = rng.choice((1, 2))
-        elif source == "s_toast":
-            load = 0 if position <= 20 else 1 if position <= 30 else 2
         else:
             load = rng.choice((0, 0, 0, 0, 1, 2))
         value = f"{source}-{position}"
-        if source in TOAST_SOURCES and rng.random() < (0.1 if op == "c" else 0.5):
-            value = rng.choice(PLACEHOLDER_FORMS)
         changes.append(Change(source, key, position, op, value, load, 0))
         if rng.random() < 0.15:  # a copy, delivered again in the same or a later load
             changes.append(Change(source, key, position, op, value, rng.randint(load, 2), 1))
@@ -106,25 +92,20 @@ def _expected(changes: list[Change]) -> set[tuple[object, ...]]:
     is_current, loaded_at) of the whole log."""
     rows: set[tuple[object, ...]] = set()
     truncates: dict[tuple[str, int], dt.datetime] = {}
-    first_copy: dict[tuple[str, int, int], Change] = {}
+    last_copy: dict[tuple[str, int, int], Change] = {}
     for change in sorted(changes, key=lambda c: c.sort_key):
         if change.op == "t":
             truncates.setdefault((change.source, change.position), change.ts)
         else:
             assert change.key is not None
-            first_copy.setdefault((change.source, change.key, change.position), change)
+            last_copy[(change.source, change.key, change.position)] = change
     by_key: dict[tuple[str, int], list[Change]] = {}
-    for change in first_copy.values():
+    for change in last_copy.values():
         assert change.key is not None
         by_key.setdefault((change.source, change.key), []).append(change)
     for (source, key), versions in by_key.items():
         versions.sort(key=lambda c: c.sort_key)
-        value: str | None = None
         for index, version in enumerate(versions):
-            # the carry-over: a placeholder takes the value of the version before, a create
-            # keeps its own; one nothing resolves reads as null
-            if not index or version.op == "c" or version.value not in PLACEHOLDER_FORMS:
-                value = version.value
             following = versions[index + 1] if index + 1 < len(versions) else None
             closing = [
                 position
@@ -143,7 +124,7 @@ def _expected(changes: list[Change]) -> set[tuple[object, ...]]:
                 (
                     source,
                     key,
-                    None if value in PLACEHOLDER_FORMS else value,
+                    version.value,
                     version.op,
                     f"{version.position:06d}",
                     version.ts,
@@ -171,7 +152,7 @@ def test_the_view_of_a_history_with_a_delta_equals_the_whole_history(dbt_project
     changes = [
         change
         for index, source in enumerate(
-            [*(f"s{i}" for i in range(12)), "s_all_delta", "s_truncates", "s_toast"]
+            [*(f"s{i}" for i in range(12)), "s_all_delta", "s_truncates"]
         )
         for change in _scenario(source, rng if index else random.Random(7))
     ]
@@ -186,12 +167,12 @@ def test_the_view_of_a_history_with_a_delta_equals_the_whole_history(dbt_project
         and any(o.source == c.source and o.position > c.position and o.load == 0 for o in changes)
     ]
     assert late, "events arriving after newer ones were compacted"
-    toasted = [c for c in changes if c.value in PLACEHOLDER_FORMS]
-    assert {c.value for c in toasted} == set(PLACEHOLDER_FORMS), "both forms"
-    assert any(c.op == "c" for c in toasted), "a create with a placeholder (read as null)"
-    assert any(c.source == "s_toast" and c.load > 0 and c.op != "c" for c in toasted), (
-        "a delta placeholder filled from the compacted load"
-    )
+    assert any(
+        c.copy and c.load > o.load
+        for c in changes
+        for o in changes
+        if not o.copy and (o.source, o.key, o.position) == (c.source, c.key, c.position)
+    ), "a copy loaded after the first (it wins)"
 
     spark = dbt_project.spark
     db = f"{dbt_project.schema}_history"
@@ -204,19 +185,13 @@ def test_the_view_of_a_history_with_a_delta_equals_the_whole_history(dbt_project
             "_cdc_sort_key, _cdc_source_ts, _cdc_source_db, _loaded_at, _cdc_error_reason)"
         )
         compacted_load = f"(select * from {db}.changes where _loaded_at <= timestamp'{LOADS[0]}')"
-        # the materialization's carry spec (_cdc_history_columns) of a string column `v`
-        carry = (
-            "{% set carry = _cdc_carry_spec([{'name': 'v', 'type': 'string'}], "
-            "['_cdc_source_id', 'id'], [], {}) %}"
-        )
-        inline = carry + SPLIT.join(
+        inline = SPLIT.join(
             [
                 "{{ _cdc_history_stored_columns(['id'], ['v']) | join(', ') }}",
-                '{{ _cdc_history_sql("' + compacted_load + '", ["id"], ["v"], stored=true, '
-                "carry=carry) }}",
+                '{{ _cdc_history_sql("' + compacted_load + '", ["id"], ["v"], stored=true) }}',
                 "{{ _cdc_history_view_sql('" + db + ".history', '" + db + ".history_state', "
-                "['id'], ['v'], carry) }}",
-                "{{ _cdc_history_sql('" + db + ".changes', ['id'], ['v'], carry=carry) }}",
+                "['id'], ['v']) }}",
+                "{{ _cdc_history_sql('" + db + ".changes', ['id'], ['v']) }}",
             ]
         )
         compiled = dbt_project.run("compile", "--inline", inline).result.results[0].node

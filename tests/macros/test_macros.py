@@ -425,36 +425,39 @@ def test_merge_into_statements_for_table_formats(dbt_project, spark) -> None:  #
     assert purge.startswith("delete from gold.t__cdc_state") and "make_dt_interval(7)" in purge
 
 
-def test_merge_into_statements_carry_unavailable_values(dbt_project, spark) -> None:  # type: ignore[no-untyped-def]
-    """With TOAST carry-over, the upsert reads the stored rows of the keys that need it,
-    revisits stored primary-key creates, and still parses as one Spark SQL MERGE."""
+def test_a_key_s_changes_take_unavailable_values_from_the_image_before(dbt_project, spark) -> None:  # type: ignore[no-untyped-def]
+    """_debezium_unavailable_fold (int_cdc__carried_changes): an update's placeholder, in each
+    of its forms, takes the field's value from the image before (a null set on purpose stays
+    null); a PostgreSQL delete whose image holds the key alone takes the other fields; a
+    create takes nothing; a placeholder nothing resolves is left for the caller."""
+    placeholder = "__debezium_unavailable_value"
+    b64 = "X19kZWJleml1bV91bmF2YWlsYWJsZV92YWx1ZQ=="
+    images = [
+        ("c", '{"k":1,"t":"long","b":"AAEC","a":["x","y"],"n":"set"}'),
+        ("u", f'{{"k":1,"t":"{placeholder}","b":"{b64}","a":["{placeholder}"],"n":null}}'),
+        ("u", f'{{"k":1,"t":"{placeholder}","b":"{b64}","a":["z"],"n":"{placeholder}"}}'),
+        ("d", '{"k":1,"t":null,"b":null,"a":null,"n":null}'),
+        ("c", f'{{"k":1,"t":"{placeholder}","b":"AAAA","a":[],"n":"new"}}'),
+    ]
     changes = (
-        "select 1 as id, 'x' as note, 'db.s.t' as _cdc_source_id, 'u' as _cdc_op, "
-        "'0001|1|x' as _cdc_sort_key, '0001' as _cdc_position, "
-        "current_timestamp() as _cdc_source_ts, current_timestamp() as _loaded_at"
+        "array("
+        + ", ".join(
+            f"named_struct('_cdc_op', '{op}', '_cdc_connector', 'postgresql', 'image', '{image}')"
+            for op, image in images
+        )
+        + ")"
     )
-    columns = '["id", "note", "_cdc_source_id", "_cdc_op", "_cdc_sort_key", "_cdc_position", '
-    columns += '"_cdc_source_ts", "_loaded_at"]'
-    carry = (
-        "{'placeholder': '__debezium_unavailable_value', 'json': [], "
-        "'typed': [{'name': 'note', 'type': 'string'}], "
-        "'unique_key': ['_cdc_source_id', 'id'], 'by_position': true}"
-    )
-    inline = (
-        f'{{% set statements = _cdc_merge_into_statements("{changes}", {columns}, '
-        '["_cdc_source_id", "id"], '
-        "api.Relation.create(schema='gold', identifier='t__cdc_state'), 8, 7, "
-        f"{carry}) %}}"
-        "{{ statements[1] }}"
-    )
+    inline = "{% set changes %}" + changes + "{% endset %}"
+    inline += "select {{ _debezium_unavailable_fold(changes) }} as images"
     result = run_dbt(["compile", "--inline", inline], target_path=dbt_project.target_path)
-    upsert = result.result.results[0].node.compiled_code
-    parser = spark._jsparkSession.sessionState().sqlParser()  # type: ignore[attr-defined]
-    parser.parsePlan(upsert)  # raises on a syntax error
-    upsert = " ".join(upsert.lower().split())
-    assert "carry_folded" in upsert and "pk_pairs" in upsert
-    assert "stored_rows left semi join carry_keys" in upsert
-    assert "source._cdc_sort_key = target._cdc_sort_key" in upsert
+    [row] = spark.sql(result.result.results[0].node.compiled_code).collect()
+    folded = [json.loads(image) for image in row["images"]]
+    first = {"k": 1, "t": "long", "b": "AAEC", "a": ["x", "y"], "n": "set"}
+    assert folded[0] == first
+    assert folded[1] == {**first, "n": None}  # the null was set: it stays
+    assert folded[2] == {**first, "a": ["z"], "n": None}
+    assert folded[3] == folded[2]  # the delete's key-only image takes the row it ended
+    assert folded[4] == {"k": 1, "t": placeholder, "b": "AAAA", "a": [], "n": "new"}
 
 
 def test_columns_on_read_are_computed_for_current_rows_only(dbt_project, spark) -> None:  # type: ignore[no-untyped-def]
@@ -482,7 +485,7 @@ def test_columns_on_read_are_computed_for_current_rows_only(dbt_project, spark) 
     inline = (
         f"{{{{ _cdc_current_view_sql(api.Relation.create(schema='{schema}', identifier='t'), "
         f"api.Relation.create(schema='{schema}', identifier='t__cdc_state'), "
-        "['id', '_cdc_source_id', 'v', 'hidden'], ['_cdc_source_id', 'id'], 'hard', none, "
+        "['id', '_cdc_source_id', 'v', 'hidden'], ['_cdc_source_id', 'id'], 'hard', "
         f"{{'checked': \"{failing}\", 'v_and_hidden': \"concat(v, '/', hidden)\"}}, "
         "['hidden']) }}"
     )

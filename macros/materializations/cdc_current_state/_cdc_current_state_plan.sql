@@ -39,7 +39,6 @@
       ) }}
     {%- endif -%}
   {%- endif -%}
-  {%- set carry = cdc_lakehouse._cdc_carry_spec(described, cdc.unique_key, state_columns) -%}
   {{ return({
       'cdc': cdc,
       'write_path': 'rebuild' if full_refresh else ('merge_into' if cdc.merge_into else 'merge_on_read'),
@@ -47,15 +46,10 @@
       'runs_relation': cdc_lakehouse._cdc_companion_relation('__cdc_runs'),
       'staging_relation': cdc_lakehouse._cdc_companion_relation('__cdc_staging'),
       'batch_relation': cdc_lakehouse._cdc_companion_relation('__cdc_batch'),
-      'candidates_relation': cdc_lakehouse._cdc_companion_relation('__cdc_candidates'),
       'state_columns': state_columns,
       'published_columns': state_columns | reject('in', ['_cdc_sort_key']) | list,
       'readable_only': 'where _cdc_error_reason is null' if '_cdc_error_reason' in model_columns else '',
       'readable': '_cdc_error_reason is null' if '_cdc_error_reason' in model_columns else 'true',
-      'carry': carry,
-      'carry_clean': carry is not none and not full_refresh
-          and cdc_lakehouse._cdc_table_properties(existing_state).get('cdc.carry.stored')
-          == cdc_lakehouse._cdc_carry_clean_mark(carry),
       'run_record': {},
       'model_columns': cdc_lakehouse._cdc_model_columns_fingerprint(described),
   }) }}

@@ -1,10 +1,10 @@
-{% macro _cdc_current_view_sql(target_relation, state_relation, columns, unique_key, delete_mode, carry=none, columns_on_read={}, unpublished_columns=[]) %}
+{% macro _cdc_current_view_sql(target_relation, state_relation, columns, unique_key, delete_mode, columns_on_read={}, unpublished_columns=[]) %}
   {#- The published view of a cdc_current_state state table (_cdc_current_rows_sql). -#}
 create or replace view {{ target_relation }} as
-{{ cdc_lakehouse._cdc_current_rows_sql(state_relation, columns, unique_key, delete_mode, carry, columns_on_read, unpublished_columns) }}
+{{ cdc_lakehouse._cdc_current_rows_sql(state_relation, columns, unique_key, delete_mode, columns_on_read, unpublished_columns) }}
 {% endmacro %}
 
-{% macro _cdc_current_rows_sql(state, columns, unique_key, delete_mode, carry=none, columns_on_read={}, unpublished_columns=[]) %}
+{% macro _cdc_current_rows_sql(state, columns, unique_key, delete_mode, columns_on_read={}, unpublished_columns=[]) %}
   {#- The current rows of a state table: the published view's query. -#}
 with
 
@@ -62,7 +62,7 @@ published as (
 
     select
       {%- for column in columns %}
-      {{ cdc_lakehouse._cdc_carry_published(carry, column) }}{{ "," if not loop.last }}
+      {{ cdc_lakehouse.cdc_quote(column) }}{{ "," if not loop.last }}
       {%- endfor %}
       {%- if delete_mode == 'soft' %},
       _cdc_is_deleted,

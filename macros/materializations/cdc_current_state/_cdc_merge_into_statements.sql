@@ -1,4 +1,4 @@
-{% macro _cdc_merge_into_statements(changes_sql, columns, unique_key, state_relation, buckets, retention_days, carry=none, source_relation=none, truncates=true, purge=true, source_exists=true) %}
+{% macro _cdc_merge_into_statements(changes_sql, columns, unique_key, state_relation, buckets, retention_days, source_relation=none, truncates=true, purge=true, source_exists=true) %}
   {#- The statements of an incremental cdc_current_state run with MERGE INTO, in order. -#}
   {%- set key_match = [] -%}
   {%- for column in unique_key -%}
@@ -34,65 +34,7 @@
   {%- endif -%}
 
   {#- 2. the latest change of each key in the batch, merged by sort key -#}
-  {%- if carry is not none -%}
-    {%- set batch_sql = "select " ~ cdc_lakehouse._cdc_quote_list(columns) ~ " from (" ~ changes_sql ~ ") as batch" -%}
-    {%- if carry.by_position -%}
-      {%- set batch_sql = batch_sql ~ " union all " ~ cdc_lakehouse._cdc_carry_revisit_sql(
-            carry, columns, changes_sql, state_relation) -%}
-    {%- endif -%}
-  {%- endif -%}
   {%- set upsert_source -%}
-    {%- if carry is not none %}
-        with
-
-        batch_changes as (
-
-            select
-                {%- for column in columns %}
-                {{ cdc_lakehouse.cdc_quote(column) }},
-                {%- endfor %}
-                _cdc_op = 'd' as _cdc_is_deleted
-            from ({{ batch_sql }}) as batch
-            where _cdc_op != 't'
-
-        ),
-
-        winners as (
-
-            select
-                {%- for column in columns %}
-                ranked.{{ cdc_lakehouse.cdc_quote(column) }},
-                {%- endfor %}
-                ranked._cdc_is_deleted
-                or {{ cdc_lakehouse._cdc_hidden_by_truncate('ranked._cdc_sort_key', 'markers._cdc_sort_key') }} as _cdc_is_deleted,
-                {{ cdc_lakehouse._cdc_bucket(unique_key, buckets, 'ranked.') }} as cdc_bucket
-            from (
-                select
-                    *,
-                    {{ cdc_lakehouse._cdc_latest_change_rank(unique_key) }} as change_rank
-                from batch_changes
-            ) as ranked
-            left outer join (
-                select _cdc_source_id, _cdc_sort_key
-                from {{ state_relation }}
-                where cdc_bucket = {{ cdc_lakehouse._cdc_partition('truncate_markers') }}
-            ) as markers
-                on ranked._cdc_source_id = markers._cdc_source_id
-            where ranked.change_rank = 1
-
-        ),
-
-        {{ cdc_lakehouse._cdc_carry_ctes(
-            carry, columns, 'winners',
-            'select ' ~ cdc_lakehouse._cdc_carry_source_columns(carry) ~ ' from batch_changes union all select '
-            ~ cdc_lakehouse._cdc_carry_source_columns(carry, 'stored_rows.') ~ ' from ' ~ state_relation
-            ~ ' as stored_rows left semi join carry_keys on '
-            ~ cdc_lakehouse._cdc_key_match(unique_key, 'stored_rows', 'carry_keys')
-            ~ ' where stored_rows.cdc_bucket >= 0',
-            'select * from ' ~ state_relation ~ ' where cdc_bucket != ' ~ cdc_lakehouse._cdc_partition('truncate_markers')) }}
-
-        select * from carried
-    {%- else %}
         select
             {%- for column in columns %}
             ranked.{{ cdc_lakehouse.cdc_quote(column) }},
@@ -114,7 +56,6 @@
         ) as markers
             on ranked._cdc_source_id = markers._cdc_source_id
         where ranked.change_rank = 1
-    {%- endif %}
   {%- endset -%}
   {%- if source_relation is not none -%}
     {%- if not source_exists -%}
@@ -129,14 +70,7 @@
     on target.cdc_bucket >= 0 and {{ key_match | join(' and ') }}
     when matched and source._cdc_sort_key > target._cdc_sort_key
         and source._cdc_is_deleted and {{ retention_days }} = 0 then delete
-    {%- if carry is not none %}
-    when matched and (source._cdc_sort_key > target._cdc_sort_key
-        or (source._cdc_sort_key = target._cdc_sort_key
-            and {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, 'target.') }}
-            and not {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, 'source.') }})) then update set *
-    {%- else %}
     when matched and source._cdc_sort_key > target._cdc_sort_key then update set *
-    {%- endif %}
     when not matched and not (source._cdc_is_deleted and {{ retention_days }} = 0) then insert *
   {%- endset -%}
   {%- do statements.append(upsert) -%}

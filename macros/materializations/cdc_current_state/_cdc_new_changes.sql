@@ -19,9 +19,6 @@
         'truncates': "select count_if(_cdc_op = 't') from (" ~ readable_sql ~ ") as batch",
   } -%}
   {%- do asked.update(questions) -%}
-  {%- if batch_relation is not none -%}
-    {%- do asked.update(cdc_lakehouse._cdc_carry_questions(plan, readable_sql)) -%}
-  {%- endif -%}
   {%- set names = asked.keys() | list -%}
   {%- set scalars = [] -%}
   {%- for name in names -%}

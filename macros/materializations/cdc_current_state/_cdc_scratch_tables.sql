@@ -34,12 +34,3 @@
   {{ cdc_lakehouse._cdc_ensure_scratch(plan.staging_relation, "select * from " ~ plan.state_relation) }}
   {{ cdc_lakehouse._cdc_overwrite_scratch(plan.staging_relation, plan.state_columns + ['_cdc_is_deleted', 'cdc_bucket'], staged_sql, 'cdc_stage') }}
 {% endmacro %}
-
-{% macro _cdc_write_scratch(relation, sql) %}
-  {#- Writes a query's rows to a scratch table of the run, dropped by the caller. -#}
-  {{ cdc_lakehouse._cdc_drop_if_present(relation) }}
-  {{ cdc_lakehouse._cdc_ensure_scratch(relation, sql) }}
-  {% call statement('cdc_write_scratch') %}
-    insert into {{ relation }} {{ sql }}
-  {% endcall %}
-{% endmacro %}

@@ -1,4 +1,4 @@
-{% macro _cdc_state_merge_sql(changes_sql, columns, unique_key, state_relation, buckets, retention_days, carry=none, candidates_relation=none, candidates_only=false) %}
+{% macro _cdc_state_merge_sql(changes_sql, columns, unique_key, state_relation, buckets, retention_days) %}
   {#- The new content of every state bucket the changes touch. -#}
 with
 
@@ -16,10 +16,6 @@ new_changes as (
 {{ cdc_lakehouse._cdc_truncates_ctes('new_changes', state_relation) }},
 
 candidates as (
-    {%- if candidates_relation is not none %}
-
-    select * from {{ candidates_relation }}
-    {%- else %}
 
     select
         {%- for column in columns %}
@@ -46,12 +42,8 @@ candidates as (
             or exists (select 1 from new_truncates)
         )
     {%- endif %}
-    {%- endif %}
 
-){%- if candidates_only %}
-
-select * from candidates
-{%- else -%},
+),
 
 ranked as (
 
@@ -61,26 +53,6 @@ ranked as (
     from candidates
 
 ),
-{%- if carry is not none %}
-
-winners as (
-
-    select
-        {%- for column in columns %}
-        {{ cdc_lakehouse.cdc_quote(column) }},
-        {%- endfor %}
-        _cdc_is_deleted,
-        cdc_bucket
-    from ranked
-    where change_rank = 1
-
-),
-
-{{ cdc_lakehouse._cdc_carry_ctes(
-    carry, columns, 'winners',
-    'select ' ~ cdc_lakehouse._cdc_carry_source_columns(carry) ~ ' from candidates',
-    none if state_relation is none else 'select * from ' ~ state_relation ~ ' where cdc_bucket != ' ~ cdc_lakehouse._cdc_partition('truncate_markers')) }},
-{%- endif %}
 
 applied as (
 
@@ -91,16 +63,10 @@ applied as (
         ranked._cdc_is_deleted
         or {{ cdc_lakehouse._cdc_hidden_by_truncate('ranked._cdc_sort_key', 'truncates.truncated_before') }} as _cdc_is_deleted,
         ranked.cdc_bucket
-    {%- if carry is not none %}
-    from carried as ranked
-    {%- else %}
     from ranked
-    {%- endif %}
     left outer join truncates
         on ranked._cdc_source_id = truncates._cdc_source_id
-    {%- if carry is none %}
     where ranked.change_rank = 1
-    {%- endif %}
 
 ),
 
@@ -118,5 +84,4 @@ final as (
 
 select * from final
 distribute by cdc_bucket
-{%- endif %}
 {% endmacro %}

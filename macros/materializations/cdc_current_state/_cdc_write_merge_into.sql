@@ -21,15 +21,9 @@
     {% endcall %}
     {%- do cdc_lakehouse._cdc_remember_properties(plan.state_relation, {'delta.enableChangeDataFeed': 'true'}) -%}
   {%- endif -%}
-  {%- set carry = cdc_lakehouse._cdc_carry_for_batch(plan, batch.sql, batch.answers.get('carry_needed')).carry -%}
-  {%- set carry_record = cdc_lakehouse._cdc_carry_record(plan, batch.answers.get('carry_placeholders', 1)) -%}
-  {%- if plan.carry_clean and not carry_record.get('cdc.carry.stored') -%}
-    {#- the state stops being clean before the merge writes a placeholder -#}
-    {{ cdc_lakehouse._cdc_record_run(plan.state_relation, carry_record) }}
-  {%- endif -%}
   {%- for statement_sql in cdc_lakehouse._cdc_merge_into_statements(
         batch.sql, plan.state_columns, cdc.unique_key, plan.state_relation, cdc.buckets,
-        cdc.retention_days, carry, source_relation=plan.staging_relation,
+        cdc.retention_days, source_relation=plan.staging_relation,
         truncates=batch.truncates > 0,
         purge=batch.answers['expired_tombstones'] | int > 0,
         source_exists=cdc_lakehouse._cdc_existing(plan.staging_relation) is not none) -%}
@@ -38,6 +32,5 @@
     {% endcall %}
   {%- endfor -%}
   {%- set run_record = cdc_lakehouse._cdc_run_properties(plan.state_relation, batch.loaded_through, 'applied', 'merge') -%}
-  {%- do run_record.update(carry_record) -%}
   {%- do plan.update({'run_record': run_record}) -%}
 {% endmacro %}

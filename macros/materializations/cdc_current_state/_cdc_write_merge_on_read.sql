@@ -13,34 +13,21 @@
   {%- set counts = {'compacted': batch.answers['compacted'] | int, 'delta': batch.answers['delta'] | int} -%}
   {%- set kind = 'compaction' if counts['delta'] + batch.rows > cdc.compaction_ratio * counts['compacted']
         else 'delta' -%}
-  {%- set carried = cdc_lakehouse._cdc_carry_for_batch(plan, batch.sql, batch.answers.get('carry_needed')) -%}
-  {%- set carry = carried.carry -%}
-  {%- set changes_sql = carried.changes_sql -%}
   {%- if kind == 'compaction' -%}
     {%- set merge_sql = cdc_lakehouse._cdc_state_merge_sql -%}
     {%- set merge_args = [
-          changes_sql ~ " union all select " ~ cdc_lakehouse._cdc_quote_list(plan.state_columns)
+          batch.sql ~ " union all select " ~ cdc_lakehouse._cdc_quote_list(plan.state_columns)
           ~ " from " ~ plan.state_relation ~ " where cdc_bucket = " ~ cdc_lakehouse._cdc_partition('delta'),
           plan.state_columns, cdc.unique_key, plan.state_relation, cdc.buckets, cdc.retention_days] -%}
     {%- set merge_options = {} -%}
   {%- else -%}
     {%- set merge_sql = cdc_lakehouse._cdc_delta_merge_sql -%}
-    {%- set merge_args = [changes_sql, plan.state_columns, cdc.unique_key, plan.state_relation] -%}
+    {%- set merge_args = [batch.sql, plan.state_columns, cdc.unique_key, plan.state_relation] -%}
     {%- set merge_options = {'small_batch': batch.rows <= cdc_lakehouse._cdc_broadcast_row_limit()} -%}
   {%- endif -%}
-  {%- set candidates_relation = none -%}
-  {%- if carry is not none -%}
-    {#- the carry-over reads the candidates several times: they are written once -#}
-    {%- set candidates_relation = plan.candidates_relation -%}
-    {{ cdc_lakehouse._cdc_write_scratch(candidates_relation, merge_sql(*merge_args, candidates_only=true)) }}
-  {%- endif -%}
-  {%- set staged_sql = merge_sql(
-        *merge_args, carry=carry, candidates_relation=candidates_relation, **merge_options) -%}
+  {%- set staged_sql = merge_sql(*merge_args, **merge_options) -%}
   {{ cdc_lakehouse._cdc_stage(plan, staged_sql) }}
-  {#- the staged record says whether the state stays clean: a resumed run keeps it -#}
-  {%- set carry_record = cdc_lakehouse._cdc_carry_record(plan, batch.answers.get('carry_placeholders', 1)) -%}
   {%- set staged_record = cdc_lakehouse._cdc_run_properties(plan.state_relation, batch.loaded_through, 'staged', kind) -%}
-  {%- do staged_record.update(carry_record) -%}
   {{ cdc_lakehouse._cdc_record_run(plan.state_relation, staged_record) }}
   {{ cdc_lakehouse.cdc_after_staging(this) }}
   {%- set checks = cdc_lakehouse._cdc_state_checks(plan, batch.sql, kind) -%}
@@ -49,11 +36,7 @@
         delta_only=kind == 'delta' and batch.truncates == 0) }}
   {%- set run_record = cdc_lakehouse._cdc_run_properties(plan.state_relation, batch.loaded_through, 'applied', kind) -%}
   {%- do run_record.update(checks) -%}
-  {%- do run_record.update(carry_record) -%}
   {%- do plan.update({'run_record': run_record}) -%}
-  {%- if carry is not none %}
-  {{ adapter.drop_relation(plan.candidates_relation) }}
-  {%- endif %}
 {% endmacro %}
 
 {% macro _cdc_state_checks(plan, batch_sql, kind) %}
@@ -201,7 +184,7 @@
   }) }}
 {% endmacro %}
 
-{% macro _cdc_delta_merge_sql(changes_sql, columns, unique_key, state_relation, carry=none, small_batch=false, candidates_relation=none, candidates_only=false) %}
+{% macro _cdc_delta_merge_sql(changes_sql, columns, unique_key, state_relation, small_batch=false) %}
   {#- The new content of the delta partition of a parquet state table. -#}
   {%- set key_list = cdc_lakehouse._cdc_quote_list(unique_key) -%}
 with
@@ -212,15 +195,9 @@ new_changes as (
         {%- for column in columns %}
         {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
-    {%- if candidates_relation is not none %}
-        _cdc_is_deleted
-    from {{ candidates_relation }}
-    where not _cdc_is_stored
-    {%- else %}
         _cdc_op = 'd' as _cdc_is_deleted
     from ({{ changes_sql }}) as changes
     where _cdc_op != 't'
-    {%- endif %}
 
 ),
 
@@ -231,27 +208,10 @@ stored_delta as (
         {{ cdc_lakehouse.cdc_quote(column) }},
         {%- endfor %}
         _cdc_is_deleted
-    {%- if candidates_relation is not none %}
-    from {{ candidates_relation }}
-    where _cdc_is_stored
-    {%- else %}
     from {{ state_relation }}
     where cdc_bucket = {{ cdc_lakehouse._cdc_partition('delta') }}
-    {%- endif %}
 
 ),
-{%- if candidates_only %}
-
-candidates as (
-
-    select *, false as _cdc_is_stored from new_changes
-    union all
-    select *, true as _cdc_is_stored from stored_delta
-
-)
-
-select * from candidates
-{%- else %}
 
 compacted as (
 
@@ -289,53 +249,6 @@ latest as (
     select * from ranked where change_rank = 1
 
 ),
-{%- if carry is not none %}
-
-winners as (
-
-    select
-        {%- for column in columns %}
-        {{ cdc_lakehouse.cdc_quote(column) }},
-        {%- endfor %}
-        _cdc_is_deleted,
-        {{ cdc_lakehouse._cdc_partition('delta') }} as cdc_bucket
-    from latest
-
-),
-
-{{ cdc_lakehouse._cdc_carry_ctes(
-    carry, columns, 'winners',
-    'select ' ~ cdc_lakehouse._cdc_carry_source_columns(carry) ~ ' from new_changes union all select '
-    ~ cdc_lakehouse._cdc_carry_source_columns(carry) ~ ' from stored_delta union all select '
-    ~ cdc_lakehouse._cdc_carry_source_columns(carry, 'compacted_rows.') ~ ' from ' ~ state_relation
-    ~ ' as compacted_rows left semi join carry_keys on '
-    ~ cdc_lakehouse._cdc_key_match(unique_key, 'compacted_rows', 'carry_keys')
-    ~ ' where compacted_rows.cdc_bucket >= 0',
-    'select * from ' ~ state_relation ~ ' where cdc_bucket != ' ~ cdc_lakehouse._cdc_partition('truncate_markers')) }},
-
-revisited as (
-    {%- if not carry.by_position %}
-
-    select carried.*, false as _cdc_revisited from carried
-    {%- else %}
-
-    select carried.*, coalesce(stored._cdc_op = 'c', false) as _cdc_revisited
-    from carried
-    left outer join (
-        select {{ cdc_lakehouse._cdc_quote_list(unique_key) }}, _cdc_sort_key, _cdc_op
-        from {{ state_relation }}
-        where cdc_bucket >= 0 and _cdc_op = 'c'
-            and (_cdc_source_id, _cdc_position) in (
-                select _cdc_source_id, _cdc_position from new_changes where _cdc_op = 'd'
-            )
-    ) as stored
-        on {{ cdc_lakehouse._cdc_key_match(unique_key, 'carried', 'stored') }}
-        and carried._cdc_sort_key = stored._cdc_sort_key
-        and not {{ cdc_lakehouse._cdc_carry_has_placeholder(carry, 'carried.') }}
-    {%- endif %}
-
-),
-{%- endif %}
 
 final as (
 
@@ -346,19 +259,12 @@ final as (
         latest._cdc_is_deleted
         or {{ cdc_lakehouse._cdc_hidden_by_truncate('latest._cdc_sort_key', 'truncates.truncated_before') }} as _cdc_is_deleted,
         {{ cdc_lakehouse._cdc_partition('delta') }} as cdc_bucket
-    {%- if carry is not none %}
-    from revisited as latest
-    {%- else %}
     from latest
-    {%- endif %}
     left outer join truncates
         on latest._cdc_source_id = truncates._cdc_source_id
     left anti join compacted
         on {{ cdc_lakehouse._cdc_key_match(unique_key, 'compacted', 'latest') }}
         and compacted._cdc_sort_key >= latest._cdc_sort_key
-        {%- if carry is not none %}
-        and not latest._cdc_revisited
-        {%- endif %}
 
 )
 
@@ -367,5 +273,4 @@ select * from final
 union all
 
 {{ cdc_lakehouse._cdc_truncate_marker_rows(columns) }}
-{%- endif %}
 {% endmacro %}

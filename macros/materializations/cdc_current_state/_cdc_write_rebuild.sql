@@ -15,13 +15,7 @@
     {{ cdc_lakehouse._cdc_drop_if_present(plan.staging_relation) }}
     {{ cdc_lakehouse._cdc_drop_if_present(plan.batch_relation) }}
   {%- endif -%}
-  {#- one pass over the change log: the watermark, whether the carry-over could change a row, and
-      how many rows hold the placeholder (none: the state is clean, cdc.carry.stored) -#}
-  {%- set carry_count = cdc_lakehouse._cdc_carry_needed_count(plan.carry, plan.readable_only) -%}
-  {%- set placeholder_count = cdc_lakehouse._cdc_carry_placeholder_count(plan.carry, plan.readable_only) -%}
-  {%- set first_pass = run_query(
-        "select cast(max(_loaded_at) as string), " ~ carry_count ~ ", " ~ placeholder_count
-        ~ " from (" ~ sql ~ ")").rows[0] -%}
+  {%- set loaded_through = run_query("select cast(max(_loaded_at) as string) from (" ~ sql ~ ")").rows[0][0] -%}
   {% call statement('main') %}
     create table {{ plan.state_relation }}
     using {{ cdc.file_format }}
@@ -32,12 +26,10 @@
     as
     {{ cdc_lakehouse._cdc_state_merge_sql(
           "select * from (" ~ sql ~ ") as model_changes " ~ plan.readable_only,
-          plan.state_columns, cdc.unique_key, none, cdc.buckets, cdc.retention_days,
-          plan.carry if first_pass[1] | int > 0 else none) }}
+          plan.state_columns, cdc.unique_key, none, cdc.buckets, cdc.retention_days) }}
   {% endcall %}
   {{ cdc_lakehouse._cdc_ensure_scratch(plan.batch_relation, cdc_lakehouse._cdc_batch_table_sql(plan, sql)) }}
   {{ cdc_lakehouse._cdc_ensure_scratch(plan.staging_relation, "select * from " ~ plan.state_relation) }}
-  {%- set run_record = cdc_lakehouse._cdc_run_properties(plan.state_relation, first_pass[0], 'applied', 'full') -%}
-  {%- do run_record.update(cdc_lakehouse._cdc_carry_record(plan, first_pass[2])) -%}
+  {%- set run_record = cdc_lakehouse._cdc_run_properties(plan.state_relation, loaded_through, 'applied', 'full') -%}
   {%- do plan.update({'run_record': run_record}) -%}
 {% endmacro %}

@@ -40,7 +40,7 @@
   {{ cdc_lakehouse._cdc_publish_view(
         cdc_lakehouse._cdc_current_view_sql(
             target_relation, state_relation, plan.published_columns, cdc.unique_key,
-            cdc.delete_mode, plan.carry, cdc.columns_on_read, cdc.unpublished_columns),
+            cdc.delete_mode, cdc.columns_on_read, cdc.unpublished_columns),
         state_relation, existing_target, force=plan.write_path == 'rebuild') }}
   {%- set extra = {
         'cdc.state_columns': cdc_lakehouse._cdc_state_columns_fingerprint(plan.state_columns),

@@ -17,18 +17,11 @@
   {%- set described = cdc_lakehouse._cdc_query_columns(changes_sql) -%}
   {%- set model_columns = described | map(attribute='name') | list -%}
   {%- set state_columns = model_columns | reject('in', ['_cdc_error_reason']) | list -%}
-  {%- set carry = cdc_lakehouse._cdc_carry_spec(described, cdc.unique_key, state_columns, node_config) -%}
   {%- set readable_only = 'where _cdc_error_reason is null' if '_cdc_error_reason' in model_columns else '' -%}
-  {%- set carried = none -%}
-  {%- if carry is not none -%}
-    {%- set needed = run_query("select " ~ cdc_lakehouse._cdc_carry_needed_count(carry, readable_only)
-          ~ " from (" ~ changes_sql ~ ")").rows[0][0] -%}
-    {%- set carried = carry if needed | int > 0 else none -%}
-  {%- endif -%}
   {%- set state_sql = cdc_lakehouse._cdc_state_merge_sql(
         "select * from (" ~ changes_sql ~ ") as model_changes " ~ readable_only,
-        state_columns, cdc.unique_key, none, cdc.buckets, cdc.retention_days, carried) -%}
+        state_columns, cdc.unique_key, none, cdc.buckets, cdc.retention_days) -%}
   {{ return(cdc_lakehouse._cdc_current_rows_sql(
         '(' ~ state_sql ~ ')', state_columns | reject('in', ['_cdc_sort_key']) | list,
-        cdc.unique_key, cdc.delete_mode, carry, cdc.columns_on_read, cdc.unpublished_columns)) }}
+        cdc.unique_key, cdc.delete_mode, cdc.columns_on_read, cdc.unpublished_columns)) }}
 {% endmacro %}

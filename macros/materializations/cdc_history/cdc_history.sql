@@ -90,7 +90,7 @@
       as
       select {{ cdc_lakehouse._cdc_quote_list(stored_columns) }}, 0 as cdc_bucket
       from (
-        {{ cdc_lakehouse._cdc_history_sql('(' ~ readable_sql ~ ')', columns.key, columns.value, readable='true', stored=true, carry=columns.carry) }}
+        {{ cdc_lakehouse._cdc_history_sql('(' ~ readable_sql ~ ')', columns.key, columns.value, readable='true', stored=true) }}
       ) as resolved
     {% endcall %}
   {%- endif -%}
@@ -99,7 +99,7 @@
     {{ adapter.drop_relation(existing_target) }}
   {%- endif -%}
   {{ cdc_lakehouse._cdc_publish_view(
-        cdc_lakehouse._cdc_history_view_sql(target_relation, state_relation, columns.key, columns.value, columns.carry),
+        cdc_lakehouse._cdc_history_view_sql(target_relation, state_relation, columns.key, columns.value),
         state_relation, existing_target, force=rebuild) }}
   {{ cdc_lakehouse._cdc_record_read_through(state_relation, inputs_read_through, previous=previous_read_through) }}
 
@@ -113,7 +113,7 @@
 {% endmaterialization %}
 
 {% macro _cdc_history_columns(sql, unique_key) %}
-  {#- The columns of a cdc_history model's SQL, checked, and the columns it carries over. -#}
+  {#- The columns of a cdc_history model's SQL, checked. -#}
   {%- set described = cdc_lakehouse._cdc_query_columns(sql) -%}
   {%- set model_columns = described | map(attribute='name') | list -%}
   {%- set change_columns = ['_cdc_source_id', '_cdc_op', '_cdc_position', '_cdc_sort_key',
@@ -128,6 +128,5 @@
       'key': key,
       'value': model_columns | reject('in', change_columns + key + ['_cdc_error_reason']) | list,
       'has_error_reason': '_cdc_error_reason' in model_columns,
-      'carry': cdc_lakehouse._cdc_carry_spec(described, unique_key, []),
   }) }}
 {% endmacro %}
