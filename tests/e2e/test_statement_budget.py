@@ -47,7 +47,7 @@ def test_every_node_keeps_its_statement_budget(stream, step: str) -> None:  # ty
 def test_a_gold_incremental_run_on_parquet_keeps_its_budget(stream) -> None:  # type: ignore[no-untyped-def]
     """The gold models that applied a batch at `batch1` (the delta path) did it within the
     budget of a gold incremental run on parquet, every metadata statement counted; those
-    without a truncate or a carry-over in GOLD_PARQUET_DELTA_PATH (8, decision 0023)."""
+    without a truncate in GOLD_PARQUET_DELTA_PATH (8, decision 0023)."""
     stream.at("batch1")
     result = stream.results["batch1"]
     counts = result.statements.counts()
@@ -61,13 +61,12 @@ def test_a_gold_incremental_run_on_parquet_keeps_its_budget(stream) -> None:  # 
     assert applied, "no gold model applied a batch at batch1"
     assert max(applied.values()) <= budget, applied
     # the delta path without a truncate (no session setting: the delta partition is
-    # overwritten by a static spec) and without a carry-over (no candidates): issue 64's aim
+    # overwritten by a static spec): issue 64's aim
     plain = {
         node: n
         for node, n in applied.items()
         if not any(
-            "partitionoverwritemode" in sql.lower() or "__cdc_candidates" in sql
-            for sql in result.statements.by_node[node]
+            "partitionoverwritemode" in sql.lower() for sql in result.statements.by_node[node]
         )
     }
     assert plain, "no gold model took the plain delta path at batch1"
