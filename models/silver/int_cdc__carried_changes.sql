@@ -121,17 +121,27 @@ resolved_creates as (
 
 ),
 
-revisited_keys as (
+revisited as (
 
-    -- the keys of waiting creates whose delete arrived in this run
+    -- the waiting creates whose delete arrived in this run
     select distinct
         waiting._cdc_source_id,
-        waiting._cdc_key
+        waiting._cdc_key,
+        waiting._cdc_position
     from waiting
     left semi join new_changes
         on waiting._cdc_source_id = new_changes._cdc_source_id
         and waiting._cdc_position = new_changes._cdc_position
         and new_changes._cdc_op = 'd'
+
+),
+
+revisited_keys as (
+
+    select distinct
+        _cdc_source_id,
+        _cdc_key
+    from revisited
 
 ),
 
@@ -169,12 +179,9 @@ key_change_positions as (
     {%- if cdc_is_incremental() %}
     union
     select
-        waiting._cdc_source_id,
-        waiting._cdc_position
-    from waiting
-    left semi join revisited_keys
-        on waiting._cdc_source_id = revisited_keys._cdc_source_id
-        and waiting._cdc_key = revisited_keys._cdc_key
+        _cdc_source_id,
+        _cdc_position
+    from revisited
     {%- endif %}
 
 ),
